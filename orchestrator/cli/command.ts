@@ -1,0 +1,21 @@
+/** Shape of one `goondan <command>`: each lives in its own file under commands/. */
+import type { ExitCode } from './exit-codes.ts';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export interface CliCommand {
+  name: string;
+  /** One line for `goondan --help`. */
+  summary: string;
+  /** Full text for `goondan <command> --help`. */
+  usage: string;
+  run(argv: string[], io: CliIo): Promise<ExitCode>;
+}
+
+/** Thrown by argument parsing; main prints the message plus the command usage and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bun
+/** `goondan` entry: dispatches to one command module per subcommand. */
+import type { CliCommand, CliIo } from './command.ts';
+import { UsageError } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { commands } from './commands/index.ts';
+
+const io: CliIo = {
+  stdout: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  stderr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+function globalHelp(list: readonly CliCommand[]): string {
+  const width = Math.max(...list.map((c) => c.name.length));
+  return [
+    'goondan — run multi-agent LLM swarms declared in YAML',
+    '',
+    'Usage: goondan <command> [options]',
+    '',
+    'Commands:',
+    ...list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    "Run 'goondan <command> --help' for a command's options.",
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(globalHelp(commands));
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default;
+    io.stdout(pkg.version);
+    return EXIT.ok;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`goondan: unknown command '${name}'\n\n${globalHelp(commands)}`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.usage);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`goondan ${command.name}: ${error.message}\n\n${command.usage}`);
+      return EXIT.usage;
+    }
+    io.stderr(`goondan ${command.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return EXIT.runtimeError;
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+}

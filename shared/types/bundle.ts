@@ -1,0 +1,131 @@
+/**
+ * What the config plane hands to the rest of the system: a loaded bundle (every resource with its
+ * source position) and the resolved, self-contained plans built from it. The engine and the
+ * orchestrator only ever consume plans; ref resolution and ValueSource lookup happen once, here.
+ */
+import type { JsonObject } from './json.ts';
+import type {
+  AnyResource,
+  ConnectorEventSpec,
+  IngressRule,
+  ModelParams,
+  ModelProvider,
+  ModelSpec,
+  ResourceKind,
+  ToolExportSpec,
+} from './resources.ts';
+
+/** Where a resource (or a problem) sits in the source files. Lines and columns are 1-based. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface LoadedResource {
+  resource: AnyResource;
+  kind: ResourceKind;
+  name: string;
+  /** Package the resource belongs to (`@goondan/base` for built-ins, the bundle's Package name or '' for the user bundle). */
+  packageName: string;
+  /** Directory that `entry`/`systemRef` paths resolve against (SPEC.md §1.3 "Bundle Root"). */
+  bundleRoot: string;
+  /** Absolute path of the YAML file and the document's position. */
+  source: SourceLocation & { docIndex: number };
+}
+
+/** One problem found while loading or validating (ARCHITECTURE §6). */
+export interface ConfigProblem {
+  code: string;
+  message: string;
+  file: string;
+  line: number;
+  column: number;
+  /** JSON path inside the document, e.g. `spec.tools[0]`. */
+  path: string;
+  suggestion?: string;
+  helpUrl?: string;
+}
+
+export interface LoadedBundle {
+  /** Directory of the user's bundle (where goondan.yaml or the given YAML file lives). */
+  rootDir: string;
+  /** The files that were read, absolute paths, in load order (used by `--watch`). */
+  files: string[];
+  /** Package name of the user bundle ('' without a Package document). */
+  packageName: string;
+  resources: LoadedResource[];
+  errors: ConfigProblem[];
+  warnings: ConfigProblem[];
+}
+
+// ── Plans ──────────────────────────────────────────────────────────────────
+
+export interface ModelPlan {
+  name: string;
+  provider: ModelProvider;
+  model: string;
+  endpoint?: string;
+  /** Resolved from the ValueSource; never logged. */
+  apiKey?: string;
+  options: JsonObject;
+  capabilities: NonNullable<ModelSpec['capabilities']>;
+}
+
+export interface ToolPlan {
+  /** Tool resource name: the prefix of every exported tool name. */
+  name: string;
+  packageName: string;
+  /** Absolute path of the entry module. */
+  entryPath: string;
+  errorMessageLimit: number;
+  exports: ToolExportSpec[];
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  config: JsonObject;
+}
+
+export interface ExtensionPlan {
+  name: string;
+  packageName: string;
+  entryPath: string;
+  /** Extension `spec.config` with the Agent's `extensions[].config` shallow-merged over it. */
+  config: JsonObject;
+}
+
+export interface AgentPlan {
+  name: string;
+  packageName: string;
+  bundleRoot: string;
+  /** `prompt.system`, or the text of `prompt.systemRef` (materialised by the config plane). */
+  systemPrompt?: string;
+  model: ModelPlan;
+  modelParams: ModelParams;
+  tools: ToolPlan[];
+  extensions: ExtensionPlan[];
+  requiredTools: string[];
+}
+
+export interface SwarmPlan {
+  name: string;
+  /** `spec.instanceKey ?? name`; names the workspace. */
+  instanceKey: string;
+  /** Deterministic slug of instanceKey (SPEC.md §7). */
+  workspaceId: string;
+  entryAgent: string;
+  agents: string[];
+  maxStepsPerTurn: number;
+  shutdownGracePeriodMs: number;
+}
+
+export interface ConnectionPlan {
+  name: string;
+  connectorName: string;
+  connectorEntryPath: string;
+  events: ConnectorEventSpec[];
+  swarmName: string;
+  config: Record<string, string>;
+  /** Resolved secrets; never logged. */
+  secrets: Record<string, string>;
+  /** Ingress rules with `route.agentRef` already resolved to an agent name. */
+  rules: Array<{ match?: IngressRule['match']; route: Omit<IngressRule['route'], 'agentRef'> & { agent?: string } }>;
+}

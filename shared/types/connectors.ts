@@ -1,0 +1,40 @@
+/**
+ * The Connector contract (SPEC.md §6): one process per Connection; the entry's default export
+ * receives this context and emits events the orchestrator routes by the Connection's ingress rules.
+ */
+import type { Logger } from './tools.ts';
+
+export type ConnectorMessage =
+  | { type: 'text'; text: string }
+  | { type: 'image'; url: string }
+  | { type: 'file'; url: string; name: string };
+
+export interface ConnectorEvent {
+  /** One of the Connector's declared `events[].name`. */
+  name: string;
+  message: ConnectorMessage;
+  properties: Record<string, string>;
+  /** Conversation key; routing may override it (ingress `instanceKey` / `instanceKeyProperty`). */
+  instanceKey: string;
+}
+
+export interface ConnectorReply {
+  status: 'ok' | 'error' | 'timeout';
+  text: string;
+  turnId?: string;
+  traceId?: string;
+}
+
+export interface ConnectorContext {
+  /** Emits one event; it becomes an independent Turn with its own traceId. */
+  emit(event: ConnectorEvent): Promise<void>;
+  /** Emits one event and resolves with the agent's reply (used by interactive connectors). */
+  request(event: ConnectorEvent, options?: { timeoutMs?: number }): Promise<ConnectorReply>;
+  config: Record<string, string>;
+  secrets: Record<string, string>;
+  logger: Logger;
+  /** Aborted when the connection is shut down. */
+  signal: AbortSignal;
+}
+
+export type ConnectorEntry = (ctx: ConnectorContext) => Promise<void>;

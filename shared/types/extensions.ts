@@ -1,0 +1,126 @@
+/**
+ * The Extension contract (SPEC.md §4): middleware contexts for the three pipelines and the
+ * ExtensionApi handed to `register(api, config)`. Extension entry modules import these types only.
+ */
+import type { AgentEvent } from './events.ts';
+import type { JsonObject, JsonValue } from './json.ts';
+import type { ConversationState, MessageEvent } from './messages.ts';
+import type { Logger, ToolCatalogItem, ToolHandler, ToolResult } from './tools.ts';
+import type { RuntimeEvent, RuntimeEventType, StepResult, TurnResult } from './turns.ts';
+
+/** What `ctx.runtime` tells middleware about where it runs (SPEC.md §2.7). */
+export interface MiddlewareRuntimeInfo {
+  agent: { name: string; bundleRoot: string; prompt?: { system?: string } };
+  swarm: { swarmName: string; entryAgent: string; selfAgent: string; availableAgents: string[]; callableAgents: string[] };
+  inbound: {
+    eventId: string;
+    eventType: string;
+    sourceKind: string;
+    sourceName: string;
+    createdAt: string;
+    instanceKey?: string;
+    eventMetadata?: JsonObject;
+  };
+  call?: { callerAgent?: string; callerInstanceKey?: string; replyTo?: { target: string; correlationId: string } };
+}
+
+/** `ctx.agents` in turn and step middleware (never in toolCall, SPEC.md §2.6). Errors throw. */
+export interface MiddlewareAgentsApi {
+  request(req: {
+    target: string;
+    input: string;
+    instanceKey?: string;
+    timeoutMs?: number;
+    async?: boolean;
+    metadata?: JsonObject;
+  }): Promise<{ target: string; response: string; correlationId?: string; accepted?: boolean; async?: boolean }>;
+  send(req: { target: string; input: string; instanceKey?: string; metadata?: JsonObject }): Promise<{ accepted: boolean }>;
+}
+
+interface BaseMiddlewareContext {
+  readonly agentName: string;
+  readonly instanceKey: string;
+  readonly turnId: string;
+  readonly traceId: string;
+}
+
+export interface TurnMiddlewareContext extends BaseMiddlewareContext {
+  readonly inputEvent: AgentEvent;
+  readonly conversationState: ConversationState;
+  readonly agents: MiddlewareAgentsApi;
+  readonly runtime: MiddlewareRuntimeInfo;
+  emitMessageEvent(event: MessageEvent): void;
+  metadata: Record<string, JsonValue>;
+  next(): Promise<TurnResult>;
+}
+
+export interface TurnInfo {
+  readonly id: string;
+  readonly agentName: string;
+  readonly inputEvent: AgentEvent;
+  /** Steps finished so far in this turn. */
+  readonly steps: readonly StepResult[];
+  metadata: Record<string, JsonValue>;
+}
+
+export interface StepMiddlewareContext extends BaseMiddlewareContext {
+  readonly turn: TurnInfo;
+  /** 0-based. */
+  readonly stepIndex: number;
+  readonly conversationState: ConversationState;
+  readonly agents: MiddlewareAgentsApi;
+  readonly runtime: MiddlewareRuntimeInfo;
+  emitMessageEvent(event: MessageEvent): void;
+  /** Edits made before `next()` decide exactly what the model sees in this step. */
+  toolCatalog: ToolCatalogItem[];
+  metadata: Record<string, JsonValue>;
+  next(): Promise<StepResult>;
+}
+
+export interface ToolCallMiddlewareContext extends BaseMiddlewareContext {
+  readonly stepIndex: number;
+  readonly toolName: string;
+  readonly toolCallId: string;
+  /** Edits made before `next()` reach the handler. */
+  args: JsonObject;
+  /** The catalog item of this tool in the current step, if it is in the catalog. */
+  readonly catalogItem?: ToolCatalogItem;
+  metadata: Record<string, JsonValue>;
+  next(): Promise<ToolResult>;
+}
+
+export type TurnMiddleware = (ctx: TurnMiddlewareContext) => Promise<TurnResult>;
+export type StepMiddleware = (ctx: StepMiddlewareContext) => Promise<StepResult>;
+export type ToolCallMiddleware = (ctx: ToolCallMiddlewareContext) => Promise<ToolResult>;
+
+export interface PipelineRegistry {
+  register(type: 'turn', fn: TurnMiddleware, options?: { priority?: number }): void;
+  register(type: 'step', fn: StepMiddleware, options?: { priority?: number }): void;
+  register(type: 'toolCall', fn: ToolCallMiddleware, options?: { priority?: number }): void;
+}
+
+export interface ExtensionApi {
+  /** Name of the Extension resource this api belongs to. */
+  readonly name: string;
+  pipeline: PipelineRegistry;
+  tools: {
+    /** `item.name` must be `x__y`; a later registration of the same name wins (SPEC.md §4.3). */
+    register(item: ToolCatalogItem, handler: ToolHandler): void;
+  };
+  state: {
+    get(): Promise<JsonValue | null>;
+    /** Persisted to `extensions/<name>.json` at turn end. */
+    set(value: JsonValue): Promise<void>;
+  };
+  events: {
+    /** Runtime event names (`turn.completed`, …) and custom names are subscribable. */
+    on(name: RuntimeEventType | string, handler: (payload: RuntimeEvent | JsonValue) => void): () => void;
+    emit(name: string, payload?: JsonValue): void;
+  };
+  logger: Logger;
+}
+
+/** Shape of an Extension entry module. */
+export interface ExtensionModule {
+  register(api: ExtensionApi, config: JsonObject): void | Promise<void>;
+}

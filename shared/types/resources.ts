@@ -1,0 +1,178 @@
+/**
+ * The declarative resource model (SPEC.md §1): what a bundle's YAML documents mean once parsed.
+ * The JSON Schemas in shared/schemas/ are the executable form of these types.
+ */
+import type { JsonObject, JsonValue } from './json.ts';
+
+export const API_VERSION = 'goondan.ai/v1';
+export const BASE_PACKAGE = '@goondan/base';
+
+export const RESOURCE_KINDS = [
+  'Model',
+  'Agent',
+  'Swarm',
+  'Tool',
+  'Extension',
+  'Connector',
+  'Connection',
+  'Package',
+] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+export interface ResourceMetadata {
+  name: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** `"Kind/name"` or `{kind, name, package?}` (SPEC.md §1.1). */
+export type ObjectRefLike = string | ObjectRef;
+export interface ObjectRef {
+  kind: ResourceKind;
+  name: string;
+  package?: string;
+  apiVersion?: string;
+}
+export interface RefItem {
+  ref: ObjectRefLike;
+  /** Only on `Agent.spec.tools[]` / `extensions[]`: shallow-merged over the resource's `spec.config`. */
+  config?: JsonObject;
+}
+
+/** A value given inline or read from the environment / a secret (SPEC.md §1.1). */
+export type ValueSource =
+  | { value: string }
+  | { valueFrom: { env: string } }
+  | { valueFrom: { secretRef: { ref: string; key: string } } };
+
+export interface Resource<K extends ResourceKind = ResourceKind, S = unknown> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: ResourceMetadata;
+  spec: S;
+}
+
+// ── Model ──────────────────────────────────────────────────────────────────
+export type ModelProvider = 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'mock';
+export interface ModelSpec {
+  provider: ModelProvider;
+  model: string;
+  apiKey?: ValueSource;
+  /** Base URL of the provider API. */
+  endpoint?: string;
+  /** Provider-specific knobs, passed through to the adapter (for `mock`: the script, see README). */
+  options?: JsonObject;
+  capabilities?: { streaming?: boolean; toolCalling?: boolean; [capability: string]: boolean | undefined };
+}
+
+// ── Tool ───────────────────────────────────────────────────────────────────
+export interface JsonSchemaObject {
+  type: 'object';
+  properties?: Record<string, JsonObject>;
+  required?: string[];
+  additionalProperties?: boolean | JsonObject;
+  [keyword: string]: JsonValue | undefined;
+}
+export interface ToolExportSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchemaObject;
+  /** Read-only exports are allowed by the default permission policy without asking. */
+  readOnly?: boolean;
+}
+export interface ToolSpec {
+  entry: string;
+  errorMessageLimit?: number;
+  exports: ToolExportSpec[];
+  /** Handler settings, handed to handlers as `ctx.config` (goondan addition, like Extension config). */
+  config?: JsonObject;
+}
+
+// ── Extension ──────────────────────────────────────────────────────────────
+export interface ExtensionSpec {
+  entry: string;
+  config?: JsonObject;
+}
+
+// ── Agent ──────────────────────────────────────────────────────────────────
+export interface ModelParams {
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+}
+export interface AgentSpec {
+  modelConfig: { modelRef: ObjectRefLike; params?: ModelParams };
+  prompt?: { system?: string; systemRef?: string };
+  tools?: Array<ObjectRefLike | RefItem>;
+  extensions?: Array<ObjectRefLike | RefItem>;
+  /** Tool names (`tool__export`) of which at least one must succeed before a turn may end. */
+  requiredTools?: string[];
+}
+
+// ── Swarm ──────────────────────────────────────────────────────────────────
+export interface SwarmPolicy {
+  maxStepsPerTurn?: number;
+  lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
+  shutdown?: { gracePeriodSeconds?: number };
+}
+export interface SwarmSpec {
+  entryAgent: ObjectRefLike;
+  agents: Array<ObjectRefLike | RefItem>;
+  instanceKey?: string;
+  policy?: SwarmPolicy;
+}
+
+// ── Connector / Connection ─────────────────────────────────────────────────
+export interface ConnectorEventSpec {
+  name: string;
+  properties?: Record<string, { type: 'string' | 'number' | 'boolean'; optional?: boolean }>;
+}
+export interface ConnectorSpec {
+  entry: string;
+  events: ConnectorEventSpec[];
+}
+export interface IngressRoute {
+  agentRef?: ObjectRefLike;
+  instanceKey?: string;
+  instanceKeyProperty?: string;
+  instanceKeyPrefix?: string;
+}
+export interface IngressRule {
+  match?: { event?: string; properties?: Record<string, string | number | boolean> };
+  route: IngressRoute;
+}
+export interface ConnectionSpec {
+  connectorRef: ObjectRefLike;
+  swarmRef?: ObjectRefLike;
+  config?: Record<string, ValueSource>;
+  secrets?: Record<string, ValueSource>;
+  ingress?: { rules?: IngressRule[] };
+}
+
+// ── Package ────────────────────────────────────────────────────────────────
+export interface PackageSpec {
+  version?: string;
+  description?: string;
+  access?: 'public' | 'restricted';
+  dependencies?: Array<{ name: string; version: string }>;
+  registry?: { url: string };
+}
+
+export type ModelResource = Resource<'Model', ModelSpec>;
+export type ToolResource = Resource<'Tool', ToolSpec>;
+export type ExtensionResource = Resource<'Extension', ExtensionSpec>;
+export type AgentResource = Resource<'Agent', AgentSpec>;
+export type SwarmResource = Resource<'Swarm', SwarmSpec>;
+export type ConnectorResource = Resource<'Connector', ConnectorSpec>;
+export type ConnectionResource = Resource<'Connection', ConnectionSpec>;
+export type PackageResource = Resource<'Package', PackageSpec>;
+
+export type AnyResource =
+  | ModelResource
+  | ToolResource
+  | ExtensionResource
+  | AgentResource
+  | SwarmResource
+  | ConnectorResource
+  | ConnectionResource
+  | PackageResource;

@@ -1,0 +1,118 @@
+/**
+ * Turns, steps and the observation events they emit (SPEC.md §2.7, §3.2).
+ */
+import type { JsonObject, JsonValue } from './json.ts';
+import type { Message } from './messages.ts';
+import type { ToolCall, ToolResult } from './tools.ts';
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface TurnError {
+  code: string;
+  message: string;
+  suggestion?: string;
+}
+
+export type FinishReason = 'text_response' | 'max_steps' | 'error';
+
+export interface TurnResult {
+  turnId: string;
+  traceId: string;
+  finishReason: FinishReason;
+  /** The last assistant message of the turn, when there is one. */
+  responseMessage?: Message;
+  /** Plain text of the reply (what a requester or HTTP caller receives). */
+  responseText: string;
+  stepCount: number;
+  tokenUsage?: TokenUsage;
+  error?: TurnError;
+}
+
+export interface StepResult {
+  status: 'completed' | 'failed';
+  shouldContinue: boolean;
+  toolCalls: ToolCall[];
+  toolResults: ToolResult[];
+  /** Text the model produced in this step ('' when it only called tools). */
+  text: string;
+  tokenUsage?: TokenUsage;
+  metadata: Record<string, JsonValue>;
+  error?: TurnError;
+}
+
+// ── Runtime events (observation log, SSE, metrics) ─────────────────────────
+
+interface RuntimeEventBase {
+  timestamp: string;
+  agentName: string;
+  instanceKey: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+}
+
+export type RuntimeEvent =
+  | (RuntimeEventBase & { type: 'turn.started'; turnId: string; eventId: string })
+  | (RuntimeEventBase & {
+      type: 'turn.completed';
+      turnId: string;
+      stepCount: number;
+      duration: number;
+      finishReason: FinishReason;
+      tokenUsage?: TokenUsage;
+    })
+  | (RuntimeEventBase & { type: 'turn.failed'; turnId: string; duration: number; errorMessage: string; stepCount: number })
+  | (RuntimeEventBase & {
+      type: 'step.started';
+      turnId: string;
+      stepId: string;
+      stepIndex: number;
+      llmInputMessages?: Array<{ role: string; content: string }>;
+    })
+  | (RuntimeEventBase & {
+      type: 'step.completed';
+      turnId: string;
+      stepId: string;
+      stepIndex: number;
+      toolCallCount: number;
+      duration: number;
+      tokenUsage?: TokenUsage;
+    })
+  | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; errorMessage: string })
+  | (RuntimeEventBase & { type: 'tool.called'; turnId: string; stepId: string; toolCallId: string; toolName: string; args?: JsonObject })
+  | (RuntimeEventBase & {
+      type: 'tool.completed';
+      turnId: string;
+      stepId: string;
+      toolCallId: string;
+      toolName: string;
+      status: ToolResult['status'];
+      duration: number;
+      errorCode?: string;
+    })
+  | (RuntimeEventBase & {
+      type: 'tool.failed';
+      turnId: string;
+      stepId: string;
+      toolCallId: string;
+      toolName: string;
+      duration: number;
+      errorMessage: string;
+    });
+
+export type RuntimeEventType = RuntimeEvent['type'];
+export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = [
+  'turn.started',
+  'turn.completed',
+  'turn.failed',
+  'step.started',
+  'step.completed',
+  'step.failed',
+  'tool.called',
+  'tool.completed',
+  'tool.failed',
+];
