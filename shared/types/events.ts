@@ -81,3 +81,26 @@ export type AgentCallErrorCode =
   | 'IPC_DELIVERY_FAILED'
   | 'AGENT_TURN_FAILED'
   | 'INVALID_REQUEST';
+
+/**
+ * A reply to an `async: true` request, injected into the requester's conversation before its next
+ * step (SPEC.md §2.6) with `metadata.__goondanInterAgentResponse`.
+ */
+export interface InterAgentReply {
+  kind: 'inter_agent_response';
+  version: 1;
+  /** The correlationId of the request. */
+  requestId: string;
+  requestEventId: string;
+  responseEventId?: string;
+  fromAgentId: string;
+  toAgentId: string;
+  async: true;
+  status: ReplyStatus;
+  /** Reply text ('' on error/timeout). */
+  text: string;
+  receivedAt: string;
+  traceId?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}

@@ -1,0 +1,78 @@
+/**
+ * Where state lives (ARCHITECTURE §3): never inside the bundle. One function per path so the
+ * orchestrator, the agent processes and the CLI always agree.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** `--state-root` > `$GOONDAN_STATE_ROOT` > `~/.goondan`. */
+export function resolveStateRoot(flag?: string, env: Record<string, string | undefined> = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.GOONDAN_STATE_ROOT) return resolve(env.GOONDAN_STATE_ROOT);
+  return join(homedir(), '.goondan');
+}
+
+/** Deterministic slug of the swarm instance key (SPEC.md §7): `[a-z0-9._-]`, ≤128, else `default`. */
+export function workspaceIdFor(swarmInstanceKey: string): string {
+  const slug = swarmInstanceKey
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 128)
+    .replace(/-+$/, '');
+  return slug === '' ? 'default' : slug;
+}
+
+/** `<agent>--<instanceKey>` with anything outside `[A-Za-z0-9_-]` turned into `-` (no `:` — Windows). */
+export function instanceDirName(agentName: string, instanceKey: string): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '-');
+  return `${safe(agentName)}--${safe(instanceKey)}`;
+}
+
+export function workspaceDir(stateRoot: string, workspaceId: string): string {
+  return join(stateRoot, 'workspaces', workspaceId);
+}
+
+export interface InstancePaths {
+  root: string;
+  messagesDir: string;
+  baseMessages: string;
+  messageEvents: string;
+  runtimeEvents: string;
+  inbox: string;
+  extensionsDir: string;
+  metadata: string;
+  /** The tools' `ctx.workdir`. */
+  workdir: string;
+}
+
+export function instancePaths(stateRoot: string, workspaceId: string, agentName: string, instanceKey: string): InstancePaths {
+  const root = join(workspaceDir(stateRoot, workspaceId), 'instances', instanceDirName(agentName, instanceKey));
+  const messagesDir = join(root, 'messages');
+  return {
+    root,
+    messagesDir,
+    baseMessages: join(messagesDir, 'base.jsonl'),
+    messageEvents: join(messagesDir, 'events.jsonl'),
+    runtimeEvents: join(messagesDir, 'runtime-events.jsonl'),
+    inbox: join(root, 'inbox.jsonl'),
+    extensionsDir: join(root, 'extensions'),
+    metadata: join(root, 'metadata.json'),
+    workdir: join(root, 'workspace'),
+  };
+}
+
+/** `runtime/<workspaceId>.json`: how CLI commands find a running daemon. */
+export function runtimeFilePath(stateRoot: string, workspaceId: string): string {
+  return join(stateRoot, 'runtime', `${workspaceId}.json`);
+}
+
+export interface RuntimeFile {
+  pid: number;
+  apiUrl: string;
+  startedAt: string;
+  bundlePath: string;
+  swarm: string;
+  workspaceId: string;
+}
