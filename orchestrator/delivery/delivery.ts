@@ -1,0 +1,119 @@
+/**
+ * At-least-once delivery to agent instances (ARCHITECTURE §3): append to the durable inbox, then
+ * send if the process is ready; on `runtime.ready` send everything still unacked, in order. An
+ * event that was being processed during `MAX_DELIVERY_ATTEMPTS` crashes is dead-lettered so one
+ * poison message cannot crash-loop an instance forever.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RootLogger } from '../../shared/logger.ts';
+import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import type { ManagedProcess } from '../process/managed-process.ts';
+import { DurableInbox } from './durable-inbox.ts';
+
+export const MAX_DELIVERY_ATTEMPTS = 3;
+
+export interface DeliveryOptions {
+  stateRoot: string;
+  workspaceId: string;
+  logger: RootLogger;
+}
+
+export class Delivery {
+  private readonly inboxes = new Map<string, DurableInbox>();
+  /** eventId → number of crashes while that event was the one being processed. */
+  private readonly attempts = new Map<string, number>();
+  /** process key → eventId currently being processed (from `runtime.turn.started`). */
+  private readonly current = new Map<string, string>();
+
+  constructor(private readonly options: DeliveryOptions) {}
+
+  inbox(agent: string, instanceKey: string): DurableInbox {
+    const key = `${agent}:${instanceKey}`;
+    let inbox = this.inboxes.get(key);
+    if (!inbox) {
+      const path = instancePaths(this.options.stateRoot, this.options.workspaceId, agent, instanceKey).inbox;
+      inbox = DurableInbox.open(path, agent, instanceKey, (line, reason) =>
+        this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+      );
+      this.inboxes.set(key, inbox);
+    }
+    return inbox;
+  }
+
+  /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */
+  deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
+    this.inbox(proc.name, proc.instanceKey).append(event);
+    if (proc.ready) this.send(proc, event, from);
+  }
+
+  /** On `runtime.ready`: every unacked event, oldest first. */
+  flush(proc: ManagedProcess): number {
+    const pending = this.inbox(proc.name, proc.instanceKey).unacked();
+    for (const event of pending) this.send(proc, event, event.source.name);
+    return pending.length;
+  }
+
+  markStarted(proc: ManagedProcess, eventId: string): void {
+    this.current.set(proc.key, eventId);
+  }
+
+  /** `runtime.turn.completed`: returns false for an unknown or already acked event. */
+  ack(proc: ManagedProcess, eventId: string): boolean {
+    if (this.current.get(proc.key) === eventId) this.current.delete(proc.key);
+    this.attempts.delete(eventId);
+    return this.inbox(proc.name, proc.instanceKey).ack(eventId);
+  }
+
+  /**
+   * After a crash: counts the attempt of the event that was being processed and dead-letters it
+   * once it reached the limit. Returns the dead-lettered event, if any.
+   */
+  recordCrash(proc: ManagedProcess): AgentEvent | undefined {
+    const eventId = this.current.get(proc.key);
+    this.current.delete(proc.key);
+    if (!eventId) return undefined;
+    const inbox = this.inbox(proc.name, proc.instanceKey);
+    const event = inbox.get(eventId);
+    if (!event) return undefined;
+    const attempts = (this.attempts.get(eventId) ?? 0) + 1;
+    this.attempts.set(eventId, attempts);
+    if (attempts < MAX_DELIVERY_ATTEMPTS) return undefined;
+    this.attempts.delete(eventId);
+    inbox.ack(eventId, `process crashed ${attempts} times while processing this event`);
+    return event;
+  }
+
+  pendingCount(agent: string, instanceKey: string): number {
+    return this.inbox(agent, instanceKey).size;
+  }
+
+  /** Instances with unacked events on disk (recovered after a daemon restart). */
+  recoverPending(): Array<{ agent: string; instanceKey: string; pending: number }> {
+    const dir = join(workspaceDir(this.options.stateRoot, this.options.workspaceId), 'instances');
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const found: Array<{ agent: string; instanceKey: string; pending: number }> = [];
+    for (const name of names.sort()) {
+      const identity = DurableInbox.peekIdentity(join(dir, name, 'inbox.jsonl'));
+      if (identity) found.push(identity);
+    }
+    return found;
+  }
+
+  /** Forgets an instance's inbox (instance delete). */
+  forget(agent: string, instanceKey: string): void {
+    this.inboxes.delete(`${agent}:${instanceKey}`);
+  }
+
+  private send(proc: ManagedProcess, event: AgentEvent, from: string): void {
+    if (!proc.send({ type: 'event', from, to: proc.name, payload: event })) {
+      this.options.logger.warn({ process: proc.key, eventId: event.id }, 'send failed; the event stays in the inbox for redelivery');
+    }
+  }
+}

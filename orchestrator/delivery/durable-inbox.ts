@@ -1,0 +1,120 @@
+/**
+ * Per-instance durable inbox (ARCHITECTURE §3): every AgentEvent is appended before delivery and
+ * stays "unacked" until the agent reports `runtime.turn.completed`. After a crash (of the agent or
+ * of the daemon) the unacked events are redelivered in order. Appends survive a process crash
+ * (page cache); they are not fsynced, so a power loss may lose the newest lines.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import { isJsonObject } from '../../shared/types/json.ts';
+
+type InboxLine =
+  | { op: 'put'; agent: string; instanceKey: string; event: AgentEvent }
+  | { op: 'ack'; eventId: string; dead?: string };
+
+/** Compact once this many lines are on disk and nothing is pending. */
+const COMPACT_AFTER_LINES = 200;
+
+export class DurableInbox {
+  private readonly pending = new Map<string, AgentEvent>();
+  private lines = 0;
+
+  private constructor(
+    readonly path: string,
+    readonly agent: string,
+    readonly instanceKey: string,
+  ) {}
+
+  /** Opens (and recovers) the inbox file; malformed lines are skipped and reported. */
+  static open(path: string, agent: string, instanceKey: string, onBadLine?: (lineNo: number, reason: string) => void): DurableInbox {
+    const inbox = new DurableInbox(path, agent, instanceKey);
+    if (existsSync(path)) {
+      const text = readFileSync(path, 'utf8');
+      let lineNo = 0;
+      for (const raw of text.split('\n')) {
+        lineNo += 1;
+        if (raw.trim() === '') continue;
+        inbox.lines += 1;
+        const line = parseLine(raw);
+        if (!line) {
+          onBadLine?.(lineNo, 'not a valid inbox record');
+          continue;
+        }
+        if (line.op === 'put') inbox.pending.set(line.event.id, line.event);
+        else inbox.pending.delete(line.eventId);
+      }
+    }
+    return inbox;
+  }
+
+  /** Reads only the agent/instance identity of an inbox file with pending events (daemon start). */
+  static peekIdentity(path: string): { agent: string; instanceKey: string; pending: number } | undefined {
+    const inbox = DurableInbox.open(path, '', '');
+    if (inbox.pending.size === 0) return undefined;
+    const text = readFileSync(path, 'utf8');
+    for (const raw of text.split('\n')) {
+      const line = raw.trim() === '' ? undefined : parseLine(raw);
+      if (line?.op === 'put') return { agent: line.agent, instanceKey: line.instanceKey, pending: inbox.pending.size };
+    }
+    return undefined;
+  }
+
+  append(event: AgentEvent): void {
+    this.write({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event });
+    this.pending.set(event.id, event);
+  }
+
+  /** Returns false when the event was not pending (already acked, or never here). */
+  ack(eventId: string, deadLetterReason?: string): boolean {
+    if (!this.pending.has(eventId)) return false;
+    this.pending.delete(eventId);
+    this.write(deadLetterReason ? { op: 'ack', eventId, dead: deadLetterReason } : { op: 'ack', eventId });
+    if (this.pending.size === 0 && this.lines >= COMPACT_AFTER_LINES) {
+      writeFileSync(this.path, '');
+      this.lines = 0;
+    }
+    return true;
+  }
+
+  has(eventId: string): boolean {
+    return this.pending.has(eventId);
+  }
+
+  get(eventId: string): AgentEvent | undefined {
+    return this.pending.get(eventId);
+  }
+
+  /** Pending events in arrival order. */
+  unacked(): AgentEvent[] {
+    return [...this.pending.values()];
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  private write(line: InboxLine): void {
+    if (this.lines === 0) mkdirSync(dirname(this.path), { recursive: true });
+    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
+    this.lines += 1;
+  }
+}
+
+function parseLine(raw: string): InboxLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value)) return undefined;
+  const record = value;
+  if (record.op === 'ack' && typeof record.eventId === 'string') return { op: 'ack', eventId: record.eventId };
+  if (record.op === 'put' && typeof record.agent === 'string' && typeof record.instanceKey === 'string') {
+    const event = validateAgentEvent(record.event);
+    if (event.ok) return { op: 'put', agent: record.agent, instanceKey: record.instanceKey, event: event.value };
+  }
+  return undefined;
+}

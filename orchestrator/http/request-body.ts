@@ -1,0 +1,67 @@
+/**
+ * Request bodies are untrusted: parse JSON defensively and validate with ajv (compiled once);
+ * every failure names the field and becomes a 400, never an exception.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { errorResponse } from './http-errors.ts';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+export const MAX_BODY_BYTES = 1_000_000;
+
+export interface SubmitEventBody {
+  input: string;
+  agent?: string;
+  instanceKey?: string;
+  wait?: boolean;
+  timeoutMs?: number;
+  traceId?: string;
+  metadata?: JsonObject;
+}
+
+export const validateSubmitEventBody = ajv.compile<SubmitEventBody>({
+  type: 'object',
+  required: ['input'],
+  additionalProperties: false,
+  properties: {
+    input: { type: 'string', minLength: 1 },
+    agent: { type: 'string', minLength: 1 },
+    instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
+    wait: { type: 'boolean' },
+    timeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+    traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+    metadata: { type: 'object' },
+  },
+});
+
+export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject[] {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' && typeof e.params.missingProperty === 'string' ? `/${e.params.missingProperty}` : '';
+    const extra = e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string' ? `/${e.params.additionalProperty}` : '';
+    const path = `${e.instancePath}${missing}${extra}` || '/';
+    return { path, message: e.message ?? 'is invalid' };
+  });
+}
+
+/** Parses and validates a JSON body, or returns the 400 response to send. */
+export async function readJsonBody<T>(request: Request, validate: ValidateFunction<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_JSON', `body is not valid JSON: ${reason}`, { suggestion: 'send a JSON object, e.g. {"input": "hello"}' }) };
+  }
+  if (!validate(value)) {
+    const problems = problemsOf(validate.errors);
+    const first = problems[0];
+    const message = first ? `${first.path}: ${first.message}` : 'body does not match the schema';
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_BODY', message, { problems }) };
+  }
+  return { ok: true, value };
+}

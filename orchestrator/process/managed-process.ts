@@ -1,0 +1,173 @@
+/**
+ * One supervised child (agent or connector): spawn with Bun IPC, status, graceful shutdown with a
+ * SIGKILL deadline. Restart policy lives in the supervisor; this class only reports exits.
+ */
+import type { Subprocess } from 'bun';
+import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { ShutdownReason } from '../../shared/types/events.ts';
+import { type ChildTransport, createChildTransport } from './child-transport.ts';
+
+export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff';
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** Exit 0 is `terminated`; anything else (signal, non-zero) is a crash. */
+  crashed: boolean;
+}
+
+export interface ManagedProcessOptions {
+  kind: 'agent' | 'connector';
+  /** Agent name or Connection name (the IPC address). */
+  name: string;
+  instanceKey: string;
+  command: string[];
+  env: Record<string, string | undefined>;
+  /** Where the child's stdout/stderr go: inherited or a file descriptor (interactive mode). */
+  output: 'inherit' | number;
+  stdin: 'ignore' | 'inherit';
+  logger: RootLogger;
+  onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  onExit(process: ManagedProcess, exit: ProcessExit): void;
+}
+
+/** Table key: `agent:instanceKey` for agents, `@connection/<name>` for connectors (never collide). */
+export function processKey(kind: 'agent' | 'connector', name: string, instanceKey: string): string {
+  return kind === 'agent' ? `${name}:${instanceKey}` : `@connection/${name}`;
+}
+
+export class ManagedProcess {
+  readonly key: string;
+  status: ProcessStatus = 'spawning';
+  ready = false;
+  pid: number | undefined;
+  /** Increments on every spawn so stale replies to an older incarnation can be recognised. */
+  incarnation = 0;
+  consecutiveCrashes = 0;
+  restarts = 0;
+  startedAt: string | undefined;
+  nextSpawnAllowedAt: number | undefined;
+  /** Set when the orchestrator wants this process to stay down (shutdown, removed from config). */
+  retired = false;
+  private child: Subprocess | undefined;
+  private transport: ChildTransport | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private shutdownAcked = false;
+
+  constructor(readonly options: ManagedProcessOptions) {
+    this.key = processKey(options.kind, options.name, options.instanceKey);
+  }
+
+  get kind() {
+    return this.options.kind;
+  }
+  get name() {
+    return this.options.name;
+  }
+  get instanceKey() {
+    return this.options.instanceKey;
+  }
+  get alive(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  start(): void {
+    if (this.alive) return;
+    const { logger } = this.options;
+    this.incarnation += 1;
+    this.ready = false;
+    this.shutdownAcked = false;
+    this.status = 'spawning';
+    const transport = createChildTransport((problems, raw) => {
+      logger.warn({ process: this.key, problems, raw: preview(raw) }, 'dropped malformed IPC message from child');
+    });
+    transport.onMessage((message) => {
+      if (message.type === 'shutdown_ack') this.shutdownAcked = true;
+      this.options.onMessage(message, this);
+    });
+    const incarnation = this.incarnation;
+    const child = Bun.spawn(this.options.command, {
+      env: this.options.env,
+      stdin: this.options.stdin,
+      stdout: this.options.output,
+      stderr: this.options.output,
+      serialization: 'json',
+      // Own session: a terminal's Ctrl-C reaches only the orchestrator, which drains children itself.
+      detached: true,
+      ipc: (message) => transport.receive(message),
+      onExit: (_proc, exitCode, signalCode) => {
+        if (incarnation !== this.incarnation) return;
+        const signal = signalCode === null || signalCode === undefined ? null : String(signalCode);
+        const crashed = !(exitCode === 0 && signal === null);
+        this.ready = false;
+        this.status = crashed ? 'crashed' : 'terminated';
+        this.options.onExit(this, { exitCode, signal, crashed });
+      },
+    });
+    transport.attach(child);
+    this.child = child;
+    this.transport = transport;
+    this.pid = child.pid;
+    this.startedAt = new Date().toISOString();
+    this.exited = child.exited.then(() => undefined);
+  }
+
+  send(message: TypedIpcMessage): boolean {
+    return this.transport?.send(message) ?? false;
+  }
+
+  /**
+   * SPEC.md §2.3: send `shutdown`, let the child drain and ack, SIGKILL after the grace period.
+   * Resolves once the process has exited.
+   */
+  async shutdown(gracePeriodMs: number, reason: ShutdownReason): Promise<void> {
+    if (!this.alive) return;
+    this.status = 'draining';
+    const sent = this.send({ type: 'shutdown', from: 'orchestrator', to: this.name, payload: { gracePeriodMs, reason } });
+    if (!sent) this.child?.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!this.alive) return;
+      this.options.logger.warn({ process: this.key, pid: this.pid, gracePeriodMs, acked: this.shutdownAcked }, 'grace period over: SIGKILL');
+      this.kill();
+    }, gracePeriodMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  kill(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): void {
+    if (!this.alive || this.pid === undefined) return;
+    try {
+      // Negative pid: the child leads its own process group (detached), so tools it started die too.
+      process.kill(-this.pid, signal);
+    } catch {
+      this.child?.kill(signal);
+    }
+  }
+
+  async waitForExit(): Promise<void> {
+    await this.exited;
+  }
+
+  /** Resident set size in bytes from /proc (Linux); undefined elsewhere or when not running. */
+  async rssBytes(): Promise<number | undefined> {
+    if (!this.alive || this.pid === undefined) return undefined;
+    try {
+      const status = await Bun.file(`/proc/${this.pid}/status`).text();
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      return match?.[1] ? Number(match[1]) * 1024 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function preview(raw: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(raw) ?? String(raw);
+  } catch {
+    text = String(raw);
+  }
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

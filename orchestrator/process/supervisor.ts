@@ -1,0 +1,168 @@
+/**
+ * The process table and its restart policy (SPEC.md §2.2): on-demand agents, always-on connectors,
+ * crash isolation, immediate respawn then exponential backoff, reconciliation every 5 s, and
+ * graceful shutdown of everything.
+ */
+import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { ShutdownReason } from '../../shared/types/events.ts';
+import { type BackoffPolicy, backoffDelayMs } from './crash-backoff.ts';
+import { ManagedProcess, type ProcessExit, processKey } from './managed-process.ts';
+
+export interface SpawnSpec {
+  command: string[];
+  env: Record<string, string | undefined>;
+  stdin: 'ignore' | 'inherit';
+}
+
+export interface SupervisorOptions {
+  logger: RootLogger;
+  backoff: BackoffPolicy;
+  output: 'inherit' | number;
+  spawnSpec(kind: 'agent' | 'connector', name: string, instanceKey: string): SpawnSpec;
+  onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  /** Called after every exit, before any respawn is scheduled. */
+  onExit(process: ManagedProcess, exit: ProcessExit): void;
+  /** Whether a cleanly exited agent should come back (e.g. it still has pending events). */
+  wantsRestartAfterCleanExit(process: ManagedProcess): boolean;
+  onRestart?(process: ManagedProcess): void;
+}
+
+export const RECONCILE_INTERVAL_MS = 5_000;
+
+export class Supervisor {
+  private readonly table = new Map<string, ManagedProcess>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private reconcileTimer: ReturnType<typeof setInterval> | undefined;
+  private stopping = false;
+
+  constructor(private readonly options: SupervisorOptions) {}
+
+  startReconciling(): void {
+    this.reconcileTimer ??= setInterval(() => this.reconcile(), RECONCILE_INTERVAL_MS);
+  }
+
+  get(kind: 'agent' | 'connector', name: string, instanceKey: string): ManagedProcess | undefined {
+    return this.table.get(processKey(kind, name, instanceKey));
+  }
+
+  list(): ManagedProcess[] {
+    return [...this.table.values()];
+  }
+
+  /** The process for `(name, instanceKey)`, spawned on first use (auto-spawn, ARCHITECTURE §2). */
+  ensure(kind: 'agent' | 'connector', name: string, instanceKey: string): ManagedProcess {
+    const key = processKey(kind, name, instanceKey);
+    let proc = this.table.get(key);
+    if (!proc) {
+      const spec = this.options.spawnSpec(kind, name, instanceKey);
+      proc = new ManagedProcess({
+        kind,
+        name,
+        instanceKey,
+        command: spec.command,
+        env: spec.env,
+        stdin: spec.stdin,
+        output: this.options.output,
+        logger: this.options.logger,
+        onMessage: (message, p) => this.options.onMessage(message, p),
+        onExit: (p, exit) => this.handleExit(p, exit),
+      });
+      this.table.set(key, proc);
+    }
+    // A process in backoff waits for its timer; one that is down for another reason comes back now.
+    if (!proc.alive && !this.stopping && proc.status !== 'crashLoopBackOff' && proc.status !== 'draining') this.spawn(proc);
+    return proc;
+  }
+
+  /** Graceful stop; `restart` brings it back with a fresh spawn spec afterwards. */
+  async stop(proc: ManagedProcess, gracePeriodMs: number, reason: ShutdownReason, restart: boolean): Promise<void> {
+    this.clearTimer(proc.key);
+    proc.retired = !restart;
+    await proc.shutdown(gracePeriodMs, reason);
+    if (restart && !this.stopping) {
+      this.table.delete(proc.key);
+      this.ensure(proc.kind, proc.name, proc.instanceKey);
+    } else {
+      this.table.delete(proc.key);
+    }
+  }
+
+  async shutdownAll(gracePeriodMs: number): Promise<void> {
+    this.stopping = true;
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    for (const key of this.timers.keys()) this.clearTimer(key);
+    // Agents first so their final replies can still reach connectors; then connectors.
+    const agents = this.list().filter((p) => p.kind === 'agent');
+    for (const p of agents) p.retired = true;
+    await Promise.all(agents.map((p) => p.shutdown(gracePeriodMs, 'orchestrator_shutdown')));
+    const connectors = this.list().filter((p) => p.kind === 'connector');
+    for (const p of connectors) p.retired = true;
+    await Promise.all(connectors.map((p) => p.shutdown(Math.min(gracePeriodMs, 5_000), 'orchestrator_shutdown')));
+  }
+
+  /** SPEC.md §2.2: respawn what is due. Called every 5 s and after every exit. */
+  reconcile(): void {
+    if (this.stopping) return;
+    const now = Date.now();
+    for (const proc of this.table.values()) {
+      if (proc.alive || proc.retired) continue;
+      const due = proc.nextSpawnAllowedAt === undefined || proc.nextSpawnAllowedAt <= now;
+      if (due && (proc.status === 'crashed' || proc.status === 'crashLoopBackOff')) this.spawn(proc);
+    }
+  }
+
+  private spawn(proc: ManagedProcess): void {
+    proc.nextSpawnAllowedAt = undefined;
+    try {
+      proc.start();
+    } catch (error) {
+      this.options.logger.error({ process: proc.key, err: error }, 'spawn failed');
+      proc.status = 'crashed';
+      this.handleExit(proc, { exitCode: null, signal: null, crashed: true });
+    }
+  }
+
+  private handleExit(proc: ManagedProcess, exit: ProcessExit): void {
+    const { logger } = this.options;
+    this.options.onExit(proc, exit);
+    if (proc.retired || this.stopping) return;
+    if (!exit.crashed) {
+      logger.info({ process: proc.key, pid: proc.pid }, 'process exited cleanly');
+      if (this.options.wantsRestartAfterCleanExit(proc)) this.spawn(proc);
+      return;
+    }
+    proc.consecutiveCrashes += 1;
+    proc.restarts += 1;
+    const delay = backoffDelayMs(proc.consecutiveCrashes, this.options.backoff);
+    logger.warn(
+      { process: proc.key, pid: proc.pid, exitCode: exit.exitCode, signal: exit.signal, consecutiveCrashes: proc.consecutiveCrashes, backoffMs: delay },
+      'process crashed; respawning',
+    );
+    this.options.onRestart?.(proc);
+    if (delay === 0) {
+      this.spawn(proc);
+      return;
+    }
+    proc.status = 'crashLoopBackOff';
+    proc.nextSpawnAllowedAt = Date.now() + delay;
+    logger.warn(
+      { process: proc.key, consecutiveCrashes: proc.consecutiveCrashes, backoffMs: delay, nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() },
+      'crashLoopBackOff',
+    );
+    this.clearTimer(proc.key);
+    this.timers.set(
+      proc.key,
+      setTimeout(() => {
+        this.timers.delete(proc.key);
+        this.reconcile();
+      }, delay),
+    );
+  }
+
+  private clearTimer(key: string): void {
+    const timer = this.timers.get(key);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(key);
+  }
+}

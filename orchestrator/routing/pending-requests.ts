@@ -1,0 +1,55 @@
+/**
+ * The pending table of ARCHITECTURE §2: `correlationId → requester, deadline`. A response is
+ * delivered to the exact requester (process incarnation, or an in-daemon waiter such as an HTTP
+ * call); a missed deadline resolves as AGENT_REQUEST_TIMEOUT.
+ */
+import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
+
+export type Requester =
+  | { kind: 'process'; key: string; agent: string; incarnation: number }
+  | { kind: 'local'; resolve: (outcome: ReplyOutcome) => void };
+
+export interface PendingRequest {
+  correlationId: string;
+  requester: Requester;
+  targetAgent: string;
+  targetKey: string;
+  requestEventId: string;
+  traceId?: string;
+  deadline: number;
+}
+
+export class PendingRequests {
+  private readonly entries = new Map<string, { request: PendingRequest; timer: ReturnType<typeof setTimeout> }>();
+
+  add(request: PendingRequest, onTimeout: (request: PendingRequest) => void): void {
+    const delay = Math.max(0, request.deadline - Date.now());
+    const timer = setTimeout(() => {
+      if (this.entries.delete(request.correlationId)) onTimeout(request);
+    }, delay);
+    this.entries.set(request.correlationId, { request, timer });
+  }
+
+  /** Removes and returns the entry; undefined for unknown or already answered correlationIds. */
+  take(correlationId: string): PendingRequest | undefined {
+    const entry = this.entries.get(correlationId);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    this.entries.delete(correlationId);
+    return entry.request;
+  }
+
+  /** Entries waiting on a request event (used when that event is dead-lettered). */
+  forRequestEvent(eventId: string): PendingRequest[] {
+    return [...this.entries.values()].map((e) => e.request).filter((r) => r.requestEventId === eventId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    this.entries.clear();
+  }
+}

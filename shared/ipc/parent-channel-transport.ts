@@ -1,0 +1,45 @@
+/**
+ * Child side of the Bun IPC channel (`process.send` / `process.on('message')`), used by agent and
+ * connector processes. When the parent goes away the channel disconnects and `onDisconnect` runs.
+ */
+import type { InvalidMessageHandler, Transport } from './transport.ts';
+import { type TypedIpcMessage, validateIpcMessage } from './ipc-schemas.ts';
+
+export interface ParentChannelTransport extends Transport {
+  onDisconnect(handler: () => void): void;
+}
+
+export function createParentChannelTransport(onInvalid: InvalidMessageHandler): ParentChannelTransport {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('no IPC channel: this process must be started by the goondan orchestrator');
+  let closed = false;
+  const handlers: Array<(m: TypedIpcMessage) => void> = [];
+  process.on('message', (raw: unknown) => {
+    const result = validateIpcMessage(raw);
+    if (!result.ok) {
+      onInvalid(result.problems, raw);
+      return;
+    }
+    for (const handler of handlers) handler(result.value);
+  });
+  process.on('disconnect', () => {
+    closed = true;
+  });
+  return {
+    send(message) {
+      if (closed || !process.connected) return false;
+      send(message);
+      return true;
+    },
+    onMessage(handler) {
+      handlers.push(handler);
+    },
+    onDisconnect(handler) {
+      process.on('disconnect', handler);
+    },
+    close() {
+      closed = true;
+      process.disconnect?.();
+    },
+  };
+}
