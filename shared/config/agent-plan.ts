@@ -1,0 +1,121 @@
+/**
+ * AgentPlan: everything one agent process needs, resolved — model (with its key), system prompt
+ * text, tools, and extensions in registration order with the built-ins attached implicitly
+ * (ARCHITECTURE §5): `context-message` first unless listed, `required-tools-guard` when the agent
+ * has requiredTools.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolPlan } from '../types/bundle.ts';
+import type { JsonObject } from '../types/json.ts';
+import { BASE_PACKAGE } from '../types/resources.ts';
+import { problemAt } from './bundle-internals.ts';
+import { resolveBundlePath } from './bundle-path.ts';
+import { ConfigError } from './config-error.ts';
+import { EnvIssues } from './env-issues.ts';
+import { buildModelPlan } from './model-plan.ts';
+import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, resolveIn } from './plan-resolver.ts';
+
+export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
+const CONTEXT_MESSAGE = 'context-message';
+const REQUIRED_TOOLS_GUARD = 'required-tools-guard';
+
+/** Absolute entry path; a missing built-in entry still yields its intended path. */
+function entryPath(resource: LoadedResource, entry: string): string {
+  const result = resolveBundlePath(resource.bundleRoot, entry, 'entry');
+  return result.ok ? result.path : resolve(resource.bundleRoot, entry);
+}
+
+function toolPlan(resource: LoadedResource, override: JsonObject | undefined): ToolPlan {
+  const tool = asTool(resource.resource);
+  if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
+  return {
+    name: resource.name,
+    packageName: resource.packageName,
+    entryPath: entryPath(resource, tool.spec.entry),
+    errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
+    exports: tool.spec.exports,
+    config: { ...tool.spec.config, ...override },
+  };
+}
+
+function extensionPlan(resource: LoadedResource, override: JsonObject | undefined): ExtensionPlan {
+  const extension = asExtension(resource.resource);
+  if (!extension) throw new Error(`invariant: ${resource.kind}/${resource.name} is not an Extension`);
+  return {
+    name: resource.name,
+    packageName: resource.packageName,
+    entryPath: entryPath(resource, extension.spec.entry),
+    config: { ...extension.spec.config, ...override },
+  };
+}
+
+function systemPrompt(resource: LoadedResource, prompt: { system?: string; systemRef?: string } | undefined): string | undefined {
+  if (prompt?.system !== undefined) return prompt.system;
+  if (prompt?.systemRef === undefined) return undefined;
+  const result = resolveBundlePath(resource.bundleRoot, prompt.systemRef, 'file');
+  if (!result.ok) {
+    throw new ConfigError([problemAt(resource, ['spec', 'prompt', 'systemRef'], result.reason === 'escape' ? 'E_CONFIG_PATH_ESCAPE' : 'E_CONFIG_SYSTEM_REF_NOT_FOUND', `systemRef ${result.message}`)]);
+  }
+  return readFileSync(result.path, 'utf8');
+}
+
+/** Builds the plan, recording missing env vars in `issues` instead of throwing for them. */
+export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: string, env: Record<string, string | undefined>, issues: EnvIssues): AgentPlan {
+  assertLoadable(bundle);
+  const swarm = findSwarm(bundle, swarmName);
+  const members = swarm.spec.agents.map((item, i) => resolveIn(bundle, swarm.resource, item, ['spec', 'agents', i]).target);
+  const resource = members.find((m) => m.name === agentName);
+  const agent = resource ? asAgent(resource.resource) : undefined;
+  if (!resource || !agent) {
+    throw new ConfigError([
+      problemAt(swarm.resource, ['spec', 'agents'], 'E_CONFIG_AGENT_NOT_IN_SWARM', `agent "${agentName}" is not in Swarm "${swarmName}"`, `agents: ${members.map((m) => m.name).join(', ')}`),
+    ]);
+  }
+  const { spec } = agent;
+  const model = resolveIn(bundle, resource, spec.modelConfig.modelRef, ['spec', 'modelConfig', 'modelRef']).target;
+  const tools = (spec.tools ?? []).map((item, i) => {
+    const { target, config } = resolveIn(bundle, resource, item, ['spec', 'tools', i]);
+    return toolPlan(target, config);
+  });
+  const extensions = (spec.extensions ?? []).map((item, i) => {
+    const { target, config } = resolveIn(bundle, resource, item, ['spec', 'extensions', i]);
+    return extensionPlan(target, config);
+  });
+
+  const requiredTools = spec.requiredTools ?? [];
+  if (requiredTools.length > 0) {
+    const listed = extensions.find((e) => e.name === REQUIRED_TOOLS_GUARD);
+    if (listed) {
+      if (!Array.isArray(listed.config.requiredTools) || listed.config.requiredTools.length === 0) listed.config.requiredTools = [...requiredTools];
+    } else {
+      const guard = findBuiltin(bundle, 'Extension', BASE_PACKAGE, REQUIRED_TOOLS_GUARD);
+      if (guard) extensions.push(extensionPlan(guard, { requiredTools: [...requiredTools] }));
+    }
+  }
+  if (!extensions.some((e) => e.name === CONTEXT_MESSAGE)) {
+    const contextMessage = findBuiltin(bundle, 'Extension', BASE_PACKAGE, CONTEXT_MESSAGE);
+    if (contextMessage) extensions.unshift(extensionPlan(contextMessage, undefined));
+  }
+
+  const plan: AgentPlan = {
+    name: resource.name,
+    packageName: resource.packageName,
+    bundleRoot: resource.bundleRoot,
+    model: buildModelPlan(model, env, issues),
+    modelParams: spec.modelConfig.params ?? {},
+    tools,
+    extensions,
+    requiredTools,
+  };
+  const prompt = systemPrompt(resource, spec.prompt);
+  if (prompt !== undefined) plan.systemPrompt = prompt;
+  return plan;
+}
+
+export function buildAgentPlan(bundle: LoadedBundle, swarmName: string, agentName: string, env: Record<string, string | undefined>): AgentPlan {
+  const issues = new EnvIssues();
+  const plan = planAgent(bundle, swarmName, agentName, env, issues);
+  issues.throwIfRequiredMissing();
+  return plan;
+}

@@ -1,0 +1,20 @@
+/** Text form of problems for terminals: `file:line:col  CODE  message` and `  hint: suggestion`. */
+import { isAbsolute, relative } from 'node:path';
+import type { ConfigProblem } from '../types/bundle.ts';
+
+function shownPath(file: string, cwd: string): string {
+  if (!isAbsolute(file)) return file;
+  const rel = relative(cwd, file);
+  return rel === '' ? file : rel;
+}
+
+export function formatProblemsText(problems: readonly ConfigProblem[], cwd: string): string {
+  return problems
+    .map((p) => {
+      const head = `${shownPath(p.file, cwd)}:${p.line}:${p.column}  ${p.code}  ${p.path ? `${p.path}: ` : ''}${p.message}`;
+      if (p.suggestion === undefined) return head;
+      const [first = '', ...rest] = p.suggestion.split('\n');
+      return [head, `  hint: ${first}`, ...rest.map((line) => `        ${line}`)].join('\n');
+    })
+    .join('\n');
+}

@@ -1,0 +1,93 @@
+/**
+ * Definitions shared by every Kind's schema (SPEC.md §1.1): metadata, ValueSource, free-form objects.
+ * Registered with ajv under `$id: goondan:common`; the publisher inlines them into one file.
+ */
+import type { JsonObject } from '../types/json.ts';
+
+export const COMMON_SCHEMA_ID = 'goondan:common';
+
+/** `$ref` to one of these definitions (works both in ajv and, rewritten, in the published file). */
+export function commonRef(name: string): JsonObject {
+  return { $ref: `${COMMON_SCHEMA_ID}#/definitions/${name}` };
+}
+
+export const commonSchema: JsonObject = {
+  $id: COMMON_SCHEMA_ID,
+  definitions: {
+    stringMap: {
+      type: 'object',
+      description: 'A map of string keys to string values.',
+      additionalProperties: { type: 'string' },
+    },
+    freeObject: {
+      type: 'object',
+      description: 'A free-form object; its keys are not checked by goondan.',
+    },
+    metadata: {
+      type: 'object',
+      description: 'Identity of the resource.',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: {
+          type: 'string',
+          description:
+            'Resource name: lowercase letters, digits and "-", starting with a letter, at most 63 characters. Unique per Kind within a package.',
+          pattern: '^[a-z][a-z0-9-]{0,62}$',
+        },
+        labels: {
+          type: 'object',
+          description: 'String labels (documentation only; selectors are not supported).',
+          additionalProperties: { type: 'string' },
+        },
+        annotations: {
+          type: 'object',
+          description: 'String annotations; they never change behaviour.',
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+    packageMetadata: {
+      type: 'object',
+      description: 'Identity of the package.',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: {
+          type: 'string',
+          description: 'Package name: a resource name or an npm-style scoped name such as "@scope/name".',
+          pattern: '^(@[a-z0-9][a-z0-9-]*/)?[a-z][a-z0-9-]*$',
+        },
+        labels: { $ref: '#/definitions/stringMap', description: 'String labels (documentation only).' },
+        annotations: { $ref: '#/definitions/stringMap', description: 'String annotations; they never change behaviour.' },
+      },
+    },
+    valueSource: {
+      type: 'object',
+      description:
+        'A value given inline ({value}) or read from the environment ({valueFrom: {env}}) or a secret ({valueFrom: {secretRef}}). Exactly one of value / valueFrom.',
+      additionalProperties: false,
+      properties: {
+        value: { type: 'string', description: 'The value itself. Avoid inline secrets; prefer valueFrom.' },
+        valueFrom: {
+          type: 'object',
+          description: 'Where to read the value from. Exactly one of env / secretRef.',
+          additionalProperties: false,
+          properties: {
+            env: { type: 'string', minLength: 1, description: 'Name of the environment variable that holds the value.' },
+            secretRef: {
+              type: 'object',
+              description: 'A secret; read from the environment variable GOONDAN_SECRET_<NAME>_<KEY> (upper-cased, "-" becomes "_").',
+              additionalProperties: false,
+              required: ['ref', 'key'],
+              properties: {
+                ref: { type: 'string', description: 'The secret, as "Secret/<name>".', pattern: '^Secret/[^/]+$' },
+                key: { type: 'string', minLength: 1, description: 'Key inside the secret.' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};

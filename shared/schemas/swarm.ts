@@ -1,0 +1,40 @@
+/** Swarm: a set of agents run together under one instance key (SPEC.md §1.2). */
+import { refsRef } from './refs.ts';
+import { resourceSchema } from './resource-envelope.ts';
+
+export const swarmSchema = resourceSchema('Swarm', 'A group of agents run together; events without a target go to entryAgent.', {
+  type: 'object',
+  description: 'Member agents, entry agent and runtime policy.',
+  additionalProperties: false,
+  required: ['entryAgent', 'agents'],
+  properties: {
+    entryAgent: { ...refsRef('objectRef'), description: 'Agent that receives events without an explicit target; must be one of agents.' },
+    agents: { type: 'array', description: 'Member agents (at least one).', items: refsRef('refItem') },
+    instanceKey: { type: 'string', minLength: 1, description: 'Names this swarm\'s workspace (default the swarm name).' },
+    policy: {
+      type: 'object',
+      description: 'Runtime policy (only these keys are allowed).',
+      additionalProperties: false,
+      properties: {
+        maxStepsPerTurn: { type: 'integer', minimum: 1, description: 'Step limit per turn (default 32).' },
+        lifecycle: {
+          type: 'object',
+          description: 'Idle instance lifetime.',
+          additionalProperties: false,
+          properties: {
+            ttlSeconds: { type: 'integer', minimum: 0, description: 'Stop an idle instance after this many seconds.' },
+            gcGraceSeconds: { type: 'integer', minimum: 0, description: 'Delete a stopped instance\'s state after this many seconds.' },
+          },
+        },
+        shutdown: {
+          type: 'object',
+          description: 'Graceful shutdown.',
+          additionalProperties: false,
+          properties: {
+            gracePeriodSeconds: { type: 'integer', minimum: 0, description: 'Wait this long for a running turn before SIGKILL (default 300).' },
+          },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,43 @@
+/** Tool: handlers an agent can call, exposed to the LLM as `<tool>__<export>` (tool spec §4, §6). */
+import { resourceSchema } from './resource-envelope.ts';
+
+export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; each export is one LLM-callable function.', {
+  type: 'object',
+  description: 'Entry module and the exported functions.',
+  additionalProperties: false,
+  required: ['entry', 'exports'],
+  properties: {
+    entry: {
+      type: 'string',
+      minLength: 1,
+      description: 'Handler module, relative to the bundle root (no "../", no absolute path). It exports `handlers`. Always run with Bun.',
+    },
+    errorMessageLimit: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Error messages returned to the model are cut to this many characters (default 1000).',
+    },
+    exports: {
+      type: 'array',
+      description: 'The functions the model sees, as "<tool>__<export>". At least one; names unique.',
+      items: {
+        type: 'object',
+        description: 'One LLM-callable function.',
+        additionalProperties: false,
+        required: ['name', 'description', 'parameters'],
+        properties: {
+          name: { type: 'string', description: 'Export name: [a-z0-9_-]+ without "__".' },
+          description: { type: 'string', minLength: 1, description: 'What the function does; shown to the model.' },
+          parameters: {
+            type: 'object',
+            description: 'JSON Schema of the arguments; must be `type: object`. Its own keywords are free.',
+            required: ['type'],
+            properties: { type: { const: 'object', description: 'Always "object".' } },
+          },
+          readOnly: { type: 'boolean', description: 'The function changes nothing; the default permission policy allows it without asking.' },
+        },
+      },
+    },
+    config: { type: 'object', description: 'Handler settings, handed to handlers as ctx.config (agents may override keys per tool).' },
+  },
+});
