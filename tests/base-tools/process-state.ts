@@ -1,0 +1,44 @@
+/** Test helpers that look at real processes through /proc (Linux). */
+import { readFileSync } from 'node:fs';
+
+/** True while `pid` exists and is not a zombie (zombies linger where PID 1 does not reap orphans). */
+export function isRunning(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  return state !== 'Z' && state !== 'X';
+}
+
+/** Waits until none of `pids` runs, up to `timeoutMs`; returns the ones still running. */
+export async function waitUntilGone(pids: readonly number[], timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let alive = pids.filter(isRunning);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await Bun.sleep(50);
+    alive = alive.filter(isRunning);
+  }
+  return alive;
+}
+
+/** Ends processes a test started (by id) if a failed assertion left them behind. */
+export function killIfRunning(pids: readonly number[]): void {
+  for (const pid of pids) {
+    if (!isRunning(pid)) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+export function readPids(text: string): number[] {
+  return text
+    .split('\n')
+    .map((line) => Number(line.trim()))
+    .filter((pid) => Number.isInteger(pid) && pid > 0);
+}
