@@ -58,5 +58,6 @@ export async function main(argv: string[]): Promise<number> {
 
 if (import.meta.main) {
   const code = await main(process.argv.slice(2));
-  process.exitCode = code;
+  // Exit explicitly: a finished command must not linger on an idle handle (sockets, timers).
+  process.exit(code);
 }

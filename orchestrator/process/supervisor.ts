@@ -13,6 +13,8 @@ export interface SpawnSpec {
   command: string[];
   env: Record<string, string | undefined>;
   stdin: 'ignore' | 'inherit';
+  /** Overrides the supervisor's output (the interactive cli connector writes to the terminal). */
+  output?: 'inherit' | number;
 }
 
 export interface SupervisorOptions {
@@ -63,7 +65,7 @@ export class Supervisor {
         command: spec.command,
         env: spec.env,
         stdin: spec.stdin,
-        output: this.options.output,
+        output: spec.output ?? this.options.output,
         logger: this.options.logger,
         onMessage: (message, p) => this.options.onMessage(message, p),
         onExit: (p, exit) => this.handleExit(p, exit),

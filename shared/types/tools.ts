@@ -28,6 +28,11 @@ export interface ToolCall {
   id: string;
   name: string;
   args: JsonObject;
+  /**
+   * The model's raw argument text when it was not a usable JSON object (then `args` is `{}` and the
+   * call is answered with E_TOOL_INVALID_ARGS without running any middleware or handler).
+   */
+  rawArgs?: string;
 }
 
 export interface ToolError {
@@ -104,6 +109,9 @@ export interface AgentCatalog {
 /** Event fields a caller may set; id, createdAt, source and trace are filled in by the runtime. */
 export type OutgoingAgentEvent = Pick<AgentEvent, 'input' | 'instanceKey' | 'metadata' | 'auth'> & {
   type?: string;
+  /** The calling tool's span (ToolContext.trace): keeps one traceId across agents (SPEC.md §3.2). */
+  traceId?: string;
+  parentSpanId?: string;
 };
 
 /** `ToolContext.runtime`: the one path for inter-agent calls (tool path errors → ToolResults). */

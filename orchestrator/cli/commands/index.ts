@@ -1,4 +1,9 @@
 /** Every `goondan` subcommand, in the order `goondan --help` lists them. */
 import type { CliCommand } from '../command.ts';
+import { instanceCommand } from './instance.ts';
+import { logsCommand } from './logs.ts';
+import { psCommand } from './ps.ts';
+import { runCommand } from './run.ts';
+import { sendCommand } from './send.ts';
 
-export const commands: readonly CliCommand[] = [];
+export const commands: readonly CliCommand[] = [runCommand, sendCommand, psCommand, logsCommand, instanceCommand];

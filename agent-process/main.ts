@@ -1,0 +1,139 @@
+/**
+ * AgentProcess entry (ARCHITECTURE §4): one Bun process per (agent, instanceKey), started by the
+ * orchestrator with `--bundle-dir --agent-name --instance-key --state-root [--swarm]`.
+ * It builds the engine, announces `runtime.ready`, runs queued events one turn at a time, answers
+ * `replyTo`, acknowledges each event after its turn is folded, and drains on `shutdown`.
+ */
+import { CONTROL, ORCHESTRATOR, controlEvent, inReplyToOf, isControlEvent } from '../shared/ipc/control-events.ts';
+import { createParentChannelTransport } from '../shared/ipc/parent-channel-transport.ts';
+import { makeReplyEvent } from '../shared/ipc/reply-events.ts';
+import { createLogger } from '../shared/logger.ts';
+import type { AgentEvent, EventSource } from '../shared/types/events.ts';
+import type { TurnResult } from '../shared/types/turns.ts';
+import { createAgentEngine } from './engine/agent-engine.ts';
+import { resolvePlans } from './shell/agent-plan-source.ts';
+import { parseAgentProcessArgs } from './shell/args.ts';
+import { IpcAgentsRuntime } from './shell/ipc-agents-runtime.ts';
+import { TurnQueue } from './shell/turn-queue.ts';
+
+const args = parseAgentProcessArgs(process.argv.slice(2));
+const logger = createLogger({ name: 'agent', base: { agent: args.agentName, instanceKey: args.instanceKey } });
+const self: EventSource = { kind: 'agent', name: args.agentName, instanceKey: args.instanceKey };
+
+const transport = createParentChannelTransport((problems) => logger.warn({ problems }, 'dropped a malformed IPC message'));
+const sendControl = (type: string, metadata: Parameters<typeof controlEvent>[2] = {}) =>
+  transport.send({ type: 'event', from: args.agentName, to: ORCHESTRATOR, payload: controlEvent(type, self, metadata) });
+
+// Without the orchestrator nobody can receive replies or acks: exit; unfolded state is recovered on the next start.
+transport.onDisconnect(() => {
+  logger.warn('IPC channel closed (orchestrator gone); exiting');
+  process.exit(0);
+});
+// A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => void drainAndExit('SIGTERM'));
+process.on('uncaughtException', (error) => {
+  logger.fatal({ err: error }, 'uncaught exception; exiting so the orchestrator restarts this agent');
+  process.exit(1);
+});
+process.on('unhandledRejection', (reason) => {
+  logger.fatal({ err: reason }, 'unhandled rejection; exiting so the orchestrator restarts this agent');
+  process.exit(1);
+});
+
+const plans = await resolvePlans(args, process.env).catch((error: unknown) => {
+  logger.fatal({ err: error }, 'cannot build the agent plan');
+  process.exit(1);
+});
+
+const agents = new IpcAgentsRuntime({
+  transport,
+  agentName: args.agentName,
+  instanceKey: args.instanceKey,
+  swarmAgents: () => plans.swarm.agents,
+});
+
+let restartReason: string | undefined;
+const engine = await createAgentEngine({
+  plan: plans.agent,
+  swarm: plans.swarm,
+  instanceKey: args.instanceKey,
+  stateRoot: args.stateRoot,
+  logger,
+  agentsRuntime: agents,
+  env: process.env,
+  onRuntimeEvent: (event) => sendControl(CONTROL.observe, { event: JSON.parse(JSON.stringify(event)) }),
+  onRestartRequested: (reason) => {
+    restartReason = reason;
+  },
+}).catch((error: unknown) => {
+  logger.fatal({ err: error }, 'cannot start the agent engine');
+  process.exit(1);
+});
+agents.onAsyncReply((reply) => engine.deliverAsyncReply(reply));
+
+const queue = new TurnQueue(async (event) => {
+  sendControl(CONTROL.turnStarted, { eventId: event.id });
+  agents.setCurrentEvent(event);
+  let result: TurnResult | undefined;
+  try {
+    result = await engine.runTurn(event);
+  } catch (error) {
+    // runTurn reports failures in its result; a throw here is a defect, still answered below.
+    logger.error({ err: error, eventId: event.id }, 'runTurn threw');
+  } finally {
+    agents.setCurrentEvent(undefined);
+  }
+  if (event.replyTo) answer(event, result);
+  sendControl(CONTROL.turnCompleted, { eventId: event.id, ...(result ? { turnId: result.turnId } : {}) });
+  if (restartReason !== undefined) {
+    sendControl(CONTROL.restart, { reason: restartReason });
+    restartReason = undefined;
+  }
+});
+
+/** The callee answers `replyTo` when its turn ends, also when it failed (SPEC.md §9.4 gap). */
+function answer(event: AgentEvent, result: TurnResult | undefined): void {
+  if (!event.replyTo) return;
+  const ok = result !== undefined && result.finishReason !== 'error';
+  const reply = makeReplyEvent(event.replyTo.correlationId, self, {
+    status: ok ? 'ok' : 'error',
+    output: result?.responseText ?? '',
+    ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
+    ...(ok ? {} : { errorCode: 'AGENT_TURN_FAILED', errorMessage: result?.error?.message ?? 'the turn failed' }),
+  });
+  transport.send({ type: 'event', from: args.agentName, to: event.replyTo.target, payload: reply });
+}
+
+let draining = false;
+async function drainAndExit(reason: string): Promise<void> {
+  if (draining) return;
+  draining = true;
+  logger.info({ reason, queued: queue.length }, 'draining');
+  await queue.drain();
+  await engine.close();
+  transport.send({ type: 'shutdown_ack', from: args.agentName, to: ORCHESTRATOR, payload: { instanceKey: args.instanceKey } });
+  // Give the IPC write a moment to flush before the process goes away.
+  setTimeout(() => process.exit(0), 20);
+}
+
+transport.onMessage((message) => {
+  if (message.type === 'shutdown') {
+    void drainAndExit(message.payload.reason);
+    return;
+  }
+  if (message.type !== 'event') return;
+  const event = message.payload;
+  if (inReplyToOf(event)) {
+    if (!agents.handleResponse(event)) logger.debug({ eventId: event.id }, 'reply for an unknown request; dropped');
+    return;
+  }
+  if (isControlEvent(event)) {
+    if (event.type === CONTROL.error) logger.warn({ ...event.metadata }, 'the orchestrator could not route a message');
+    return;
+  }
+  queue.push(event);
+});
+
+sendControl(CONTROL.ready, { pid: process.pid });
+logger.info({ pid: process.pid }, 'agent ready');

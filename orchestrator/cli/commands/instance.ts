@@ -1,0 +1,93 @@
+/**
+ * `goondan instance list|delete KEY`: conversations (instance keys) and their agents' state.
+ * Delete goes through the running daemon when there is one (it stops the processes first),
+ * otherwise it removes the state directories directly.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { isJsonObject } from '../../../shared/types/json.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { formatTable } from '../format-table.ts';
+import { type InstanceDir, listInstanceDirs, workspacesToRead } from '../instance-dirs.ts';
+
+const usage = `Usage: goondan instance list [--json] [--state-root DIR]
+       goondan instance delete KEY [--state-root DIR]
+
+list    every instance key with its agents, message count and last update
+delete  stop the instance's agent processes and delete their messages, inbox and extension state`;
+
+function messageCount(dir: string): number {
+  try {
+    return readFileSync(join(dir, 'messages', 'base.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  } catch {
+    return 0;
+  }
+}
+
+function allInstances(stateRoot: string): InstanceDir[] {
+  return workspacesToRead(stateRoot).flatMap((ws) => listInstanceDirs(stateRoot, ws));
+}
+
+async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const [action, key, ...extra] = parsed.positionals;
+  const stateRoot = resolveStateRoot(parsed.values['state-root']);
+  if (action === 'list' && key === undefined) {
+    const rows = allInstances(stateRoot).map((i) => ({ ...i, messages: messageCount(i.dir) }));
+    if (parsed.values.json) {
+      io.stdout(JSON.stringify(rows, null, 2));
+      return EXIT.ok;
+    }
+    if (rows.length === 0) {
+      io.stdout(`no instances under ${stateRoot}`);
+      return EXIT.ok;
+    }
+    io.stdout(
+      formatTable(
+        ['INSTANCE', 'AGENT', 'WORKSPACE', 'MESSAGES', 'UPDATED'],
+        rows.map((r) => [r.instanceKey, r.agentName, r.workspaceId, String(r.messages), r.updatedAt ?? '-']),
+      ),
+    );
+    return EXIT.ok;
+  }
+  if (action === 'delete' && key !== undefined && extra.length === 0) return deleteInstance(stateRoot, key, io);
+  throw new UsageError(action === undefined ? 'expected list or delete' : `unexpected arguments: ${parsed.positionals.join(' ')}`);
+}
+
+async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promise<ExitCode> {
+  try {
+    const client = connectToDaemon(stateRoot);
+    const response = await client.request('DELETE', `/v1/instances/${encodeURIComponent(key)}`);
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok || !isJsonObject(body)) {
+      io.stderr(`goondan instance delete: unexpected response ${response.status} from ${client.url}`);
+      return EXIT.runtimeError;
+    }
+    const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;
+    io.stdout(`deleted instance '${key}': ${String(body.stopped)} process(es) stopped, ${deleted} state director${deleted === 1 ? 'y' : 'ies'} removed`);
+    return deleted > 0 || Number(body.stopped) > 0 ? EXIT.ok : notFound(key, io);
+  } catch (error) {
+    if (!(error instanceof DaemonNotFoundError)) throw error;
+  }
+  const targets = allInstances(stateRoot).filter((i) => i.instanceKey === key);
+  for (const target of targets) rmSync(target.dir, { recursive: true, force: true });
+  if (targets.length === 0) return notFound(key, io);
+  io.stdout(`deleted instance '${key}': ${targets.length} state director${targets.length === 1 ? 'y' : 'ies'} removed`);
+  return EXIT.ok;
+}
+
+function notFound(key: string, io: CliIo): ExitCode {
+  io.stderr(`goondan instance delete: no instance '${key}' (see 'goondan instance list')`);
+  return EXIT.runtimeError;
+}
+
+export const instanceCommand: CliCommand = { name: 'instance', summary: 'list or delete conversation instances and their state', usage, run: instance };

@@ -1,0 +1,142 @@
+/**
+ * `goondan logs`: the runtime-event observation log (turn.*, step.*, tool.*) of every instance,
+ * merged by time, filtered by agent / instance / trace, optionally followed. Reads the state
+ * directory, so it works with or without a running daemon.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { listInstanceDirs, runtimeEventsFile, workspacesToRead } from '../instance-dirs.ts';
+
+const usage = `Usage: goondan logs [options]
+
+Print runtime events (turn.*, step.*, tool.*) recorded by the agents, oldest first.
+
+Options:
+  -f, --follow          keep printing new events
+      --agent NAME      only this agent
+      --instance KEY    only this instance key
+      --trace ID        only this trace
+  -n, --lines N         print at most the last N events first (default 200)
+      --json            raw JSON lines
+      --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
+
+const FOLLOW_POLL_MS = 250;
+
+interface Filters {
+  agent?: string;
+  instance?: string;
+  trace?: string;
+}
+
+function accepts(event: JsonObject, f: Filters): boolean {
+  return (!f.agent || event.agentName === f.agent) && (!f.instance || event.instanceKey === f.instance) && (!f.trace || event.traceId === f.trace);
+}
+
+export function formatRuntimeEvent(event: JsonObject): string {
+  const details: string[] = [];
+  for (const key of ['toolName', 'stepIndex', 'stepCount', 'toolCallCount', 'status', 'finishReason', 'errorMessage', 'errorCode']) {
+    if (event[key] !== undefined) details.push(`${key}=${JSON.stringify(event[key])}`);
+  }
+  if (typeof event.duration === 'number') details.push(`${event.duration.toFixed(1)}ms`);
+  const trace = typeof event.traceId === 'string' ? event.traceId.slice(0, 8) : '-';
+  return `${String(event.timestamp)}  ${String(event.agentName)}@${String(event.instanceKey)}  ${String(event.type).padEnd(15)} trace=${trace}  ${details.join(' ')}`.trimEnd();
+}
+
+/** Reads new complete lines of a file from `offset`; returns them and the next offset. */
+function readNewLines(path: string, offset: number): { lines: string[]; offset: number } {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return { lines: [], offset };
+  }
+  if (size < offset) offset = 0; // truncated or replaced
+  if (size === offset) return { lines: [], offset };
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(size - offset);
+    readSync(fd, buffer, 0, buffer.length, offset);
+    const text = buffer.toString('utf8');
+    const end = text.lastIndexOf('\n');
+    if (end < 0) return { lines: [], offset };
+    return { lines: text.slice(0, end).split('\n').filter((l) => l.trim() !== ''), offset: offset + Buffer.byteLength(text.slice(0, end + 1)) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parse(line: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        follow: { type: 'boolean', short: 'f' },
+        agent: { type: 'string' },
+        instance: { type: 'string' },
+        trace: { type: 'string' },
+        lines: { type: 'string', short: 'n' },
+        json: { type: 'boolean' },
+        'state-root': { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const limit = values.lines === undefined ? 200 : Number(values.lines);
+  if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--lines must be a non-negative integer, got '${values.lines}'`);
+  const stateRoot = resolveStateRoot(values['state-root']);
+  const filters: Filters = {
+    ...(values.agent ? { agent: values.agent } : {}),
+    ...(values.instance ? { instance: values.instance } : {}),
+    ...(values.trace ? { trace: values.trace } : {}),
+  };
+  const print = (event: JsonObject) => io.stdout(values.json ? JSON.stringify(event) : formatRuntimeEvent(event));
+  const offsets = new Map<string, number>();
+  const collect = (): JsonObject[] => {
+    const fresh: JsonObject[] = [];
+    for (const workspaceId of workspacesToRead(stateRoot)) {
+      for (const instance of listInstanceDirs(stateRoot, workspaceId)) {
+        if (filters.agent && instance.agentName !== filters.agent) continue;
+        if (filters.instance && instance.instanceKey !== filters.instance) continue;
+        const file = runtimeEventsFile(instance);
+        const { lines, offset } = readNewLines(file, offsets.get(file) ?? 0);
+        offsets.set(file, offset);
+        for (const line of lines) {
+          const event = parse(line);
+          if (event && accepts(event, filters)) fresh.push(event);
+        }
+      }
+    }
+    return fresh.sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
+  };
+  const initial = collect();
+  for (const event of initial.slice(Math.max(0, initial.length - limit))) print(event);
+  if (!values.follow) return EXIT.ok;
+  return new Promise<ExitCode>((resolve) => {
+    const timer = setInterval(() => {
+      for (const event of collect()) print(event);
+    }, FOLLOW_POLL_MS);
+    const stop = () => {
+      clearInterval(timer);
+      resolve(EXIT.ok);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export const logsCommand: CliCommand = { name: 'logs', summary: 'print (and follow) runtime events: turns, steps, tool calls', usage, run: logs };

@@ -1,0 +1,61 @@
+/** `goondan ps`: the daemon's process table. */
+import { parseArgs } from 'node:util';
+import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { formatTable } from '../format-table.ts';
+
+const usage = `Usage: goondan ps [--json] [--state-root DIR]
+
+List the processes of the running daemon: agent instances and connectors with pid, status,
+consecutive crashes, restarts and resident memory.`;
+
+function formatBytes(value: unknown): string {
+  return typeof value === 'number' ? `${(value / 1024 / 1024).toFixed(1)} MB` : '-';
+}
+
+async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
+  let values;
+  try {
+    values = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  let client;
+  try {
+    client = connectToDaemon(resolveStateRoot(values['state-root']));
+  } catch (error) {
+    if (error instanceof DaemonNotFoundError) {
+      io.stderr(`goondan ps: ${error.message}`);
+      return EXIT.runtimeError;
+    }
+    throw error;
+  }
+  const response = await client.request('GET', '/v1/processes');
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok || !isJsonObject(body) || !Array.isArray(body.processes)) {
+    io.stderr(`goondan ps: unexpected response ${response.status} from ${client.url}`);
+    return EXIT.runtimeError;
+  }
+  const rows = body.processes.filter(isJsonObject);
+  if (values.json) {
+    io.stdout(JSON.stringify(rows, null, 2));
+    return EXIT.ok;
+  }
+  if (rows.length === 0) {
+    io.stdout('no processes (agents start on their first event)');
+    return EXIT.ok;
+  }
+  const name = (r: JsonObject) => String(r.kind === 'agent' ? r.agent : `connection/${String(r.connection)}`);
+  io.stdout(
+    formatTable(
+      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS'],
+      rows.map((r) => [name(r), String(r.instanceKey), String(r.pid ?? '-'), String(r.status), String(r.crashes), String(r.restarts), formatBytes(r.rss)]),
+    ),
+  );
+  return EXIT.ok;
+}
+
+export const psCommand: CliCommand = { name: 'ps', summary: 'list the processes of the running daemon', usage, run: ps };

@@ -1,0 +1,190 @@
+/**
+ * `goondan run`: the daemon in the foreground (systemd `Type=simple`, docker, a terminal).
+ * SIGINT/SIGTERM drain everything and exit 0; `--input` sends one message, prints the reply and
+ * exits; in a terminal without `--input` the `cli` connector holds the conversation.
+ */
+import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../shared/config/index.ts';
+import { createLogger } from '../../../shared/logger.ts';
+import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
+import { ApiConfigError } from '../../http/api-server.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { exchangePrinter } from '../exchange-printer.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+
+const usage = `Usage: goondan run [PATH] [options]
+
+Start the swarm in PATH (a bundle directory holding goondan.yaml, or a YAML file; default .)
+in the foreground. Agents start on demand; Ctrl-C / SIGTERM drains them and exits 0.
+
+Options:
+  -s, --swarm NAME      swarm to run (default: the only one, else 'default')
+      --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)
+      --host HOST       API host (default 127.0.0.1; any other host needs GOONDAN_API_TOKEN)
+      --port N          API port (default 7420; 0 picks a free port)
+      --watch           reload when the bundle changes, restarting only what changed
+      --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
+      --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
+
+Environment: GOONDAN_STATE_ROOT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
+Exit codes: 0 ok · 1 runtime error · 2 usage · 3 bundle not found · 4 invalid bundle`;
+
+export const DEFAULT_PORT = 7420;
+
+interface RunOptions {
+  path: string;
+  swarm?: string;
+  stateRoot: string;
+  host: string;
+  port: number;
+  watch: boolean;
+  envFile?: string;
+  input?: string;
+}
+
+function parseRunArgs(argv: string[]): RunOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        swarm: { type: 'string', short: 's' },
+        'state-root': { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        watch: { type: 'boolean' },
+        'env-file': { type: 'string' },
+        input: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got '${values.port}'`);
+  if (values.input !== undefined && values.input.trim() === '') throw new UsageError('--input needs a non-empty TEXT');
+  if (values['env-file'] !== undefined && !existsSync(values['env-file'])) throw new UsageError(`--env-file '${values['env-file']}' does not exist`);
+  return {
+    path: resolve(positionals[0] ?? '.'),
+    stateRoot: resolveStateRoot(values['state-root']),
+    host: values.host ?? '127.0.0.1',
+    port,
+    watch: values.watch === true,
+    ...(values.swarm ? { swarm: values.swarm } : {}),
+    ...(values['env-file'] ? { envFile: resolve(values['env-file']) } : {}),
+    ...(values.input !== undefined ? { input: values.input } : {}),
+  };
+}
+
+async function run(argv: string[], io: CliIo): Promise<ExitCode> {
+  const options = parseRunArgs(argv);
+  const oneShot = options.input !== undefined;
+  const interactive = !oneShot && process.stdin.isTTY === true;
+  // stdout belongs to the user in terminal modes; logs then go to a file.
+  const logFile = oneShot || interactive ? daemonLogFile(options.stateRoot) : undefined;
+  let logFd: number | undefined;
+  if (logFile) {
+    mkdirSync(dirname(logFile), { recursive: true });
+    logFd = openSync(logFile, 'a');
+  }
+  const logger = createLogger({ name: 'orchestrator', ...(logFd !== undefined ? { destination: logFd } : {}) });
+  const color = process.stderr.isTTY === true;
+  let finish: (code: ExitCode) => void = () => {};
+  const finished = new Promise<ExitCode>((resolve) => {
+    finish = resolve;
+  });
+
+  const orchestrator = new Orchestrator({
+    bundlePath: options.path,
+    stateRoot: options.stateRoot,
+    host: options.host,
+    port: options.port,
+    watch: options.watch,
+    processEnv: process.env,
+    logger,
+    childOutput: logFd ?? 'inherit',
+    interactive,
+    ...(logFile ? { logFile } : {}),
+    ...(options.swarm ? { swarmName: options.swarm } : {}),
+    ...(options.envFile ? { envFile: options.envFile } : {}),
+    ...(process.env.GOONDAN_API_TOKEN ? { apiToken: process.env.GOONDAN_API_TOKEN } : {}),
+    ...(oneShot || interactive ? { onExchange: exchangePrinter((line) => process.stderr.write(line), color) } : {}),
+    onInteractiveEnd: () => void orchestrator.stop().then(() => finish(EXIT.ok)),
+  });
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      io.stderr(`goondan: second ${signal}; stopping without waiting for turns to finish`);
+      process.exit(130);
+    }
+    logger.info({ signal }, 'signal received; draining');
+    if (interactive) io.stderr('\ngoondan: stopping (Ctrl-C again to force)');
+    void orchestrator.stop().then(() => finish(EXIT.ok));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    await orchestrator.start();
+  } catch (error) {
+    await orchestrator.stop().catch(() => undefined);
+    return reportStartFailure(error, io);
+  }
+
+  const swarm = orchestrator.swarm;
+  if (oneShot && options.input !== undefined) {
+    const submitted = orchestrator.submit({
+      agent: swarm.entryAgent,
+      instanceKey: 'default',
+      input: options.input,
+      source: { kind: 'cli', name: 'you' },
+      wait: true,
+    });
+    const outcome = await submitted.reply;
+    await orchestrator.stop();
+    if (!outcome) return EXIT.runtimeError;
+    if (outcome.status === 'ok') {
+      io.stdout(outcome.output);
+      return EXIT.ok;
+    }
+    io.stderr(`goondan run: ${outcome.errorCode ?? outcome.status}: ${outcome.errorMessage ?? 'the turn failed'} (trace ${outcome.traceId ?? submitted.traceId}; log ${logFile})`);
+    return EXIT.runtimeError;
+  }
+
+  const where = logFile ? `; logs: ${logFile}` : '';
+  io.stderr(`goondan: swarm '${swarm.name}' running (agents: ${swarm.agents.join(', ')}) — API ${orchestrator.apiUrl}${where}`);
+  if (interactive) io.stderr(`Talk to '${swarm.entryAgent}' below. Ctrl-D or Ctrl-C to quit.`);
+  return finished;
+}
+
+function reportStartFailure(error: unknown, io: CliIo): ExitCode {
+  if (error instanceof BundleNotFoundError) {
+    io.stderr(`goondan run: ${error.message}`);
+    return EXIT.configNotFound;
+  }
+  if (error instanceof ConfigError) {
+    io.stderr(`goondan run: the bundle is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n${formatProblemsText(error.problems, process.cwd())}`);
+    return EXIT.invalidBundle;
+  }
+  if (error instanceof ApiConfigError) {
+    io.stderr(`goondan run: ${error.message}`);
+    return EXIT.usage;
+  }
+  if (error instanceof AlreadyRunningError) {
+    io.stderr(`goondan run: ${error.message}`);
+    return EXIT.runtimeError;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`goondan run: cannot start: ${message}`);
+  return EXIT.runtimeError;
+}
+
+export const runCommand: CliCommand = { name: 'run', summary: 'start a swarm in the foreground (the daemon)', usage, run };

@@ -1,0 +1,86 @@
+/** `goondan send TEXT`: one event into a running daemon; prints the reply (or the event id with --no-wait). */
+import { parseArgs } from 'node:util';
+import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { isJsonObject } from '../../../shared/types/json.ts';
+import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+
+const usage = `Usage: goondan send TEXT [options]
+
+Send TEXT to an agent of the running daemon and print its reply.
+
+Options:
+      --agent NAME      target agent (default: the swarm's entry agent)
+      --instance KEY    conversation / instance key (default: default)
+      --no-wait         do not wait for the reply; print the event id
+      --timeout MS      give up waiting after MS milliseconds (default 60000)
+      --json            print the whole API response as JSON
+      --state-root DIR  where to find the daemon (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
+
+async function send(argv: string[], io: CliIo): Promise<ExitCode> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        agent: { type: 'string' },
+        instance: { type: 'string' },
+        'no-wait': { type: 'boolean' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        'state-root': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const text = positionals.join(' ').trim();
+  if (text === '') throw new UsageError('TEXT is required');
+  const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError(`--timeout must be a positive integer, got '${values.timeout}'`);
+  let client;
+  try {
+    client = connectToDaemon(resolveStateRoot(values['state-root']));
+  } catch (error) {
+    if (error instanceof DaemonNotFoundError) {
+      io.stderr(`goondan send: ${error.message}`);
+      return EXIT.runtimeError;
+    }
+    throw error;
+  }
+  const body = {
+    input: text,
+    wait: values['no-wait'] !== true,
+    ...(values.agent ? { agent: values.agent } : {}),
+    ...(values.instance ? { instanceKey: values.instance } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  };
+  const response = await client.request('POST', '/v1/events', body);
+  const result: unknown = await response.json().catch(() => undefined);
+  if (!isJsonObject(result)) {
+    io.stderr(`goondan send: unexpected response ${response.status} from ${client.url}`);
+    return EXIT.runtimeError;
+  }
+  if (values.json) io.stdout(JSON.stringify(result, null, 2));
+  if (!response.ok) {
+    const error = isJsonObject(result.error) ? result.error : {};
+    io.stderr(`goondan send: ${String(error.code ?? response.status)}: ${String(error.message ?? 'request failed')}`);
+    return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
+  }
+  if (response.status === 202) {
+    if (!values.json) io.stdout(String(result.eventId));
+    return EXIT.ok;
+  }
+  if (result.status !== 'ok') {
+    const error = isJsonObject(result.error) ? result.error : {};
+    io.stderr(`goondan send: ${String(error.code ?? result.status)}: ${String(error.message ?? '')} (trace ${String(result.traceId)})`);
+    return EXIT.runtimeError;
+  }
+  if (!values.json) io.stdout(String(result.output ?? ''));
+  return EXIT.ok;
+}
+
+export const sendCommand: CliCommand = { name: 'send', summary: 'send a message to a running swarm and print the reply', usage, run: send };

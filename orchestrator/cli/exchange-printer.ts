@@ -1,0 +1,19 @@
+/**
+ * The human-readable side of a terminal run: who asked whom what, one line per routed message,
+ * on stderr so stdout stays the reply (one-shot) or the conversation (interactive).
+ */
+import type { ExchangeNote } from '../routing/router.ts';
+
+const MAX_TEXT = 160;
+
+export function formatExchange(note: ExchangeNote, color: boolean): string {
+  const text = note.text.replace(/\s+/g, ' ').trim();
+  const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
+  const arrow = note.kind === 'response' ? '⇠' : note.kind === 'error' ? '✗' : '→';
+  const line = `  ${note.from} ${arrow} ${note.to}  ${note.kind}: ${shown}`;
+  return color ? `\u001b[2m${line}\u001b[22m` : line;
+}
+
+export function exchangePrinter(write: (line: string) => void, color: boolean): (note: ExchangeNote) => void {
+  return (note) => write(`${formatExchange(note, color)}\n`);
+}

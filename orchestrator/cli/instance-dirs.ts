@@ -1,0 +1,78 @@
+/**
+ * Offline view of instance state for `logs` and `instance`: which workspaces to read (the live
+ * daemon's, else all) and each instance directory's identity from its metadata.json.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { workspaceDir } from '../../shared/state-paths.ts';
+import { isJsonObject } from '../../shared/types/json.ts';
+import { liveDaemons } from '../daemon/runtime-file.ts';
+
+export interface InstanceDir {
+  workspaceId: string;
+  dir: string;
+  agentName: string;
+  instanceKey: string;
+  status?: string;
+  updatedAt?: string;
+}
+
+export function workspacesToRead(stateRoot: string): string[] {
+  const live = liveDaemons(stateRoot);
+  if (live.length === 1 && live[0]) return [live[0].workspaceId];
+  try {
+    return readdirSync(join(stateRoot, 'workspaces')).sort();
+  } catch {
+    return [];
+  }
+}
+
+export function listInstanceDirs(stateRoot: string, workspaceId: string): InstanceDir[] {
+  const root = join(workspaceDir(stateRoot, workspaceId), 'instances');
+  let names: string[];
+  try {
+    names = readdirSync(root).sort();
+  } catch {
+    return [];
+  }
+  const result: InstanceDir[] = [];
+  for (const name of names) {
+    const dir = join(root, name);
+    const meta = readMetadata(join(dir, 'metadata.json'));
+    // Without metadata (never ran a turn) fall back to the directory name `<agent>--<key>`.
+    const [agentFromName = name, keyFromName = ''] = name.split('--');
+    result.push({
+      workspaceId,
+      dir,
+      agentName: meta?.agentName ?? agentFromName,
+      instanceKey: meta?.instanceKey ?? keyFromName,
+      ...(meta?.status ? { status: meta.status } : {}),
+      ...(meta?.updatedAt ? { updatedAt: meta.updatedAt } : {}),
+    });
+  }
+  return result;
+}
+
+export function runtimeEventsFile(instance: InstanceDir): string {
+  return join(instance.dir, 'messages', 'runtime-events.jsonl');
+}
+
+function readMetadata(path: string): { agentName?: string; instanceKey?: string; status?: string; updatedAt?: string } | undefined {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!isJsonObject(value)) return undefined;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const meta: { agentName?: string; instanceKey?: string; status?: string; updatedAt?: string } = {};
+    const agentName = str(value.agentName);
+    const instanceKey = str(value.instanceKey);
+    const status = str(value.status);
+    const updatedAt = str(value.updatedAt);
+    if (agentName) meta.agentName = agentName;
+    if (instanceKey) meta.instanceKey = instanceKey;
+    if (status) meta.status = status;
+    if (updatedAt) meta.updatedAt = updatedAt;
+    return meta;
+  } catch {
+    return undefined;
+  }
+}

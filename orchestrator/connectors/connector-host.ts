@@ -1,0 +1,147 @@
+/**
+ * ConnectorProcess entry (SPEC.md §6): one per Connection. Loads the connector's entry module and
+ * runs its default export with a ConnectorContext; emitted events go to the orchestrator, which
+ * applies the Connection's ingress rules. The connector owns its protocol, nothing else.
+ */
+import { parseArgs } from 'node:util';
+import { Ajv } from 'ajv';
+import { CONTROL, ORCHESTRATOR, controlEvent, inReplyToOf, makeEvent } from '../../shared/ipc/control-events.ts';
+import { createParentChannelTransport } from '../../shared/ipc/parent-channel-transport.ts';
+import { replyOutcomeOf, type ReplyOutcome } from '../../shared/ipc/reply-events.ts';
+import { newId } from '../../shared/ids.ts';
+import { createLogger } from '../../shared/logger.ts';
+import type { ConnectionPlan } from '../../shared/types/bundle.ts';
+import type { ConnectorContext, ConnectorEvent, ConnectorReply } from '../../shared/types/connectors.ts';
+import type { EventSource } from '../../shared/types/events.ts';
+import pino from 'pino';
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { connection: { type: 'string' } } });
+const connectionName = values.connection ?? '';
+const logFile = process.env.GOONDAN_LOG_FILE;
+const logger = createLogger({
+  name: 'connector',
+  base: { connection: connectionName },
+  ...(logFile ? { destination: pino.destination({ dest: logFile, append: true, sync: true }) } : {}),
+});
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validatePlan = ajv.compile<ConnectionPlan>({
+  type: 'object',
+  required: ['name', 'connectorName', 'connectorEntryPath', 'events', 'config', 'secrets', 'rules'],
+  properties: { name: { const: connectionName }, config: { type: 'object' }, secrets: { type: 'object' } },
+});
+const validateConnectorEvent = ajv.compile<ConnectorEvent>({
+  type: 'object',
+  required: ['name', 'message', 'instanceKey'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    instanceKey: { type: 'string', minLength: 1 },
+    properties: { type: 'object', additionalProperties: { type: 'string' } },
+    message: {
+      oneOf: [
+        { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+        { type: 'object', required: ['type', 'url'], properties: { type: { const: 'image' }, url: { type: 'string' } } },
+        { type: 'object', required: ['type', 'url', 'name'], properties: { type: { const: 'file' }, url: { type: 'string' }, name: { type: 'string' } } },
+      ],
+    },
+  },
+});
+
+const planJson: unknown = JSON.parse(process.env.GOONDAN_CONNECTION_PLAN ?? 'null');
+if (!validatePlan(planJson)) {
+  logger.fatal({ problems: ajv.errorsText(validatePlan.errors) }, 'GOONDAN_CONNECTION_PLAN is missing or malformed');
+  process.exit(1);
+}
+const plan: ConnectionPlan = planJson;
+const transport = createParentChannelTransport((problems) => logger.warn({ problems }, 'dropped a malformed IPC message'));
+const self: EventSource = { kind: 'connector', name: connectionName };
+const abort = new AbortController();
+const waiters = new Map<string, (outcome: ReplyOutcome) => void>();
+
+transport.onDisconnect(() => {
+  abort.abort();
+  process.exit(0);
+});
+process.on('SIGINT', () => {});
+
+function toAgentEvent(event: ConnectorEvent, replyTo?: { target: string; correlationId: string }) {
+  const checked = validateConnectorEvent(event);
+  if (!checked) throw new Error(`invalid connector event: ${ajv.errorsText(validateConnectorEvent.errors)}`);
+  if (!plan.events.some((e) => e.name === event.name)) logger.warn({ event: event.name }, 'event name is not declared by the connector');
+  const message = event.message;
+  const input = message.type === 'text' ? message.text : message.type === 'image' ? `[image] ${message.url}` : `[file ${message.name}] ${message.url}`;
+  // Connector properties reach the agent in AgentEvent.source (SPEC.md §6; a §9.11 gap in the reference).
+  return makeEvent(`connector.${event.name}`, { ...self, event: event.name, ...(event.properties ?? {}) }, {
+    input,
+    instanceKey: event.instanceKey,
+    metadata: { connection: connectionName, message: { ...message } },
+    ...(replyTo ? { replyTo } : {}),
+  });
+}
+
+const ctx: ConnectorContext = {
+  async emit(event) {
+    transport.send({ type: 'event', from: connectionName, to: ORCHESTRATOR, payload: toAgentEvent(event) });
+  },
+  async request(event, options = {}): Promise<ConnectorReply> {
+    const correlationId = newId('corr');
+    const payload = toAgentEvent(event, { target: connectionName, correlationId });
+    if (options.timeoutMs) payload.metadata = { ...payload.metadata, __timeoutMs: options.timeoutMs };
+    const reply = new Promise<ReplyOutcome>((resolve) => waiters.set(correlationId, resolve));
+    transport.send({ type: 'event', from: connectionName, to: ORCHESTRATOR, payload });
+    const outcome = await reply;
+    return {
+      status: outcome.status,
+      text: outcome.status === 'ok' ? outcome.output : (outcome.errorMessage ?? outcome.status),
+      ...(outcome.turnId ? { turnId: outcome.turnId } : {}),
+      ...(outcome.traceId ? { traceId: outcome.traceId } : {}),
+    };
+  },
+  config: plan.config,
+  secrets: plan.secrets,
+  logger,
+  signal: abort.signal,
+};
+
+let running: Promise<void> = Promise.resolve();
+transport.onMessage((message) => {
+  if (message.type === 'shutdown') {
+    abort.abort();
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, Math.min(message.payload.gracePeriodMs, 5_000)));
+    void Promise.race([running.catch(() => undefined), timeout]).then(() => {
+      transport.send({ type: 'shutdown_ack', from: connectionName, to: ORCHESTRATOR, payload: { connection: connectionName } });
+      setTimeout(() => process.exit(0), 20);
+    });
+    return;
+  }
+  if (message.type !== 'event') return;
+  const correlationId = inReplyToOf(message.payload);
+  const resolve = correlationId ? waiters.get(correlationId) : undefined;
+  if (correlationId && resolve) {
+    waiters.delete(correlationId);
+    resolve(replyOutcomeOf(message.payload));
+  }
+});
+
+try {
+  const module: unknown = await import(plan.connectorEntryPath);
+  const entry = typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
+  if (typeof entry !== 'function') throw new Error(`${plan.connectorEntryPath} has no default export function`);
+  running = Promise.resolve(entry(ctx)).then(() => undefined);
+  transport.send({ type: 'event', from: connectionName, to: ORCHESTRATOR, payload: controlEvent(CONTROL.connectorStarted, self) });
+  await running;
+  // During a shutdown the message handler acks and exits; otherwise the connector is simply done.
+  if (!abort.signal.aborted) {
+    logger.info('connector finished');
+    process.exit(0);
+  }
+} catch (error) {
+  logger.error({ err: error }, 'connector failed');
+  transport.send({
+    type: 'event',
+    from: connectionName,
+    to: ORCHESTRATOR,
+    payload: controlEvent(CONTROL.connectorFailed, self, { message: error instanceof Error ? error.message : String(error) }),
+  });
+  setTimeout(() => process.exit(1), 20);
+}
