@@ -5,5 +5,6 @@ import { logsCommand } from './logs.ts';
 import { psCommand } from './ps.ts';
 import { runCommand } from './run.ts';
 import { sendCommand } from './send.ts';
+import { validateCommand } from './validate.ts';
 
-export const commands: readonly CliCommand[] = [runCommand, sendCommand, psCommand, logsCommand, instanceCommand];
+export const commands: readonly CliCommand[] = [runCommand, validateCommand, sendCommand, psCommand, logsCommand, instanceCommand];
