@@ -1,0 +1,93 @@
+/**
+ * `webhook` connector: HTTP POST → one event. Body: JSON `{text | input, instanceKey?, properties?}`
+ * or plain text. With a `WEBHOOK_SECRET` (or `SIGNING_SECRET`) secret, the raw body must carry an
+ * HMAC-SHA256 signature in `X-Goondan-Signature` or `X-Hub-Signature-256` (`sha256=<hex>`); a
+ * mismatch is 401 and nothing is emitted (SPEC.md §6). `?wait=true` (or config `wait: "true"`)
+ * answers with the agent's reply instead of 202.
+ * Config: `host` (127.0.0.1), `port` (8787), `path` (/), `instanceKey` (webhook), `wait`.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ConnectorContext } from '../../../../shared/types/index.ts';
+
+const MAX_BODY_BYTES = 1_000_000;
+
+function json(status: number, body: Record<string, unknown>): Response {
+  return new Response(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json' } });
+}
+
+export function verifySignature(secret: string, rawBody: string, header: string | null): boolean {
+  if (!header) return false;
+  const given = header.startsWith('sha256=') ? header.slice(7) : header;
+  const expected = createHmac('sha256', secret).update(rawBody).digest('hex');
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+interface WebhookPayload {
+  text: string;
+  instanceKey?: string;
+  properties: Record<string, string>;
+}
+
+function parsePayload(raw: string, contentType: string): WebhookPayload | string {
+  if (!contentType.includes('json')) return raw.trim() === '' ? 'empty body' : { text: raw, properties: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return `body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'body must be a JSON object';
+  const text = 'text' in value ? value.text : 'input' in value ? value.input : undefined;
+  if (typeof text !== 'string' || text.trim() === '') return '/text: required non-empty string (or /input)';
+  const properties: Record<string, string> = {};
+  const rawProperties = 'properties' in value ? value.properties : undefined;
+  if (typeof rawProperties === 'object' && rawProperties !== null && !Array.isArray(rawProperties)) {
+    for (const [key, v] of Object.entries(rawProperties)) if (v !== null && typeof v !== 'object') properties[key] = String(v);
+  }
+  const instanceKey = 'instanceKey' in value && typeof value.instanceKey === 'string' && value.instanceKey !== '' ? value.instanceKey : undefined;
+  return { text, properties, ...(instanceKey ? { instanceKey } : {}) };
+}
+
+export default async function webhook(ctx: ConnectorContext): Promise<void> {
+  const secret = ctx.secrets.WEBHOOK_SECRET || ctx.secrets.SIGNING_SECRET || '';
+  const path = ctx.config.path || '/';
+  const defaultKey = ctx.config.instanceKey || 'webhook';
+  const server = Bun.serve({
+    hostname: ctx.config.host || '127.0.0.1',
+    port: Number(ctx.config.port || 8787),
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      if (url.pathname !== path) return json(404, { error: { code: 'E_WEBHOOK_NOT_FOUND', message: `POST to ${path}` } });
+      if (request.method !== 'POST') return json(405, { error: { code: 'E_WEBHOOK_METHOD', message: 'use POST' } });
+      const raw = await request.text();
+      if (raw.length > MAX_BODY_BYTES) return json(413, { error: { code: 'E_WEBHOOK_TOO_LARGE', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      if (secret) {
+        const signature = request.headers.get('x-goondan-signature') ?? request.headers.get('x-hub-signature-256');
+        if (!verifySignature(secret, raw, signature)) {
+          ctx.logger.warn({ path }, 'webhook signature mismatch; request rejected');
+          return json(401, { error: { code: 'E_WEBHOOK_SIGNATURE', message: 'missing or wrong HMAC-SHA256 signature' } });
+        }
+      }
+      const payload = parsePayload(raw, request.headers.get('content-type') ?? '');
+      if (typeof payload === 'string') return json(400, { error: { code: 'E_WEBHOOK_BAD_BODY', message: payload } });
+      const event = {
+        name: 'webhook_message',
+        message: { type: 'text' as const, text: payload.text },
+        properties: { path: url.pathname, ...payload.properties },
+        instanceKey: payload.instanceKey ?? defaultKey,
+      };
+      const wait = url.searchParams.get('wait') === 'true' || ctx.config.wait === 'true';
+      if (!wait) {
+        await ctx.emit(event);
+        return json(202, { accepted: true });
+      }
+      const reply = await ctx.request(event);
+      return json(200, { status: reply.status, output: reply.text, traceId: reply.traceId ?? null, turnId: reply.turnId ?? null });
+    },
+  });
+  ctx.logger.info({ url: `http://${server.hostname}:${server.port}${path}`, signed: secret !== '' }, 'webhook listening');
+  await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.stop(true);
+}
