@@ -4,11 +4,23 @@
  * rejected with the `exports` form written out for the user (ARCHITECTURE §5).
  */
 import { stringify } from 'yaml';
-import { isJsonObject, type JsonObject } from '../types/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../types/json.ts';
 import { jsonSchemaProblems } from '../schemas/validators.ts';
 import type { NamedDocument } from './bundle-document.ts';
 import { specOf } from './bundle-document.ts';
+import { didYouMean } from './closest-names.ts';
+import { formatPath, type PathSegment, pointerToSegments } from './json-path.ts';
 import type { ProblemSink } from './problem-sink.ts';
+
+function getIn(value: JsonValue, segments: readonly PathSegment[]): JsonValue | undefined {
+  let current: JsonValue | undefined = value;
+  for (const segment of segments) {
+    if (Array.isArray(current) && typeof segment === 'number') current = current[segment];
+    else if (isJsonObject(current) && typeof segment === 'string') current = current[segment];
+    else return undefined;
+  }
+  return current;
+}
 
 const EXPORT_NAME_PATTERN = /^[a-z0-9_-]+$/;
 /** OpenAI-style providers accept function names of at most 64 characters. */
@@ -84,10 +96,12 @@ export function checkToolExports(doc: NamedDocument, sink: ProblemSink): void {
       }
     }
     if (isJsonObject(parameters) && parameters.type === 'object') {
-      const problems = jsonSchemaProblems(parameters);
-      if (problems.length > 0) {
-        sink.at(doc, ['spec', 'exports', i, 'parameters'], 'E_CONFIG_INVALID_PARAMETERS_SCHEMA', `parameters of export "${String(name)}" is not a valid JSON Schema: ${problems.slice(0, 3).join('; ')}`, {
-          suggestion: 'types are string, number, integer, boolean, array, object, null; properties maps names to schemas; required lists names',
+      for (const problem of jsonSchemaProblems(parameters)) {
+        const segments = ['spec', 'exports', i, 'parameters', ...pointerToSegments(problem.pointer)];
+        const got = getIn(parameters, pointerToSegments(problem.pointer));
+        const hint = typeof got === 'string' && problem.allowed ? didYouMean(got, problem.allowed) : undefined;
+        sink.at(doc, segments, 'E_CONFIG_INVALID_PARAMETERS_SCHEMA', `parameters of export "${String(name)}" is not a valid JSON Schema: ${formatPath(segments.slice(4)) || '(root)'} ${problem.message}`, {
+          suggestion: hint ?? (problem.allowed ? `allowed: ${problem.allowed.join(', ')}` : 'see https://json-schema.org/understanding-json-schema/'),
         });
       }
     }

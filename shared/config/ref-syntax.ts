@@ -38,7 +38,8 @@ function fail(code: ProblemCode, message: string, subPath: PathSegment[] = [], s
 
 function checkKind(kind: ResourceKind, expected: ResourceKind, shown: string, subPath: PathSegment[]): RefParse | undefined {
   if (kind === expected) return undefined;
-  return fail('E_CONFIG_REF_KIND_MISMATCH', `${shown} is a ${kind} reference; this field needs a ${expected}`, subPath, `reference a ${expected}, e.g. "${expected}/<name>"`);
+  const an = (word: string) => (/^[AEIOU]/.test(word) ? `an ${word}` : `a ${word}`);
+  return fail('E_CONFIG_REF_KIND_MISMATCH', `${shown} is ${an(kind)} reference; this field needs ${an(expected)}`, subPath, `reference ${an(expected)}, e.g. "${expected}/<name>"`);
 }
 
 function parseString(text: string, expected: ResourceKind, subPath: PathSegment[]): RefParse {

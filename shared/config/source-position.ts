@@ -44,8 +44,11 @@ export function locate(doc: Document, lineCounter: LineCounter, segments: readon
       break;
     }
   }
+  if (isAlias(node)) node = node.resolve(doc);
+  // A block collection starts on the line after its key; the key is where a reader looks.
+  const blockCollection = (isMap(node) || isSeq(node)) && !node.flow;
   const offset = complete
-    ? target === 'key'
+    ? target === 'key' || blockCollection
       ? (rangeStart(keyNode) ?? rangeStart(node))
       : (rangeStart(node) ?? rangeStart(keyNode))
     : (rangeStart(keyNode) ?? rangeStart(node));

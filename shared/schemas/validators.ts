@@ -57,12 +57,34 @@ export function schemaErrors(kind: ResourceKind, document: unknown): ErrorObject
   return validate(document) ? [] : [...(validate.errors ?? [])];
 }
 
-/** Checks that a value is itself a valid JSON Schema (tool spec §15 "parameter schema is valid"). */
-export function jsonSchemaProblems(schema: unknown): string[] {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return ['must be an object'];
-  const valid = ajv.validateSchema(schema);
-  if (valid === true) return [];
-  return (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
+export interface JsonSchemaProblem {
+  /** JSON pointer inside the schema, e.g. `/properties/count/type`. */
+  pointer: string;
+  message: string;
+  /** Allowed values when the meta-schema restricts the value to a list (for "did you mean"). */
+  allowed?: string[];
+}
+
+/**
+ * Checks that a value is itself a valid JSON Schema (tool spec §15 "parameter schema is valid").
+ * Only the meta-schema is applied, so unknown keywords stay allowed. One problem per location.
+ */
+export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [{ pointer: '', message: 'must be an object' }];
+  if (ajv.validateSchema(schema) === true) return [];
+  const byPointer = new Map<string, JsonSchemaProblem>();
+  for (const error of ajv.errors ?? []) {
+    const existing = byPointer.get(error.instancePath);
+    const allowed: unknown = error.params.allowedValues;
+    if (existing) {
+      if (!existing.allowed && Array.isArray(allowed)) existing.allowed = allowed.map(String);
+      continue;
+    }
+    const problem: JsonSchemaProblem = { pointer: error.instancePath, message: `${error.message ?? 'is invalid'} (got ${JSON.stringify(error.data)})` };
+    if (Array.isArray(allowed)) problem.allowed = allowed.map(String);
+    byPointer.set(error.instancePath, problem);
+  }
+  return [...byPointer.values()];
 }
 
 /** Schema ids whose errors the loader drops because a dedicated check owns that part. */
