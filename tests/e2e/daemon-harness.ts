@@ -1,0 +1,160 @@
+/**
+ * Starts the real daemon (`bin/goondan run`) as a subprocess on an ephemeral port with a temp
+ * state root, collects its JSON log lines (its own and its children's, which inherit stdout), and
+ * offers the few operations the e2e tests need.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+import { instancePaths } from '../../shared/state-paths.ts';
+
+export const REPO_ROOT = resolve(import.meta.dir, '../..');
+export const GOONDAN_BIN = join(REPO_ROOT, 'bin/goondan');
+
+export type LogLine = Record<string, unknown>;
+
+export interface Daemon {
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>;
+  url: string;
+  stateRoot: string;
+  logs: LogLine[];
+  stderr(): string;
+  api(path: string, init?: RequestInit): Promise<Response>;
+  /** POST /v1/events and parse the JSON answer. */
+  send(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }>;
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  processes(): Promise<Array<Record<string, unknown>>>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+  cleanup(): void;
+}
+
+export function tempStateRoot(): string {
+  return mkdtempSync(join(tmpdir(), 'goondan-e2e-'));
+}
+
+export async function startDaemon(
+  bundlePath: string,
+  options: { env?: Record<string, string>; args?: string[]; stateRoot?: string } = {},
+): Promise<Daemon> {
+  const stateRoot = options.stateRoot ?? tempStateRoot();
+  const proc = Bun.spawn([GOONDAN_BIN, 'run', bundlePath, '--port', '0', '--state-root', stateRoot, ...(options.args ?? [])], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, GOONDAN_LOG_LEVEL: 'debug', ...options.env },
+  });
+  const logs: LogLine[] = [];
+  const waiters: Array<{ predicate: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
+  let stderrText = '';
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const text = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf('\n');
+        let line: LogLine;
+        try {
+          line = JSON.parse(text);
+        } catch {
+          line = { raw: text };
+        }
+        logs.push(line);
+        for (const waiter of [...waiters]) {
+          if (waiter.predicate(line)) {
+            waiters.splice(waiters.indexOf(waiter), 1);
+            waiter.resolve(line);
+          }
+        }
+      }
+    }
+  })();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) stderrText += decoder.decode(chunk, { stream: true });
+  })();
+
+  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> => {
+    const found = logs.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stderr:\n${stderrText}\nlast logs:\n${logs.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`)), timeoutMs);
+      waiters.push({
+        predicate,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolvePromise(line);
+        },
+      });
+    });
+  };
+
+  const started = await Promise.race([
+    waitForLog((l) => l.msg === 'orchestrator started', 30_000),
+    proc.exited.then((code) => {
+      throw new Error(`daemon exited with ${code} before starting; stderr:\n${stderrText}`);
+    }),
+  ]);
+  const url = String(started.api);
+  const api = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+  return {
+    proc,
+    url,
+    stateRoot,
+    logs,
+    stderr: () => stderrText,
+    api,
+    async send(body) {
+      const response = await api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    waitForLog,
+    async processes() {
+      const response = await api('/v1/processes');
+      const body = (await response.json()) as { processes: Array<Record<string, unknown>> };
+      return body.processes;
+    },
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null) proc.kill(signal);
+      return proc.exited;
+    },
+    cleanup() {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+      rmSync(stateRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True while a process with this pid exists. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Runtime events of one instance from the state directory. */
+export async function readRuntimeEvents(stateRoot: string, workspaceId: string, agent: string, instanceKey: string): Promise<Array<Record<string, unknown>>> {
+  const file = instancePaths(stateRoot, workspaceId, agent, instanceKey).runtimeEvents;
+  const text = await Bun.file(file).text();
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

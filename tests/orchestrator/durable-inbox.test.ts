@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeEvent } from '../../shared/ipc/control-events.ts';
+import { DurableInbox } from '../../orchestrator/delivery/durable-inbox.ts';
+
+const dirs: string[] = [];
+function inboxPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'goondan-inbox-'));
+  dirs.push(dir);
+  return join(dir, 'nested', 'inbox.jsonl');
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const event = (input: string) => makeEvent('api.input', { kind: 'api', name: 'test' }, { input });
+
+describe('durable inbox (ARCHITECTURE §3)', () => {
+  test('an appended event stays pending until acked, in arrival order', () => {
+    const inbox = DurableInbox.open(inboxPath(), 'alpha', 'k1');
+    const [a, b, c] = [event('a'), event('b'), event('c')];
+    inbox.append(a);
+    inbox.append(b);
+    inbox.append(c);
+    expect(inbox.ack(b.id)).toBe(true);
+    expect(inbox.unacked().map((e) => e.input)).toEqual(['a', 'c']);
+    expect(inbox.ack(b.id)).toBe(false);
+  });
+
+  test('a reopened inbox (daemon restart) recovers exactly the unacked events', () => {
+    const path = inboxPath();
+    const first = DurableInbox.open(path, 'alpha', 'k1');
+    const [a, b] = [event('a'), event('b')];
+    first.append(a);
+    first.append(b);
+    first.ack(a.id);
+    const reopened = DurableInbox.open(path, 'alpha', 'k1');
+    expect(reopened.unacked().map((e) => e.id)).toEqual([b.id]);
+    expect(DurableInbox.peekIdentity(path)).toEqual({ agent: 'alpha', instanceKey: 'k1', pending: 1 });
+  });
+
+  test('malformed lines are skipped and reported, not fatal', () => {
+    const path = inboxPath();
+    const inbox = DurableInbox.open(path, 'alpha', 'k1');
+    const good = event('good');
+    inbox.append(good);
+    appendFileSync(path, '{not json\n{"op":"put","agent":"alpha","instanceKey":"k1","event":{"id":1}}\n');
+    const bad: number[] = [];
+    const reopened = DurableInbox.open(path, 'alpha', 'k1', (line) => bad.push(line));
+    expect(reopened.unacked().map((e) => e.id)).toEqual([good.id]);
+    expect(bad).toEqual([2, 3]);
+  });
+
+  test('a dead-lettered ack records its reason', () => {
+    const path = inboxPath();
+    const inbox = DurableInbox.open(path, 'alpha', 'k1');
+    const poison = event('poison');
+    inbox.append(poison);
+    inbox.ack(poison.id, 'crashed 3 times');
+    expect(readFileSync(path, 'utf8')).toContain('"dead":"crashed 3 times"');
+    expect(DurableInbox.peekIdentity(path)).toBeUndefined();
+  });
+});
