@@ -1,0 +1,34 @@
+# goondan in a container: non-root, state on a volume, JSON logs on stdout, /healthz probe.
+#   docker build -t goondan .
+#   docker run --rm -p 7420:7420 -e GOONDAN_API_TOKEN=change-me -v goondan-state:/var/lib/goondan \
+#     -v "$PWD/my-bundle:/bundle:ro" goondan
+FROM node:20-bookworm-slim AS install
+WORKDIR /opt/goondan
+COPY package.json package-lock.json ./
+# Production dependencies only; the `bun` package brings the Bun runtime.
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY bin ./bin
+COPY shared ./shared
+COPY orchestrator ./orchestrator
+COPY agent-process ./agent-process
+COPY bundles ./bundles
+COPY schemas ./schemas
+
+FROM debian:bookworm-slim
+# tini reaps orphaned tool processes (PID 1 duty) and forwards SIGTERM to the daemon.
+RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates \
+  && rm -rf /var/lib/apt/lists/* \
+  && useradd --system --uid 10001 --home /var/lib/goondan --shell /usr/sbin/nologin goondan \
+  && install -d -o goondan -g goondan -m 0750 /var/lib/goondan
+COPY --from=install /opt/goondan /opt/goondan
+ENV GOONDAN_STATE_ROOT=/var/lib/goondan \
+    HOME=/var/lib/goondan
+VOLUME ["/var/lib/goondan"]
+USER goondan
+EXPOSE 7420
+# The API must listen on 0.0.0.0 to be reachable from outside the container, which requires
+# GOONDAN_API_TOKEN (requests then send 'Authorization: Bearer <token>'; /healthz stays open).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["/opt/goondan/node_modules/.bin/bun", "-e", "fetch('http://127.0.0.1:7420/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/goondan/bin/goondan"]
+CMD ["run", "/bundle", "--host", "0.0.0.0", "--port", "7420"]
