@@ -16,11 +16,10 @@ export function jsonErrorOffset(text: string): number | undefined {
   const skipWhitespace = (): void => {
     while (pos < text.length && ' \t\n\r'.includes(text.charAt(pos))) pos += 1;
   };
+  // A misspelt literal (`tru`, `nul`) is reported at its first character, where a reader looks.
   const expectWord = (word: string): void => {
-    for (const char of word) {
-      if (text.charAt(pos) !== char) fail();
-      pos += 1;
-    }
+    if (text.startsWith(word, pos)) pos += word.length;
+    else fail();
   };
   const digits = (): void => {
     if (!/[0-9]/.test(text.charAt(pos))) fail();

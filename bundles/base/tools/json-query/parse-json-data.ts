@@ -13,7 +13,7 @@ export function parseJsonData(data: string): JsonValue {
     const line = before.split('\n').length;
     const column = offset - before.lastIndexOf('\n');
     const found = offset >= data.length ? 'end of input' : JSON.stringify(data.charAt(offset));
-    const context = data.slice(Math.max(0, offset - 20), offset + 20).replace(/\n/g, '\\n');
+    const context = data.slice(Math.max(0, offset - 20), offset + 20);
     throw new BaseToolError('E_JSON_PARSE', `data is not valid JSON: unexpected ${found} at line ${line}, column ${column} (offset ${offset}) near ${JSON.stringify(context)}. ${describeError(error)}`, {
       suggestion: 'Pass the JSON text itself as a string: double-quoted keys and strings, no trailing commas, no comments.',
       details: { offset, line, column },

@@ -6,7 +6,8 @@
 
 export type CaseStyle = 'upper' | 'lower' | 'title' | 'snake' | 'kebab' | 'camel';
 
-const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?[\p{Ll}\p{M}]+|\p{Lu}+|\p{N}+|[\p{Lo}\p{Lm}\p{Lt}\p{M}]+/gu;
+// Digits stay with the letters before them: `v2`, `HTTP2Server` → HTTP2 / Server.
+const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?[\p{Ll}\p{M}]+\p{N}*|\p{Lu}+\p{N}*|\p{N}+|[\p{Lo}\p{Lm}\p{Lt}\p{M}]+\p{N}*/gu;
 
 export function words(text: string): string[] {
   return text.match(WORD) ?? [];
