@@ -9,8 +9,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
+import type { JsonObject } from '../../../shared/types/index.ts';
 import { BaseToolError } from './tool-error.ts';
+
+/**
+ * The object guard the tools share. A local copy: entry modules import only types from shared/
+ * (ARCHITECTURE.md §1), so the one in shared/types/json.ts is not used here.
+ */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 

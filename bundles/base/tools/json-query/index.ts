@@ -3,7 +3,7 @@
  * come back as JSON (not re-encoded strings), so the model sees structure.
  */
 import type { JsonObject, JsonValue, ToolHandler } from '../../../../shared/types/index.ts';
-import { isJsonObject } from '../../../../shared/types/json.ts';
+import { isJsonObject } from '../tool-input.ts';
 import { BaseToolError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { formatPath, lookup, parsePath } from './json-path.ts';

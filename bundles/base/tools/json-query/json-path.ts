@@ -4,7 +4,7 @@
  * a `found: false` answer saying where the path stopped and what was there instead.
  */
 import type { JsonObject, JsonValue } from '../../../../shared/types/index.ts';
-import { isJsonObject } from '../../../../shared/types/json.ts';
+import { isJsonObject } from '../tool-input.ts';
 import { BaseToolError } from '../tool-error.ts';
 
 export type PathSegment = string | number;
