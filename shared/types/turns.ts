@@ -80,6 +80,8 @@ export type RuntimeEvent =
       stepIndex: number;
       toolCallCount: number;
       duration: number;
+      /** Milliseconds of this step spent in the model call (AI SDK + provider), part of `duration`. */
+      modelDuration?: number;
       tokenUsage?: TokenUsage;
     })
   | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; errorMessage: string })

@@ -1,0 +1,59 @@
+/**
+ * ajv validators for conversation records: lines read back from `base.jsonl` / `events.jsonl`
+ * (a crash can leave a torn last line) and MessageEvents emitted by extensions. The model-message
+ * payload is checked only for its envelope; the AI SDK validates the parts at the model call.
+ */
+import type { Message, MessageEvent } from '../../shared/types/messages.ts';
+import { ajv } from '../validation/ajv.ts';
+
+const messageSchema = {
+  type: 'object',
+  required: ['id', 'data', 'metadata', 'createdAt', 'source'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    data: {
+      type: 'object',
+      required: ['role', 'content'],
+      properties: {
+        role: { enum: ['system', 'user', 'assistant', 'tool'] },
+        content: { type: ['string', 'array'] },
+      },
+    },
+    metadata: { type: 'object' },
+    createdAt: { type: 'string' },
+    source: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { enum: ['user', 'assistant', 'tool', 'system', 'extension'] } },
+    },
+  },
+} as const;
+
+const messageEventSchema = {
+  oneOf: [
+    { type: 'object', required: ['type', 'message'], properties: { type: { const: 'append' }, message: messageSchema } },
+    {
+      type: 'object',
+      required: ['type', 'targetId', 'message'],
+      properties: { type: { const: 'replace' }, targetId: { type: 'string' }, message: messageSchema },
+    },
+    { type: 'object', required: ['type', 'targetId'], properties: { type: { const: 'remove' }, targetId: { type: 'string' } } },
+    { type: 'object', required: ['type'], properties: { type: { const: 'truncate' } } },
+  ],
+} as const;
+
+const validateMessage = ajv.compile<Message>(messageSchema);
+const validateMessageEvent = ajv.compile<MessageEvent>(messageEventSchema);
+
+export function isMessage(value: unknown): value is Message {
+  return validateMessage(value);
+}
+
+export function isMessageEvent(value: unknown): value is MessageEvent {
+  return validateMessageEvent(value);
+}
+
+/** ajv's description of why the last checked event was rejected. */
+export function messageEventProblems(): string {
+  return ajv.errorsText(validateMessageEvent.errors, { dataVar: 'event' });
+}

@@ -1,0 +1,98 @@
+/**
+ * The files behind a conversation (SPEC.md §3.1): `base.jsonl` (one Message per line) and
+ * `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash loses
+ * nothing that was emitted). Folding appends or atomically rewrites the base, and only then clears
+ * the events.
+ */
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Message, MessageEvent } from '../../shared/types/messages.ts';
+import type { FoldPlan } from './conversation-state.ts';
+import { isMessage, isMessageEvent } from './message-schema.ts';
+
+export interface StoreWarning {
+  code: 'E_MESSAGE_LINE_INVALID';
+  message: string;
+  file: string;
+  line: number;
+}
+
+export interface StoredConversation {
+  base: Message[];
+  events: MessageEvent[];
+  warnings: StoreWarning[];
+}
+
+export class MessageStore {
+  private eventsFd: number | undefined;
+
+  constructor(
+    private readonly basePath: string,
+    private readonly eventsPath: string,
+  ) {
+    mkdirSync(dirname(basePath), { recursive: true });
+    mkdirSync(dirname(eventsPath), { recursive: true });
+  }
+
+  load(): StoredConversation {
+    const warnings: StoreWarning[] = [];
+    const base = readJsonLines(this.basePath, isMessage, warnings);
+    const events = readJsonLines(this.eventsPath, isMessageEvent, warnings);
+    return { base, events, warnings };
+  }
+
+  /** Written before the engine moves on (ARCHITECTURE §3): fsync-free, but in the file. */
+  appendEvent(event: MessageEvent): void {
+    this.eventsFd ??= openSync(this.eventsPath, 'a');
+    writeSync(this.eventsFd, `${JSON.stringify(event)}\n`);
+  }
+
+  /** Writes the base per plan, then clears the events (never the other way round, SPEC.md §3.1). */
+  fold(plan: FoldPlan): void {
+    if (plan.mode === 'none') return;
+    if (plan.mode === 'delta') {
+      if (plan.appended.length > 0) appendFileSync(this.basePath, toJsonLines(plan.appended));
+    } else {
+      const tmp = `${this.basePath}.tmp-${process.pid}`;
+      writeFileSync(tmp, toJsonLines(plan.messages));
+      renameSync(tmp, this.basePath);
+    }
+    this.clearEvents();
+  }
+
+  clearEvents(): void {
+    if (this.eventsFd !== undefined) ftruncateSync(this.eventsFd, 0);
+    else if (existsSync(this.eventsPath)) writeFileSync(this.eventsPath, '');
+  }
+
+  close(): void {
+    if (this.eventsFd !== undefined) closeSync(this.eventsFd);
+    this.eventsFd = undefined;
+  }
+}
+
+function toJsonLines(messages: readonly Message[]): string {
+  let out = '';
+  for (const message of messages) out += `${JSON.stringify(message)}\n`;
+  return out;
+}
+
+function readJsonLines<T>(file: string, accept: (value: unknown) => value is T, warnings: StoreWarning[]): T[] {
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const out: T[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // A torn last line is what a crash mid-write leaves behind; anything else is damage.
+      warnings.push({ code: 'E_MESSAGE_LINE_INVALID', message: `line ${index + 1} of ${file} is not JSON; skipped`, file, line: index + 1 });
+      return;
+    }
+    if (accept(value)) out.push(value);
+    else warnings.push({ code: 'E_MESSAGE_LINE_INVALID', message: `line ${index + 1} of ${file} is not a valid record; skipped`, file, line: index + 1 });
+  });
+  return out;
+}

@@ -1,0 +1,200 @@
+/**
+ * The agent engine (ARCHITECTURE §4): given an AgentPlan it loads tools and extensions, recovers
+ * unfolded conversation events, and runs turns one at a time. Usable in-process (tests) and from
+ * the AgentProcess shell (agent-process/main.ts), which wires it to IPC.
+ */
+import { fileURLToPath } from 'node:url';
+import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { MessageEvent } from '../../shared/types/messages.ts';
+import type { AgentToolRuntime } from '../../shared/types/tools.ts';
+import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
+import { BASE_PACKAGE } from '../../shared/types/resources.ts';
+import { instancePaths } from '../../shared/state-paths.ts';
+import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
+import { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
+import { isMessageEvent, messageEventProblems } from '../conversation/message-schema.ts';
+import { MessageStore } from '../conversation/message-store.ts';
+import { EventBus } from '../extensions/event-bus.ts';
+import { createExtensionApi } from '../extensions/extension-api.ts';
+import { loadExtension } from '../extensions/extension-loader.ts';
+import { ExtensionStateStore } from '../extensions/extension-state.ts';
+import { createLanguageModel } from '../models/create-language-model.ts';
+import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
+import { ToolCallRunner } from '../tools/tool-call-runner.ts';
+import { ToolContextFactory } from '../tools/tool-context.ts';
+import { ToolExecutor } from '../tools/tool-executor.ts';
+import { loadToolHandlers } from '../tools/tool-loader.ts';
+import { ToolRegistry } from '../tools/tool-registry.ts';
+import { AsyncReplyInbox } from './async-reply-inbox.ts';
+import type { EngineInternals } from './engine-internals.ts';
+import { PipelineRegistry } from './pipeline-registry.ts';
+import { createStepCore } from './run-step.ts';
+import { createTurnCore } from './run-turn.ts';
+import { executeTurn, foldConversation, type TurnLifecycleDeps } from './turn-lifecycle.ts';
+
+export interface AgentEngineOptions {
+  /** shared/types/bundle.ts — already resolved: model, tools, extensions, prompt. */
+  plan: AgentPlan;
+  /** maxStepsPerTurn, workspaceId, entryAgent, agents. */
+  swarm: SwarmPlan;
+  instanceKey: string;
+  /** Instance dir = instancePaths(stateRoot, swarm.workspaceId, plan.name, instanceKey). */
+  stateRoot: string;
+  logger: RootLogger;
+  /** Becomes ToolContext.runtime and backs ctx.agents in turn/step middleware. */
+  agentsRuntime?: AgentToolRuntime;
+  /** Every runtime event (also written to runtime-events.jsonl). */
+  onRuntimeEvent?: (event: RuntimeEvent) => void;
+  /** A tool asked for a process restart (self-restart tool, SPEC.md §2.8); the shell acts on it after the turn. */
+  onRestartRequested?: (reason: string) => void;
+  env?: Record<string, string | undefined>;
+  /** Per-call tool handler timeout (default 5 min); on timeout the result is E_TOOL_TIMEOUT and ctx.signal aborts. */
+  toolTimeoutMs?: number;
+  /** tool spec §2.3.3: let the model call registry tools that the step's catalog does not offer. Default false. */
+  allowRegistryDirectCalls?: boolean;
+}
+
+export interface AgentEngine {
+  /** Never rejects for model/tool/extension errors (finishReason 'error' + error); rejects only when state cannot be written. */
+  runTurn(event: AgentEvent): Promise<TurnResult>;
+  /** Injected before the next step (or at the start of the next turn if idle). */
+  deliverAsyncReply(reply: InterAgentReply): void;
+  /** Flushes state and releases files; running tool handlers are aborted. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_STEPS = 32;
+const CONTEXT_MESSAGE = 'context-message';
+const CONTEXT_MESSAGE_ENTRY = fileURLToPath(new URL('../../bundles/base/extensions/context-message/index.ts', import.meta.url));
+
+export async function createAgentEngine(options: AgentEngineOptions): Promise<AgentEngine> {
+  const { plan, swarm, instanceKey } = options;
+  const logger = options.logger.child({ agent: plan.name, instanceKey });
+  const paths = instancePaths(options.stateRoot, swarm.workspaceId, plan.name, instanceKey);
+
+  const store = new MessageStore(paths.baseMessages, paths.messageEvents);
+  const conversation = recoverConversation(store, logger);
+  const metadataFile = new InstanceMetadataFile(paths.metadata, plan.name, instanceKey);
+  metadataFile.write('idle');
+
+  const bus = new EventBus(logger);
+  const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
+  const registry = new ToolRegistry();
+  for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
+  const model = createLanguageModel(plan, options.env ?? process.env);
+
+  let internals: EngineInternals | undefined;
+  const engineRef = (): EngineInternals => {
+    if (!internals) throw new Error('the engine is not initialised yet');
+    return internals;
+  };
+  const executor = new ToolExecutor({
+    registry,
+    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
+    ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
+  });
+  const pipeline = new PipelineRegistry({ turn: createTurnCore(engineRef), step: createStepCore(engineRef), toolCall: executor.core });
+  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events });
+
+  const append = (message: Parameters<EngineInternals['append']>[0]): void => {
+    const event: MessageEvent = { type: 'append', message };
+    store.appendEvent(event);
+    conversation.apply(event);
+  };
+  internals = {
+    plan,
+    swarm,
+    instanceKey,
+    logger,
+    conversation,
+    append,
+    emitMessageEvent: (event) => {
+      // Extensions are code we did not write: their events are checked before they reach the files.
+      if (!isMessageEvent(event)) throw new TypeError(`emitMessageEvent: invalid message event: ${messageEventProblems()}`);
+      store.appendEvent(event);
+      conversation.apply(event);
+    },
+    registry,
+    pipeline,
+    toolRunner,
+    events,
+    model,
+    inbox: new AsyncReplyInbox(logger),
+    maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
+    ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
+  };
+
+  const states = new ExtensionStateStore(paths.extensionsDir);
+  for (const extension of withContextMessage(plan.extensions)) {
+    const problem = states.load(extension.name);
+    if (problem !== undefined) logger.warn({ code: 'E_EXT_STATE_READ', extension: extension.name }, problem);
+    const api = createExtensionApi({ name: extension.name, pipeline, registry, states, bus, logger: logger.child({ extension: extension.name }) });
+    await loadExtension(extension, api);
+  }
+
+  const deps: TurnLifecycleDeps = { engine: internals, store, states, metadataFile, ...(options.agentsRuntime ? { agentsRuntime: options.agentsRuntime } : {}) };
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  return {
+    runTurn(event) {
+      if (closed) return Promise.reject(new Error('the agent engine is closed'));
+      // Strictly one turn at a time per engine, even if the caller does not queue.
+      const run = queue.then(() => executeTurn(deps, event));
+      queue = run.catch(() => {});
+      return run;
+    },
+    deliverAsyncReply(reply) {
+      deps.engine.inbox.push(reply);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      executor.abortAll('the agent engine is shutting down');
+      await queue;
+      try {
+        states.flush();
+        foldConversation(deps);
+      } finally {
+        store.close();
+        events.close();
+        metadataFile.write('idle');
+      }
+    },
+  };
+}
+
+/** ARCHITECTURE §5: the built-in context-message extension is attached first unless the agent lists it. */
+function withContextMessage(extensions: readonly ExtensionPlan[]): ExtensionPlan[] {
+  if (extensions.some((extension) => extension.name === CONTEXT_MESSAGE)) return [...extensions];
+  const implicit: ExtensionPlan = {
+    name: CONTEXT_MESSAGE,
+    packageName: BASE_PACKAGE,
+    entryPath: CONTEXT_MESSAGE_ENTRY,
+    config: { includeCatalog: false, includeInbound: false, includeCall: true },
+  };
+  return [implicit, ...extensions];
+}
+
+/** Base + unfolded events of a crashed run, folded right away so the next turn starts clean. */
+function recoverConversation(store: MessageStore, logger: RootLogger): Conversation {
+  const stored = store.load();
+  for (const warning of stored.warnings) logger.warn(warning, warning.message);
+  let replaying = false;
+  const conversation = new Conversation(stored.base, (warning: ConversationWarning) => {
+    // Replaying over a base that a delta fold already extended repeats appends: expected, not news.
+    if (replaying && warning.code === 'E_MESSAGE_DUPLICATE_ID') return;
+    logger.warn(warning, warning.message);
+  });
+  if (stored.events.length > 0) {
+    replaying = true;
+    for (const event of stored.events) conversation.apply(event);
+    replaying = false;
+    store.fold(conversation.foldPlan());
+    conversation.commitFold();
+    logger.info({ events: stored.events.length }, 'recovered unfolded conversation events');
+  }
+  return conversation;
+}

@@ -1,0 +1,65 @@
+/**
+ * Replies to `async: true` requests waiting to enter the conversation (SPEC.md §2.6): each becomes
+ * a user message carrying `metadata.__goondanInterAgentResponse`, appended before the next step of
+ * the running turn, or at the start of the next turn when the agent is idle. The text is the reply
+ * itself; readable framing is the job of the inter-agent-response-format extension.
+ */
+import type { InterAgentReply } from '../../shared/types/events.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { Message } from '../../shared/types/messages.ts';
+import type { Logger } from '../../shared/types/tools.ts';
+import { createMessage } from '../conversation/message-factory.ts';
+
+/** SPEC.md §2.6 [ref]: the inbox holds at most 256 replies. */
+export const ASYNC_INBOX_LIMIT = 256;
+
+export class AsyncReplyInbox {
+  private replies: InterAgentReply[] = [];
+
+  constructor(private readonly logger: Logger) {}
+
+  push(reply: InterAgentReply): void {
+    if (this.replies.length >= ASYNC_INBOX_LIMIT) {
+      const dropped = this.replies.shift();
+      this.logger.warn({ code: 'E_ASYNC_INBOX_FULL', requestId: dropped?.requestId }, 'async reply inbox full; dropped the oldest reply');
+    }
+    this.replies.push(reply);
+  }
+
+  get size(): number {
+    return this.replies.length;
+  }
+
+  /** The waiting replies as messages, oldest first; the inbox is empty afterwards. */
+  drain(): Message[] {
+    if (this.replies.length === 0) return [];
+    const replies = this.replies;
+    this.replies = [];
+    return replies.map((reply) => createMessage({ role: 'user', content: replyText(reply) }, { type: 'user' }, { __goondanInterAgentResponse: replyMetadata(reply) }));
+  }
+}
+
+function replyText(reply: InterAgentReply): string {
+  if (reply.status === 'ok') return reply.text;
+  const detail = [reply.errorCode, reply.errorMessage].filter((part) => part !== undefined && part !== '').join(': ');
+  return reply.text !== '' ? reply.text : `${reply.status}${detail === '' ? '' : ` (${detail})`}`;
+}
+
+function replyMetadata(reply: InterAgentReply): JsonObject {
+  const meta: JsonObject = {
+    kind: reply.kind,
+    version: reply.version,
+    requestId: reply.requestId,
+    requestEventId: reply.requestEventId,
+    fromAgentId: reply.fromAgentId,
+    toAgentId: reply.toAgentId,
+    async: true,
+    status: reply.status,
+    receivedAt: reply.receivedAt,
+  };
+  if (reply.responseEventId !== undefined) meta.responseEventId = reply.responseEventId;
+  if (reply.traceId !== undefined) meta.traceId = reply.traceId;
+  if (reply.errorCode !== undefined) meta.errorCode = reply.errorCode;
+  if (reply.errorMessage !== undefined) meta.errorMessage = reply.errorMessage;
+  return meta;
+}

@@ -1,0 +1,66 @@
+/**
+ * What the turn and step loops share inside one engine: the collaborators built by
+ * createAgentEngine and the per-turn state. Internal to agent-process/engine.
+ */
+import type { AgentPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import type { MiddlewareAgentsApi, MiddlewareRuntimeInfo, TurnInfo } from '../../shared/types/extensions.ts';
+import type { JsonValue } from '../../shared/types/json.ts';
+import type { Message, MessageEvent } from '../../shared/types/messages.ts';
+import type { Logger } from '../../shared/types/tools.ts';
+import type { StepResult, TokenUsage } from '../../shared/types/turns.ts';
+import type { Conversation } from '../conversation/conversation-state.ts';
+import type { ResolvedModel } from '../models/create-language-model.ts';
+import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
+import type { Span } from '../observability/trace-span.ts';
+import type { ToolCallRunner } from '../tools/tool-call-runner.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import type { AsyncReplyInbox } from './async-reply-inbox.ts';
+import type { PipelineRegistry } from './pipeline-registry.ts';
+
+export interface EngineInternals {
+  plan: AgentPlan;
+  swarm: SwarmPlan;
+  instanceKey: string;
+  logger: Logger;
+  conversation: Conversation;
+  /** Core appends: trusted messages, persisted before the engine moves on. */
+  append(message: Message): void;
+  /** Extension-emitted events: validated, then persisted and applied. */
+  emitMessageEvent(event: MessageEvent): void;
+  registry: ToolRegistry;
+  pipeline: PipelineRegistry;
+  toolRunner: ToolCallRunner;
+  events: RuntimeEventLog;
+  model: ResolvedModel;
+  inbox: AsyncReplyInbox;
+  maxStepsPerTurn: number;
+  onRestartRequested?: (reason: string) => void;
+}
+
+/** One turn in progress. */
+export interface TurnState {
+  turnId: string;
+  event: AgentEvent;
+  span: Span;
+  info: TurnInfo & { steps: StepResult[] };
+  runtime: MiddlewareRuntimeInfo;
+  agents: MiddlewareAgentsApi;
+  /** Set when this event's input is already in the conversation (redelivery after a crash). */
+  resumeFrom?: { inputIndex: number; stepsDone: number };
+  /** Span of the step running now (for ctx.agents calls from step middleware). */
+  currentSpan: Span;
+  lastAssistant?: Message;
+  tokenUsage?: TokenUsage;
+  metadata: Record<string, JsonValue>;
+}
+
+export function addUsage(total: TokenUsage | undefined, step: TokenUsage | undefined): TokenUsage | undefined {
+  if (!step) return total;
+  if (!total) return { ...step };
+  return {
+    promptTokens: total.promptTokens + step.promptTokens,
+    completionTokens: total.completionTokens + step.completionTokens,
+    totalTokens: total.totalTokens + step.totalTokens,
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * One step (SPEC.md §2.7): the `step` chain around the core — model call with the step's catalog,
+ * append the assistant message, run its tool calls through the `toolCall` chain (concurrently;
+ * results appended in call order), `shouldContinue = toolCalls.length > 0`. A model error is a
+ * failed StepResult, never an exception.
+ */
+import { newId } from '../../shared/ids.ts';
+import type { StepMiddlewareContext } from '../../shared/types/extensions.ts';
+import { isJsonObject } from '../../shared/types/json.ts';
+import type { ToolCatalogItem, ToolResult } from '../../shared/types/tools.ts';
+import type { StepResult } from '../../shared/types/turns.ts';
+import { createMessage } from '../conversation/message-factory.ts';
+import { modelCallError } from '../models/model-error.ts';
+import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
+import { buildToolCatalog } from '../tools/tool-catalog.ts';
+import { toolResultOutput } from '../tools/tool-result-output.ts';
+import { callModel } from './call-model.ts';
+import { errorMessageOf } from './engine-error.ts';
+import type { EngineInternals, TurnState } from './engine-internals.ts';
+
+interface StepExtras {
+  turn: TurnState;
+  stepId: string;
+  span: Span;
+}
+
+const stepExtras = new WeakMap<StepMiddlewareContext, StepExtras>();
+
+export function createStepCore(engine: () => EngineInternals): (ctx: StepMiddlewareContext) => Promise<StepResult> {
+  return async (ctx) => {
+    const extras = stepExtras.get(ctx);
+    if (!extras) throw new Error(`step ${ctx.stepIndex} reached the core without its extras`);
+    return stepCore(engine(), ctx, extras);
+  };
+}
+
+async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, extras: StepExtras): Promise<StepResult> {
+  const catalog = sanitizeCatalog(ctx.toolCatalog);
+  let answer;
+  try {
+    answer = await callModel(engine.model, engine.conversation.toLlmMessages(), catalog);
+  } catch (error) {
+    return failedStep(modelCallError(engine.model.name, error));
+  }
+
+  const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, finishReason: answer.finishReason };
+  const repairs = answer.toolCalls.filter((c) => c.repairs !== undefined).map((c) => ({ toolCallId: c.call.id, repairs: c.repairs ?? [] }));
+  const assistant = answer.assistant
+    ? createMessage(answer.assistant, { type: 'assistant', stepId: extras.stepId }, repairs.length > 0 ? { argsRepaired: repairs } : {})
+    : undefined;
+  if (assistant) {
+    engine.append(assistant);
+    extras.turn.lastAssistant = assistant;
+  }
+
+  let toolResults: ToolResult[] = [];
+  if (assistant && answer.toolCalls.length > 0) {
+    toolResults = await Promise.all(
+      answer.toolCalls.map((toolCall) =>
+        engine.toolRunner.run({
+          call: toolCall.call,
+          ...(toolCall.argsError !== undefined ? { argsError: toolCall.argsError } : {}),
+          catalog,
+          message: assistant,
+          turnId: extras.turn.turnId,
+          stepId: extras.stepId,
+          stepIndex: ctx.stepIndex,
+          stepSpan: extras.span,
+        }),
+      ),
+    );
+    for (const result of toolResults) {
+      engine.append(
+        createMessage(
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: result.toolCallId, toolName: result.toolName, output: toolResultOutput(result) }] },
+          { type: 'tool', toolCallId: result.toolCallId, toolName: result.toolName },
+        ),
+      );
+      noticeRestartRequest(engine, result);
+    }
+  }
+
+  const toolCalls = answer.toolCalls.map((c) => c.call);
+  return {
+    status: 'completed',
+    shouldContinue: toolCalls.length > 0,
+    toolCalls,
+    toolResults,
+    text: answer.text,
+    ...(answer.usage ? { tokenUsage: answer.usage } : {}),
+    metadata,
+  };
+}
+
+/** Runs step `stepIndex` of a turn through the step chain and reports step.* events. */
+export async function runStep(engine: EngineInternals, turn: TurnState, stepIndex: number): Promise<StepResult> {
+  const stepId = newId('step');
+  const span = childSpan(turn.span);
+  turn.currentSpan = span;
+  const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId: turn.turnId, stepId, stepIndex };
+  engine.events.emit({ type: 'step.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common });
+
+  const ctx: StepMiddlewareContext = {
+    agentName: engine.plan.name,
+    instanceKey: engine.instanceKey,
+    turnId: turn.turnId,
+    traceId: span.traceId,
+    turn: turn.info,
+    stepIndex,
+    conversationState: engine.conversation,
+    agents: turn.agents,
+    runtime: turn.runtime,
+    emitMessageEvent: (event) => engine.emitMessageEvent(event),
+    toolCatalog: buildToolCatalog(engine.registry),
+    metadata: {},
+    next: () => Promise.reject(new Error('next() of the step core context is not callable')),
+  };
+  stepExtras.set(ctx, { turn, stepId, span });
+
+  let result: StepResult;
+  try {
+    const returned: unknown = await engine.pipeline.run('step', ctx);
+    result = isStepResult(returned) ? returned : failedStep({ code: 'E_EXT_MIDDLEWARE', message: 'a step middleware returned something that is not a StepResult' });
+  } catch (error) {
+    result = failedStep({ code: 'E_EXT_MIDDLEWARE', message: `step middleware failed: ${errorMessageOf(error)}` });
+  }
+
+  const duration = elapsed(span);
+  if (result.status === 'failed') {
+    engine.events.emit({
+      type: 'step.failed',
+      timestamp: new Date().toISOString(),
+      ...spanFields(span),
+      ...common,
+      duration,
+      errorMessage: result.error?.message ?? 'step failed',
+    });
+  } else {
+    const modelDuration = result.metadata.modelDurationMs;
+    engine.events.emit({
+      type: 'step.completed',
+      timestamp: new Date().toISOString(),
+      ...spanFields(span),
+      ...common,
+      toolCallCount: result.toolCalls.length,
+      duration,
+      ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
+      ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+    });
+  }
+  return result;
+}
+
+function failedStep(error: NonNullable<StepResult['error']>): StepResult {
+  return { status: 'failed', shouldContinue: false, toolCalls: [], toolResults: [], text: '', metadata: {}, error };
+}
+
+/** Step middleware may replace the catalog; keep only well-formed items (names are what the gate checks). */
+function sanitizeCatalog(catalog: unknown): ToolCatalogItem[] {
+  if (!Array.isArray(catalog)) return [];
+  const seen = new Set<string>();
+  const out: ToolCatalogItem[] = [];
+  for (const item of catalog) {
+    if (typeof item !== 'object' || item === null || typeof item.name !== 'string' || seen.has(item.name)) continue;
+    seen.add(item.name);
+    out.push(item);
+  }
+  return out;
+}
+
+function isStepResult(value: unknown): value is StepResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'status' in value &&
+    (value.status === 'completed' || value.status === 'failed') &&
+    'shouldContinue' in value &&
+    typeof value.shouldContinue === 'boolean' &&
+    'toolCalls' in value &&
+    Array.isArray(value.toolCalls) &&
+    'metadata' in value &&
+    typeof value.metadata === 'object'
+  );
+}
+
+/** SPEC.md §2.8 [ref]: a tool result `{restartRequested|runtimeRestart|__goondanRestart: true}` asks for a restart. */
+function noticeRestartRequest(engine: EngineInternals, result: ToolResult): void {
+  if (result.status !== 'ok' || !isJsonObject(result.output) || !engine.onRestartRequested) return;
+  const output = result.output;
+  if (output.restartRequested === true || output.runtimeRestart === true || output.__goondanRestart === true) {
+    const reason = typeof output.restartReason === 'string' ? output.restartReason : `requested by ${result.toolName}`;
+    engine.onRestartRequested(reason);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Everything around one turn chain: answering a redelivered event that already finished, trace
+ * span and `turn.*` events, the `turn` middleware context, and — after the chain returned —
+ * extension state, the fold into `base.jsonl` and `metadata.json` (SPEC.md §2.7 step 3).
+ */
+import { newId } from '../../shared/ids.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import type { TurnMiddlewareContext } from '../../shared/types/extensions.ts';
+import type { JsonValue } from '../../shared/types/json.ts';
+import type { TurnError, TurnResult } from '../../shared/types/turns.ts';
+import type { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
+import { messageText } from '../conversation/message-parts.ts';
+import type { MessageStore } from '../conversation/message-store.ts';
+import type { ExtensionStateStore } from '../extensions/extension-state.ts';
+import { elapsed, spanFields, turnSpan } from '../observability/trace-span.ts';
+import { errorMessageOf } from './engine-error.ts';
+import type { EngineInternals, TurnState } from './engine-internals.ts';
+import type { AgentToolRuntime } from '../../shared/types/tools.ts';
+import { createMiddlewareAgents } from './middleware-agents.ts';
+import { locateInput } from './redelivery.ts';
+import { attachTurnState, turnResult } from './run-turn.ts';
+import { middlewareRuntimeInfo } from './runtime-info.ts';
+
+export interface TurnLifecycleDeps {
+  engine: EngineInternals;
+  store: MessageStore;
+  states: ExtensionStateStore;
+  metadataFile: InstanceMetadataFile;
+  agentsRuntime?: AgentToolRuntime;
+}
+
+export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): Promise<TurnResult> {
+  const { engine } = deps;
+  if (isJsonObjectWithReply(event)) {
+    // Replies are routed by the shell (to the waiting request), never run as a turn.
+    return rejectedEvent(event, { code: 'E_EVENT_IS_REPLY', message: `event ${event.id} is a reply (metadata.inReplyTo); replies never start a turn` });
+  }
+
+  const located = locateInput(engine.conversation.nextMessages, event.id);
+  if (located?.finishedWith) {
+    // Redelivered after the turn finished (crash before the ack): answer again, call nothing.
+    const meta = located.input.metadata;
+    engine.logger.info({ eventId: event.id }, 'redelivered event already answered; returning the stored reply');
+    return {
+      turnId: typeof meta.turnId === 'string' ? meta.turnId : newId('turn'),
+      traceId: typeof meta.traceId === 'string' ? meta.traceId : (event.traceId ?? ''),
+      finishReason: 'text_response',
+      responseMessage: located.finishedWith,
+      responseText: messageText(located.finishedWith.data),
+      stepCount: located.stepsDone,
+    };
+  }
+
+  const span = turnSpan(event);
+  const turnId = located && typeof located.input.metadata.turnId === 'string' ? located.input.metadata.turnId : newId('turn');
+  const metadata: Record<string, JsonValue> = {};
+  const turn: TurnState = {
+    turnId,
+    event,
+    span,
+    currentSpan: span,
+    info: { id: turnId, agentName: engine.plan.name, inputEvent: event, steps: [], metadata },
+    runtime: middlewareRuntimeInfo(engine.plan, engine.swarm, engine.instanceKey, event),
+    agents: createMiddlewareAgents(deps.agentsRuntime, () => ({ traceId: turn.currentSpan.traceId, spanId: turn.currentSpan.spanId })),
+    metadata,
+  };
+  if (located) {
+    turn.resumeFrom = { inputIndex: located.inputIndex, stepsDone: located.stepsDone };
+    const lastAssistant = engine.conversation.nextMessages.slice(located.inputIndex + 1).findLast((m) => m.data.role === 'assistant');
+    if (lastAssistant) turn.lastAssistant = lastAssistant;
+    engine.logger.info({ eventId: event.id, stepsDone: located.stepsDone }, 'redelivered event: resuming its turn');
+  }
+
+  const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId };
+  deps.metadataFile.write('processing');
+  engine.events.emit({ type: 'turn.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common, eventId: event.id });
+
+  const ctx: TurnMiddlewareContext = {
+    agentName: engine.plan.name,
+    instanceKey: engine.instanceKey,
+    turnId,
+    traceId: span.traceId,
+    inputEvent: event,
+    conversationState: engine.conversation,
+    agents: turn.agents,
+    runtime: turn.runtime,
+    emitMessageEvent: (messageEvent) => engine.emitMessageEvent(messageEvent),
+    metadata,
+    next: () => Promise.reject(new Error('next() of the turn core context is not callable')),
+  };
+  attachTurnState(ctx, turn);
+
+  let result: TurnResult;
+  try {
+    const returned: unknown = await engine.pipeline.run('turn', ctx);
+    result = isTurnResult(returned)
+      ? returned
+      : turnResult(turn, 'error', turn.info.steps.length, { code: 'E_EXT_MIDDLEWARE', message: 'a turn middleware returned something that is not a TurnResult' });
+  } catch (error) {
+    result = turnResult(turn, 'error', turn.info.steps.length, { code: 'E_EXT_MIDDLEWARE', message: `turn failed: ${errorMessageOf(error)}` });
+  }
+
+  const duration = elapsed(span);
+  if (result.finishReason === 'error') {
+    engine.events.emit({
+      type: 'turn.failed',
+      timestamp: new Date().toISOString(),
+      ...spanFields(span),
+      ...common,
+      duration,
+      stepCount: result.stepCount,
+      errorMessage: result.error?.message ?? 'turn failed',
+    });
+  } else {
+    engine.events.emit({
+      type: 'turn.completed',
+      timestamp: new Date().toISOString(),
+      ...spanFields(span),
+      ...common,
+      stepCount: result.stepCount,
+      duration,
+      finishReason: result.finishReason,
+      ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+    });
+  }
+
+  try {
+    deps.states.flush();
+  } catch (error) {
+    engine.logger.error({ code: 'E_EXT_STATE_WRITE', err: error }, 'cannot write extension state');
+  }
+  try {
+    foldConversation(deps);
+  } finally {
+    deps.metadataFile.write('idle');
+  }
+  return result;
+}
+
+/**
+ * Base first, then clear events (SPEC.md §3.1). A failed write throws: the caller must not ack, so
+ * the event is redelivered and finds its finished turn in memory / on disk.
+ */
+export function foldConversation(deps: Pick<TurnLifecycleDeps, 'engine' | 'store'>): void {
+  const plan = deps.engine.conversation.foldPlan();
+  if (plan.mode === 'none') return;
+  deps.store.fold(plan);
+  deps.engine.conversation.commitFold();
+}
+
+function isJsonObjectWithReply(event: AgentEvent): boolean {
+  return event.metadata !== undefined && typeof event.metadata.inReplyTo === 'string';
+}
+
+function rejectedEvent(event: AgentEvent, error: TurnError): TurnResult {
+  return { turnId: newId('turn'), traceId: event.traceId ?? '', finishReason: 'error', responseText: '', stepCount: 0, error };
+}
+
+function isTurnResult(value: unknown): value is TurnResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'turnId' in value &&
+    typeof value.turnId === 'string' &&
+    'finishReason' in value &&
+    (value.finishReason === 'text_response' || value.finishReason === 'max_steps' || value.finishReason === 'error') &&
+    'responseText' in value &&
+    typeof value.responseText === 'string'
+  );
+}

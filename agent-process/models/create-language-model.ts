@@ -1,0 +1,93 @@
+/**
+ * One language model per AgentPlan: the provider adapter for `Model.spec.provider` (AI SDK
+ * `@ai-sdk/*`, or the built-in `mock`) and the call settings of every generateText call —
+ * retries, provider options and the Agent's `modelConfig.params`.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { AgentPlan } from '../../shared/types/bundle.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { EngineError } from '../engine/engine-error.ts';
+import { createMockLanguageModel } from './mock/mock-language-model.ts';
+import { DEFAULT_MAX_RETRIES, parseModelOptions } from './model-options.ts';
+import { networkRetryFetch } from './network-retry-fetch.ts';
+
+export interface ModelCallSettings {
+  maxRetries: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+  topP?: number;
+  providerOptions?: Record<string, JsonObject>;
+}
+
+export interface ResolvedModel {
+  /** Model resource name (for messages). */
+  name: string;
+  model: LanguageModel;
+  settings: ModelCallSettings;
+}
+
+/** Provider env vars used when the Model has no apiKey and the engine got its own env. */
+const API_KEY_ENV: Record<string, string> = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
+};
+
+export function createLanguageModel(plan: AgentPlan, env: Record<string, string | undefined> = process.env): ResolvedModel {
+  const spec = plan.model;
+  const settings = callSettingsOf(plan);
+  if (spec.provider === 'mock') {
+    const model = createMockLanguageModel({ modelName: spec.name, modelId: spec.model, agentName: plan.name, options: spec.options });
+    return { name: spec.name, model, settings: { ...settings, maxRetries: 0 } };
+  }
+
+  const { options, factory } = parseModelOptions(spec.name, spec.options);
+  settings.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (options.providerOptions) settings.providerOptions = options.providerOptions;
+  const envKey = API_KEY_ENV[spec.provider];
+  const apiKey = spec.apiKey ?? (envKey === undefined ? undefined : env[envKey]);
+  const common = {
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(spec.endpoint !== undefined ? { baseURL: spec.endpoint } : {}),
+    fetch: networkRetryFetch,
+  };
+
+  switch (spec.provider) {
+    case 'openai':
+      return { name: spec.name, model: createOpenAI({ ...factory, ...common })(spec.model), settings };
+    case 'anthropic':
+      return { name: spec.name, model: createAnthropic({ ...factory, ...common })(spec.model), settings };
+    case 'google':
+      return { name: spec.name, model: createGoogleGenerativeAI({ ...factory, ...common })(spec.model), settings };
+    case 'openai-compatible': {
+      if (spec.endpoint === undefined) {
+        throw new EngineError({
+          code: 'E_MODEL_CONFIG',
+          message: `Model '${spec.name}': provider openai-compatible needs spec.endpoint (the server's base URL, e.g. http://127.0.0.1:11434/v1)`,
+          suggestion: 'Set spec.endpoint on the Model resource.',
+        });
+      }
+      const provider = createOpenAICompatible({ ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
+      return { name: spec.name, model: provider.chatModel(spec.model), settings };
+    }
+    default:
+      throw new EngineError({
+        code: 'E_MODEL_CONFIG',
+        message: `Model '${spec.name}': unknown provider '${String(spec.provider)}'`,
+        suggestion: 'Use one of openai, anthropic, google, openai-compatible, mock.',
+      });
+  }
+}
+
+function callSettingsOf(plan: AgentPlan): ModelCallSettings {
+  const settings: ModelCallSettings = { maxRetries: DEFAULT_MAX_RETRIES };
+  const params = plan.modelParams;
+  if (params.temperature !== undefined) settings.temperature = params.temperature;
+  if (params.maxTokens !== undefined) settings.maxOutputTokens = params.maxTokens;
+  if (params.topP !== undefined) settings.topP = params.topP;
+  return settings;
+}

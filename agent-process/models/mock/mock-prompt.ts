@@ -1,0 +1,121 @@
+/**
+ * What the mock reads from a prompt: the latest user text, how many tool-call steps followed it
+ * (the depth that picks the rule's action), the tool results of the previous step and how many
+ * tool calls the whole conversation holds (for `call_<n>` ids). Everything is derived from the
+ * prompt, so a restarted process continues a scripted session exactly where it stopped.
+ */
+import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { JsonValue } from '../../../shared/types/json.ts';
+import { isJsonValue } from '../../validation/json-value.ts';
+
+export interface MockToolResult {
+  toolName: string;
+  text: string;
+  value: JsonValue | undefined;
+  error?: string;
+}
+
+export interface PromptReading {
+  input: string;
+  depth: number;
+  results: MockToolResult[];
+  toolCallsSoFar: number;
+  /** Characters of prompt text (for deterministic token counts). */
+  chars: number;
+}
+
+export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
+  let latestUser = -1;
+  let toolCallsSoFar = 0;
+  let chars = 0;
+  prompt.forEach((message, index) => {
+    if (message.role === 'user') latestUser = index;
+    if (message.role === 'system') {
+      chars += message.content.length;
+      return;
+    }
+    for (const part of message.content) {
+      if (part.type === 'text') chars += part.text.length;
+      else if (part.type === 'tool-call') {
+        toolCallsSoFar++;
+        chars += JSON.stringify(part.input ?? null).length;
+      } else if (part.type === 'tool-result') chars += outputText(part.output).length;
+    }
+  });
+
+  let input = '';
+  const userMessage = latestUser >= 0 ? prompt[latestUser] : undefined;
+  if (userMessage?.role === 'user') input = userMessage.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+
+  let depth = 0;
+  let lastCallStep = -1;
+  for (let i = latestUser + 1; i < prompt.length; i++) {
+    const message = prompt[i];
+    if (message?.role === 'assistant' && message.content.some((part) => part.type === 'tool-call')) {
+      depth++;
+      lastCallStep = i;
+    }
+  }
+  const results: MockToolResult[] = [];
+  if (lastCallStep >= 0) {
+    for (let i = lastCallStep + 1; i < prompt.length; i++) {
+      const message = prompt[i];
+      if (message?.role !== 'tool') continue;
+      for (const part of message.content) if (part.type === 'tool-result') results.push(readResult(part.toolName, part.output));
+    }
+  }
+  return { input, depth, results, toolCallsSoFar, chars };
+}
+
+function readResult(toolName: string, output: LanguageModelV3ToolResultOutput): MockToolResult {
+  const text = outputText(output);
+  switch (output.type) {
+    case 'json': {
+      const value = isJsonValue(output.value) ? output.value : undefined;
+      const error = engineErrorMessage(value);
+      return error === undefined ? { toolName, text, value } : { toolName, text, value, error };
+    }
+    case 'text':
+      return { toolName, text, value: parseMaybe(output.value) };
+    case 'error-text':
+      return { toolName, text, value: output.value, error: output.value };
+    case 'error-json':
+      return { toolName, text, value: isJsonValue(output.value) ? output.value : undefined, error: text };
+    default:
+      return { toolName, text, value: text };
+  }
+}
+
+/** The engine sends errors as `{status:'error', error:{code, message, …}}`. */
+function engineErrorMessage(value: JsonValue | undefined): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value.status !== 'error') return undefined;
+  const error = value.error;
+  if (error !== null && typeof error === 'object' && !Array.isArray(error) && typeof error.message === 'string') {
+    return typeof error.code === 'string' ? `${error.code}: ${error.message}` : error.message;
+  }
+  return 'tool failed';
+}
+
+function outputText(output: LanguageModelV3ToolResultOutput): string {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value;
+    case 'json':
+    case 'error-json':
+      return JSON.stringify(output.value);
+    case 'execution-denied':
+      return `execution denied${output.reason ? `: ${output.reason}` : ''}`;
+    case 'content':
+      return output.value.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  }
+}
+
+function parseMaybe(text: string): JsonValue {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonValue(value) ? value : text;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The script of the `mock` provider (`Model.spec.options`, documented in docs/mock-model.md):
+ * rules matched against the latest user message, each a text reply or a chain of tool-call steps
+ * ending in a reply. Checked with ajv and compiled (regexes) once, when the engine starts.
+ */
+import type { JsonObject } from '../../../shared/types/json.ts';
+import { EngineError } from '../../engine/engine-error.ts';
+import { ajv } from '../../validation/ajv.ts';
+
+export interface MockToolCallSpec {
+  name: string;
+  args?: JsonObject;
+}
+export interface MockStepSpec {
+  toolCalls: MockToolCallSpec[];
+  then?: string | MockStepSpec;
+}
+export interface MockRuleSpec {
+  match?: string;
+  regex?: string;
+  flags?: string;
+  reply?: string;
+  toolCalls?: MockToolCallSpec[];
+  then?: string | MockStepSpec;
+}
+export interface MockScriptSpec {
+  latencyMs?: number;
+  rules?: MockRuleSpec[];
+  default?: string;
+}
+
+/** What the model does at one depth (number of tool-call steps since the latest user message). */
+export type MockAction = { kind: 'reply'; template: string } | { kind: 'toolCalls'; calls: MockToolCallSpec[] } | { kind: 'summary' };
+
+export interface CompiledRule {
+  /** Match groups (index 0 = whole match) or null when the rule does not apply to the text. */
+  test(text: string): string[] | null;
+  /** Actions by depth; the last one is always a reply or a summary, so a session always ends. */
+  actions: MockAction[];
+}
+
+export interface MockScript {
+  latencyMs: number;
+  rules: CompiledRule[];
+  fallback: MockAction[];
+}
+
+const toolCallsSchema = {
+  type: 'array',
+  minItems: 1,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { name: { type: 'string', minLength: 1 }, args: { type: 'object' } },
+  },
+} as const;
+
+const validateScript = ajv.compile<MockScriptSpec>({
+  $id: 'goondan:mock-script',
+  type: 'object',
+  additionalProperties: false,
+  $defs: {
+    step: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['toolCalls'],
+      properties: { toolCalls: toolCallsSchema, then: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/step' }] } },
+    },
+  },
+  properties: {
+    latencyMs: { type: 'number', minimum: 0 },
+    default: { type: 'string' },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          match: { type: 'string', minLength: 1 },
+          regex: { type: 'string', minLength: 1 },
+          flags: { type: 'string', pattern: '^[dgimsuvy]*$' },
+          reply: { type: 'string' },
+          toolCalls: toolCallsSchema,
+          then: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/step' }] },
+        },
+        oneOf: [{ required: ['match'] }, { required: ['regex'] }],
+        allOf: [
+          { oneOf: [{ required: ['reply'] }, { required: ['toolCalls'] }] },
+          { if: { required: ['reply'] }, then: { not: { required: ['then'] } } },
+        ],
+      },
+    },
+  },
+});
+
+export function compileMockScript(modelName: string, options: unknown): MockScript {
+  if (!validateScript(options)) {
+    throw new EngineError({
+      code: 'E_MODEL_CONFIG',
+      message: `Model '${modelName}' (provider mock): invalid spec.options: ${ajv.errorsText(validateScript.errors, { dataVar: 'options' })}`,
+      suggestion:
+        'Each rule needs exactly one of match/regex and exactly one of reply/toolCalls; `then` follows toolCalls only. See docs/mock-model.md.',
+    });
+  }
+  const rules = (options.rules ?? []).map((rule, index) => compileRule(modelName, rule, index));
+  const fallback = options.default === undefined || options.default === 'echo' ? '{{input}}' : options.default;
+  return { latencyMs: options.latencyMs ?? 0, rules, fallback: [{ kind: 'reply', template: fallback }] };
+}
+
+function compileRule(modelName: string, rule: MockRuleSpec, index: number): CompiledRule {
+  let test: CompiledRule['test'];
+  if (rule.regex !== undefined) {
+    let regex: RegExp;
+    try {
+      // `g`/`y` would make exec() stateful across calls; the mock must be deterministic.
+      regex = new RegExp(rule.regex, (rule.flags ?? '').replace(/[gy]/g, ''));
+    } catch (error) {
+      throw new EngineError({
+        code: 'E_MODEL_CONFIG',
+        message: `Model '${modelName}' (provider mock): rules[${index}].regex is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    test = (text) => {
+      const found = regex.exec(text);
+      return found ? Array.from(found, (group) => group ?? '') : null;
+    };
+  } else {
+    const needle = (rule.match ?? '').toLowerCase();
+    test = (text) => {
+      const at = text.toLowerCase().indexOf(needle);
+      return at < 0 ? null : [text.slice(at, at + needle.length)];
+    };
+  }
+  return { test, actions: actionsOf(rule) };
+}
+
+function actionsOf(rule: MockRuleSpec): MockAction[] {
+  if (rule.reply !== undefined) return [{ kind: 'reply', template: rule.reply }];
+  const actions: MockAction[] = [];
+  let step: MockStepSpec | undefined = rule.toolCalls ? { toolCalls: rule.toolCalls, ...(rule.then !== undefined ? { then: rule.then } : {}) } : undefined;
+  while (step) {
+    actions.push({ kind: 'toolCalls', calls: step.toolCalls });
+    const then: string | MockStepSpec | undefined = step.then;
+    if (typeof then === 'object') {
+      step = then;
+    } else {
+      actions.push(then === undefined ? { kind: 'summary' } : { kind: 'reply', template: then });
+      step = undefined;
+    }
+  }
+  return actions;
+}

@@ -1,0 +1,45 @@
+/**
+ * Where runtime events go (SPEC.md §3.2): appended to `messages/runtime-events.jsonl` (never used
+ * to rebuild state), handed to the engine's `onRuntimeEvent` (IPC, SSE, metrics) and published on
+ * the extension event bus. A failing observer never breaks a turn.
+ */
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from '../../shared/types/tools.ts';
+import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import type { EventBus } from '../extensions/event-bus.ts';
+
+export class RuntimeEventLog {
+  private fd: number | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+    private readonly observer?: (event: RuntimeEvent) => void,
+  ) {
+    mkdirSync(dirname(path), { recursive: true });
+  }
+
+  emit(event: RuntimeEvent): void {
+    try {
+      this.fd ??= openSync(this.path, 'a');
+      writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    } catch (error) {
+      this.logger.error({ code: 'E_RUNTIME_EVENT_WRITE', err: error, file: this.path }, 'cannot append to runtime-events.jsonl');
+    }
+    if (this.observer) {
+      try {
+        this.observer(event);
+      } catch (error) {
+        this.logger.warn({ code: 'E_RUNTIME_EVENT_OBSERVER', err: error }, 'onRuntimeEvent threw');
+      }
+    }
+    this.bus.emit(event.type, event);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Tool arguments checked against the export's JSON Schema before the handler runs (SPEC.md §5.2):
+ * problems are listed readably (`args.x: expected string, got number`, at most 5) with a
+ * suggestion naming the required and allowed keys.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
+import type { JsonSchemaObject } from '../../shared/types/resources.ts';
+import { ajv } from '../validation/ajv.ts';
+import { describeJsonType } from './json-repair.ts';
+
+const MAX_ISSUES = 5;
+const EMPTY_SCHEMA: JsonSchemaObject = { type: 'object' };
+
+// Catalog items are rebuilt every step but keep their schema objects, so identity caching hits;
+// middleware that clones a schema falls back to the text key.
+const byIdentity = new WeakMap<object, ValidateFunction>();
+const byText = new Map<string, ValidateFunction>();
+
+export function validatorFor(schema: JsonSchemaObject | undefined): ValidateFunction {
+  const target = schema ?? EMPTY_SCHEMA;
+  const known = byIdentity.get(target);
+  if (known) return known;
+  const text = JSON.stringify(target);
+  let validate = byText.get(text);
+  if (!validate) {
+    validate = ajv.compile(target);
+    byText.set(text, validate);
+  }
+  byIdentity.set(target, validate);
+  return validate;
+}
+
+export interface ArgsCheck {
+  ok: boolean;
+  issues: string[];
+  suggestion?: string;
+}
+
+export function validateToolArgs(schema: JsonSchemaObject | undefined, args: JsonObject): ArgsCheck {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (error) {
+    // A schema ajv cannot compile is the tool author's bug; the call cannot be checked safely.
+    return { ok: false, issues: [`the tool's parameter schema is invalid: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  if (validate(args)) return { ok: true, issues: [] };
+  const errors = validate.errors ?? [];
+  const issues = errors.slice(0, MAX_ISSUES).map((error) => describeIssue(error, args));
+  if (errors.length > MAX_ISSUES) issues.push(`… and ${errors.length - MAX_ISSUES} more`);
+  const suggestion = suggestKeys(schema);
+  return suggestion === undefined ? { ok: false, issues } : { ok: false, issues, suggestion };
+}
+
+function describeIssue(error: ErrorObject, args: JsonObject): string {
+  const at = `args${pointerToPath(error.instancePath)}`;
+  const params: Record<string, unknown> = error.params;
+  switch (error.keyword) {
+    case 'type':
+      return `${at}: expected ${String(params.type)}, got ${describeJsonType(valueAt(args, error.instancePath))}`;
+    case 'required':
+      return `${at}${keySuffix(params.missingProperty)}: required property is missing`;
+    case 'additionalProperties':
+      return `${at}${keySuffix(params.additionalProperty)}: unknown property (not allowed)`;
+    case 'enum': {
+      const allowed = Array.isArray(params.allowedValues) ? params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : '';
+      return `${at}: must be one of ${allowed}, got ${JSON.stringify(valueAt(args, error.instancePath))}`;
+    }
+    default:
+      return `${at}: ${error.message ?? error.keyword}`;
+  }
+}
+
+function keySuffix(key: unknown): string {
+  return typeof key === 'string' ? pointerToPath(`/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`) : '';
+}
+
+/** `/a/0/b` → `.a[0].b` */
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((key) => (/^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`))
+    .join('');
+}
+
+function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
+  let current: JsonValue | undefined = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(current)) current = current[Number(key)];
+    else if (current !== null && typeof current === 'object') current = current[key];
+    else return undefined;
+  }
+  return current;
+}
+
+function suggestKeys(schema: JsonSchemaObject | undefined): string | undefined {
+  if (!schema) return undefined;
+  const required = schema.required ?? [];
+  const allowed = Object.keys(schema.properties ?? {});
+  const parts: string[] = [];
+  parts.push(required.length > 0 ? `Required keys: ${required.join(', ')}.` : 'No keys are required.');
+  if (allowed.length > 0) parts.push(`Allowed keys: ${allowed.join(', ')}.`);
+  return `Call the tool again with arguments matching its parameters. ${parts.join(' ')}`;
+}

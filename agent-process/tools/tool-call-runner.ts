@@ -1,0 +1,110 @@
+/**
+ * One tool call from the model to its ToolResult: builds the `toolCall` middleware context, runs
+ * the chain (core = ToolExecutor), turns a throwing middleware into an error result, applies the
+ * tool's `errorMessageLimit` and reports `tool.called` / `tool.completed` / `tool.failed`.
+ */
+import type { ToolCallMiddlewareContext } from '../../shared/types/extensions.ts';
+import type { JsonValue } from '../../shared/types/json.ts';
+import type { Message } from '../../shared/types/messages.ts';
+import type { ToolCall, ToolCatalogItem, ToolResult } from '../../shared/types/tools.ts';
+import type { PipelineRegistry } from '../engine/pipeline-registry.ts';
+import { errorMessageOf } from '../engine/engine-error.ts';
+import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
+import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
+import type { ToolCallExtras, ToolExecutor } from './tool-executor.ts';
+import { errorResult, invalidArgsError, middlewareError } from './tool-errors.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT, truncateErrorMessage } from './truncate-error-message.ts';
+
+export interface ToolCallRequest {
+  call: ToolCall;
+  /** Why the raw arguments could not be parsed; such a call is answered without running anything. */
+  argsError?: string;
+  catalog: readonly ToolCatalogItem[];
+  /** The assistant message holding the call (ToolContext.message). */
+  message: Message;
+  turnId: string;
+  stepId: string;
+  stepIndex: number;
+  stepSpan: Span;
+}
+
+export interface ToolCallRunnerOptions {
+  agentName: string;
+  instanceKey: string;
+  pipeline: PipelineRegistry;
+  executor: ToolExecutor;
+  registry: ToolRegistry;
+  events: RuntimeEventLog;
+}
+
+export class ToolCallRunner {
+  constructor(private readonly options: ToolCallRunnerOptions) {}
+
+  async run(request: ToolCallRequest): Promise<ToolResult> {
+    const { call } = request;
+    const { agentName, instanceKey, events } = this.options;
+    const span = childSpan(request.stepSpan);
+    const common = { agentName, instanceKey, turnId: request.turnId, stepId: request.stepId, toolCallId: call.id, toolName: call.name };
+    events.emit({ type: 'tool.called', timestamp: new Date().toISOString(), ...spanFields(span), ...common, args: call.args });
+
+    const extras: ToolCallExtras = { catalog: request.catalog, message: request.message, trace: { traceId: span.traceId, spanId: span.spanId } };
+    let result: ToolResult;
+    if (request.argsError !== undefined) {
+      // Unparseable arguments: no middleware or handler sees a made-up `{}` (seed 004 §8).
+      result = errorResult(call.id, call.name, invalidArgsError(call.name, [request.argsError]));
+    } else {
+      const catalogItem = request.catalog.find((item) => item.name === call.name);
+      const metadata: Record<string, JsonValue> = {};
+      const ctx: ToolCallMiddlewareContext = {
+        agentName,
+        instanceKey,
+        turnId: request.turnId,
+        traceId: span.traceId,
+        stepIndex: request.stepIndex,
+        toolName: call.name,
+        toolCallId: call.id,
+        args: call.args,
+        metadata,
+        ...(catalogItem ? { catalogItem } : {}),
+        next: () => Promise.reject(new Error('next() of the toolCall core context is not callable')),
+      };
+      this.options.executor.attach(ctx, extras);
+      try {
+        result = await this.options.pipeline.run('toolCall', ctx);
+        if (!isToolResult(result)) result = errorResult(call.id, call.name, middlewareError(call.name, 'a middleware returned something that is not a ToolResult'));
+      } catch (error) {
+        result = errorResult(call.id, call.name, middlewareError(call.name, errorMessageOf(error)));
+      }
+    }
+
+    result = this.limitErrorMessage(result);
+    const duration = elapsed(span);
+    if (extras.handlerFailure !== undefined) {
+      events.emit({ type: 'tool.failed', timestamp: new Date().toISOString(), ...spanFields(span), ...common, duration, errorMessage: extras.handlerFailure });
+    } else {
+      const event = { type: 'tool.completed' as const, timestamp: new Date().toISOString(), ...spanFields(span), ...common, status: result.status, duration };
+      events.emit(result.error?.code !== undefined ? { ...event, errorCode: result.error.code } : event);
+    }
+    return result;
+  }
+
+  /** tool spec §2.4.2: every error message is cut to the tool's limit (extension tools: 1000). */
+  private limitErrorMessage(result: ToolResult): ToolResult {
+    if (result.status !== 'error' || result.error === undefined) return result;
+    const limit = this.options.registry.get(result.toolName)?.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+    const message = truncateErrorMessage(result.error.message, limit);
+    return message === result.error.message ? result : { ...result, error: { ...result.error, message } };
+  }
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'status' in value &&
+    (value.status === 'ok' || value.status === 'error' || value.status === 'pending') &&
+    'toolCallId' in value &&
+    typeof value.toolCallId === 'string'
+  );
+}

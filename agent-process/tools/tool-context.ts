@@ -1,0 +1,62 @@
+/**
+ * The ToolContext handed to a handler (tool spec §7.3, §2.5): identity, the assistant message that
+ * holds the call, the instance workspace as workdir (created on first use), a logger carrying the
+ * trace fields, the tool's config, the inter-agent runtime and the abort signal. Nothing else —
+ * no bundle handle, no OAuth (tool spec §2.5.3).
+ */
+import { mkdirSync } from 'node:fs';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { Message } from '../../shared/types/messages.ts';
+import type { AgentToolRuntime, Logger, ToolContext } from '../../shared/types/tools.ts';
+
+export interface ToolContextInput {
+  agentName: string;
+  instanceKey: string;
+  turnId: string;
+  toolCallId: string;
+  toolName: string;
+  message: Message;
+  trace: { traceId: string; spanId: string };
+  config: JsonObject;
+  signal: AbortSignal;
+}
+
+export interface ToolContextFactoryOptions {
+  workdir: string;
+  /** Parent logger; each call gets a child with trace fields. */
+  logger: { child(bindings: Record<string, unknown>): Logger };
+  runtime?: AgentToolRuntime;
+}
+
+export class ToolContextFactory {
+  private workdirReady = false;
+
+  constructor(private readonly options: ToolContextFactoryOptions) {}
+
+  create(input: ToolContextInput): ToolContext {
+    if (!this.workdirReady) {
+      mkdirSync(this.options.workdir, { recursive: true });
+      this.workdirReady = true;
+    }
+    const logger = this.options.logger.child({
+      traceId: input.trace.traceId,
+      spanId: input.trace.spanId,
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+    });
+    const ctx: ToolContext = {
+      agentName: input.agentName,
+      instanceKey: input.instanceKey,
+      turnId: input.turnId,
+      toolCallId: input.toolCallId,
+      message: input.message,
+      workdir: this.options.workdir,
+      logger,
+      trace: input.trace,
+      config: input.config,
+      signal: input.signal,
+      ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
+    };
+    return ctx;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The error ToolResults the executor produces itself (tool spec §9.2, §10.3). Each has a stable
+ * code, a message that names the tool, and a suggestion the model can act on.
+ */
+import type { ToolCatalogItem, ToolError, ToolResult } from '../../shared/types/tools.ts';
+
+export function errorResult(toolCallId: string, toolName: string, error: ToolError): ToolResult {
+  return { toolCallId, toolName, status: 'error', error };
+}
+
+export function notInCatalogError(toolName: string, catalog: readonly ToolCatalogItem[]): ToolError {
+  const offered = catalog.map((item) => item.name);
+  const shown = offered.slice(0, 20).join(', ');
+  return {
+    code: 'E_TOOL_NOT_IN_CATALOG',
+    name: 'ToolNotInCatalogError',
+    message: `Tool '${toolName}' is not available in the current Tool Catalog.`,
+    suggestion:
+      offered.length === 0
+        ? 'No tools are available in this step; answer without calling a tool.'
+        : `Call one of the tools offered in this step: ${shown}${offered.length > 20 ? ', …' : ''}. To make '${toolName}' available, add it to the Agent's spec.tools or register it from an extension.`,
+  };
+}
+
+export function handlerNotFoundError(toolName: string): ToolError {
+  return {
+    code: 'E_TOOL_NOT_FOUND',
+    name: 'ToolNotFoundError',
+    message: `Tool '${toolName}' is in the catalog but no handler is registered for it.`,
+    suggestion: 'The extension that added this catalog item must also register its handler with api.tools.register().',
+  };
+}
+
+export function invalidArgsError(toolName: string, issues: readonly string[], suggestion?: string): ToolError {
+  const error: ToolError = {
+    code: 'E_TOOL_INVALID_ARGS',
+    name: 'ToolInputValidationError',
+    message: `Invalid arguments for '${toolName}': ${issues.join('; ')}`,
+  };
+  error.suggestion = suggestion ?? `Call '${toolName}' again with arguments that are one JSON object matching its parameters.`;
+  return error;
+}
+
+export function timeoutError(toolName: string, timeoutMs: number): ToolError {
+  return {
+    code: 'E_TOOL_TIMEOUT',
+    name: 'ToolTimeoutError',
+    message: `Tool '${toolName}' did not finish within ${timeoutMs} ms and was aborted.`,
+    suggestion: 'Retry with a smaller job, or ask for a longer tool timeout.',
+  };
+}
+
+export function outputNotJsonError(toolName: string, reason: string): ToolError {
+  return {
+    code: 'E_TOOL_OUTPUT_INVALID',
+    name: 'ToolOutputError',
+    message: `Tool '${toolName}' returned a value that is not JSON: ${reason}`,
+    suggestion: 'This is a bug in the tool handler; it must return a JSON value.',
+  };
+}
+
+export function middlewareError(toolName: string, message: string): ToolError {
+  return {
+    code: 'E_EXT_MIDDLEWARE',
+    name: 'ToolCallMiddlewareError',
+    message: `A toolCall middleware failed while calling '${toolName}': ${message}`,
+  };
+}
+
+export function interruptedError(toolName: string): ToolError {
+  return {
+    code: 'E_TOOL_INTERRUPTED',
+    name: 'ToolInterruptedError',
+    message: `The call to '${toolName}' was interrupted before it produced a result.`,
+    suggestion: 'Call the tool again if its result is still needed.',
+  };
+}

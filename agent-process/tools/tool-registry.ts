@@ -1,0 +1,79 @@
+/**
+ * The Tool Registry (tool spec §3): every executable handler of this agent — the exports of its
+ * Tool resources plus tools registered by extensions. A later registration of a name wins
+ * (SPEC.md §4.3).
+ */
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { ToolPlan } from '../../shared/types/bundle.ts';
+import type { ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
+import { EngineError } from '../engine/engine-error.ts';
+import { buildToolName, parseToolName } from './tool-name.ts';
+import { DEFAULT_ERROR_MESSAGE_LIMIT } from './truncate-error-message.ts';
+
+export interface RegisteredTool {
+  item: ToolCatalogItem;
+  handler: ToolHandler;
+  errorMessageLimit: number;
+  /** `ctx.config` for the handler. */
+  config: JsonObject;
+  origin: 'config' | 'extension';
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  /** Names in first-registration order (the catalog keeps this order). */
+  private readonly order: string[] = [];
+
+  registerToolPlan(plan: ToolPlan, handlers: Readonly<Record<string, ToolHandler>>): void {
+    for (const exp of plan.exports) {
+      const handler = handlers[exp.name];
+      if (handler === undefined) continue; // the loader has already rejected missing handlers
+      const item: ToolCatalogItem = {
+        name: buildToolName(plan.name, exp.name),
+        description: exp.description,
+        parameters: exp.parameters,
+        source: { type: 'config', name: plan.name },
+      };
+      if (exp.readOnly !== undefined) item.readOnly = exp.readOnly;
+      this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
+    }
+  }
+
+  /** `api.tools.register(item, handler)` of extension `owner`. */
+  registerExtensionTool(owner: string, item: ToolCatalogItem, handler: ToolHandler): void {
+    if (typeof item?.name !== 'string' || parseToolName(item.name) === null) {
+      throw new EngineError({
+        code: 'E_TOOL_INVALID_NAME',
+        message: `Extension '${owner}' registered a tool named '${String(item?.name)}'; tool names must be '<resource>__<export>' with exactly one '__' (tool spec §5)`,
+        suggestion: `Name it like '${owner}__action'.`,
+      });
+    }
+    if (typeof handler !== 'function') {
+      throw new EngineError({
+        code: 'E_TOOL_HANDLER_INVALID',
+        message: `Extension '${owner}' registered tool '${item.name}' without a handler function`,
+      });
+    }
+    const copy: ToolCatalogItem = { ...item, source: item.source ?? { type: 'extension', name: owner } };
+    this.put({ item: copy, handler, errorMessageLimit: DEFAULT_ERROR_MESSAGE_LIMIT, config: {}, origin: 'extension' });
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Every registered tool in registration order. */
+  list(): RegisteredTool[] {
+    const out: RegisteredTool[] = [];
+    for (const name of this.order) {
+      const tool = this.tools.get(name);
+      if (tool) out.push(tool);
+    }
+    return out;
+  }
+
+  private put(tool: RegisteredTool): void {
+    if (!this.tools.has(tool.item.name)) this.order.push(tool.item.name);
+    this.tools.set(tool.item.name, tool);
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The one ajv instance of the agent process: tool argument schemas, the mock script, stored
+ * messages. Compiling is the expensive part, so callers compile once and keep the validator.
+ */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+
+// strict:false because tool schemas are user-written JSON Schema and may carry annotations
+// (`examples`, `x-…`) that ajv's strict mode would reject; validation keywords still apply.
+export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+addFormats(ajv);

@@ -1,0 +1,120 @@
+/**
+ * context-message (SPEC.md §5.4, ARCHITECTURE §5): the only way a system prompt reaches the model.
+ * Turn middleware that keeps exactly ONE system message first in the conversation — the agent's
+ * `prompt.system` plus the optional `[runtime_catalog]`, `[runtime_inbound]` and `[runtime_call]`
+ * blocks — marked with the sha256 of its text, so it is added once and replaced only when the
+ * text changes. The message is pinned so windowing and compaction keep it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ExtensionApi, MiddlewareRuntimeInfo, TurnMiddlewareContext } from '../../../../shared/types/extensions.ts';
+import type { JsonObject, JsonValue } from '../../../../shared/types/json.ts';
+import type { Message, MessageEvent } from '../../../../shared/types/messages.ts';
+
+/** Metadata key holding `{ sha256 }` of the message text. */
+export const CONTEXT_MESSAGE_MARKER = '__goondanContextMessage';
+
+export interface ContextMessageConfig {
+  includeCatalog: boolean;
+  includeInbound: boolean;
+  includeCall: boolean;
+}
+
+export function readConfig(config: JsonObject | undefined): ContextMessageConfig {
+  const flag = (key: keyof ContextMessageConfig, fallback: boolean): boolean => {
+    const value = config?.[key];
+    return typeof value === 'boolean' ? value : fallback;
+  };
+  return { includeCatalog: flag('includeCatalog', false), includeInbound: flag('includeInbound', false), includeCall: flag('includeCall', true) };
+}
+
+export function register(api: ExtensionApi, config: JsonObject): void {
+  const options = readConfig(config);
+  // Outer (low priority) so other turn middleware already sees the prompt in place.
+  api.pipeline.register('turn', (ctx) => {
+    for (const event of contextMessageEvents(ctx, buildSystemText(ctx.runtime, options), api.name)) ctx.emitMessageEvent(event);
+    return ctx.next();
+  }, { priority: -100 });
+}
+
+/** The system text: prompt, then the enabled runtime blocks ('' when there is nothing to say). */
+export function buildSystemText(runtime: MiddlewareRuntimeInfo, options: ContextMessageConfig): string {
+  const sections: string[] = [];
+  const prompt = runtime.agent.prompt?.system?.trim();
+  if (prompt) sections.push(prompt);
+  if (options.includeCatalog) {
+    sections.push(
+      block('runtime_catalog', {
+        swarm: runtime.swarm.swarmName,
+        self: runtime.swarm.selfAgent,
+        entryAgent: runtime.swarm.entryAgent,
+        callableAgents: runtime.swarm.callableAgents.join(', ') || '(none)',
+      }),
+    );
+  }
+  if (options.includeInbound) {
+    const inbound = runtime.inbound;
+    sections.push(
+      block('runtime_inbound', {
+        eventId: inbound.eventId,
+        eventType: inbound.eventType,
+        source: `${inbound.sourceKind}/${inbound.sourceName}`,
+        instanceKey: inbound.instanceKey,
+        createdAt: inbound.createdAt,
+      }),
+    );
+  }
+  if (options.includeCall && runtime.call) {
+    const call = runtime.call;
+    sections.push(
+      block('runtime_call', {
+        callerAgent: call.callerAgent,
+        callerInstanceKey: call.callerInstanceKey,
+        replyExpected: call.replyTo ? 'yes (your final answer is sent back to the caller)' : 'no',
+      }),
+    );
+  }
+  return sections.join('\n\n');
+}
+
+function block(name: string, fields: Record<string, string | undefined>): string {
+  const lines = Object.entries(fields)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
+    .map(([key, value]) => `${key}: ${value}`);
+  return [`[${name}]`, ...lines].join('\n');
+}
+
+/** The events that make the conversation start with exactly this system message (none if it already does). */
+export function contextMessageEvents(ctx: Pick<TurnMiddlewareContext, 'conversationState'>, text: string, extensionName: string): MessageEvent[] {
+  const messages = ctx.conversationState.nextMessages;
+  const marked = messages.filter(isContextMessage);
+  const first = messages[0];
+  if (text === '') return marked.map((message) => ({ type: 'remove', targetId: message.id }));
+
+  const hash = createHash('sha256').update(text).digest('hex');
+  const inPlace = first !== undefined && isContextMessage(first) && marked.length === 1;
+  if (inPlace && markerHash(first) === hash) return [];
+  const message = systemMessage(text, hash, extensionName);
+  if (inPlace) return [{ type: 'replace', targetId: first.id, message }];
+  if (messages.length === 0) return [{ type: 'append', message }];
+  // Not first (or duplicated): rebuild the conversation with it in front, every other id kept.
+  return [{ type: 'truncate' }, { type: 'append', message }, ...messages.filter((m) => !isContextMessage(m)).map((m): MessageEvent => ({ type: 'append', message: m }))];
+}
+
+function isContextMessage(message: Message): boolean {
+  return message.data.role === 'system' && message.metadata[CONTEXT_MESSAGE_MARKER] !== undefined;
+}
+
+function markerHash(message: Message): string | undefined {
+  const marker: JsonValue | undefined = message.metadata[CONTEXT_MESSAGE_MARKER];
+  return typeof marker === 'object' && marker !== null && !Array.isArray(marker) && typeof marker.sha256 === 'string' ? marker.sha256 : undefined;
+}
+
+function systemMessage(text: string, hash: string, extensionName: string): Message {
+  return {
+    id: `msg_ctx_${randomUUID()}`,
+    data: { role: 'system', content: text },
+    metadata: { [CONTEXT_MESSAGE_MARKER]: { sha256: hash }, pinned: true },
+    createdAt: new Date().toISOString(),
+    source: { type: 'extension', extensionName },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Test helpers for the agent engine: AgentPlan / SwarmPlan objects built directly (the config
+ * loader is not needed to test the engine), temp state roots, events and the instance files.
+ */
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { newId } from '../../../shared/ids.ts';
+import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
+import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolPlan } from '../../../shared/types/bundle.ts';
+import type { AgentEvent } from '../../../shared/types/events.ts';
+import type { JsonObject } from '../../../shared/types/json.ts';
+import type { Message, MessageEvent } from '../../../shared/types/messages.ts';
+import type { ToolExportSpec } from '../../../shared/types/resources.ts';
+import type { RuntimeEvent } from '../../../shared/types/turns.ts';
+import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '../../../agent-process/engine/agent-engine.ts';
+
+export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
+
+export function fixtureTool(name: string, file: string, exports: ToolExportSpec[], extra: Partial<ToolPlan> = {}): ToolPlan {
+  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
+}
+
+export function fixtureExtension(name: string, file: string, config: JsonObject = {}): ExtensionPlan {
+  return { name, packageName: '', entryPath: join(FIXTURES, 'extensions', file), config };
+}
+
+export const ECHO_EXPORTS: ToolExportSpec[] = [
+  {
+    name: 'say',
+    description: 'Repeat a text.',
+    parameters: { type: 'object', additionalProperties: false, properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+  { name: 'inspect', description: 'Report the tool context.', parameters: { type: 'object', properties: {} } },
+  {
+    name: 'json',
+    description: 'Echo arguments back.',
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        count: { type: 'integer' },
+        mode: { enum: ['fast', 'slow'] },
+        tags: { type: 'array', items: { type: 'string' } },
+        nested: { type: 'object', properties: { flag: { type: 'boolean' } }, required: ['flag'] },
+      },
+      required: ['count'],
+    },
+  },
+];
+
+export const echoTool = (extra: Partial<ToolPlan> = {}) => fixtureTool('echo', 'echo.ts', ECHO_EXPORTS, extra);
+
+export const failTool = (extra: Partial<ToolPlan> = {}) =>
+  fixtureTool(
+    'fail',
+    'fail.ts',
+    [
+      {
+        name: 'throw',
+        description: 'Throw an error.',
+        parameters: { type: 'object', properties: { message: { type: 'string' }, code: { type: 'string' }, suggestion: { type: 'string' } } },
+      },
+      { name: 'long', description: 'Throw a long error.', parameters: { type: 'object', properties: { length: { type: 'integer' } } } },
+      { name: 'nonjson', description: 'Return a cycle.', parameters: { type: 'object', properties: {} } },
+    ],
+    extra,
+  );
+
+export const slowTool = () =>
+  fixtureTool('slow', 'slow.ts', [
+    {
+      name: 'wait',
+      description: 'Wait some milliseconds.',
+      parameters: { type: 'object', properties: { ms: { type: 'integer' }, marker: { type: 'string' } }, required: ['ms'] },
+    },
+  ]);
+
+export interface PlanInput {
+  name?: string;
+  tools?: ToolPlan[];
+  extensions?: ExtensionPlan[];
+  /** `mock` script (Model spec.options). */
+  script?: JsonObject;
+  systemPrompt?: string;
+  model?: Partial<AgentPlan['model']>;
+  modelParams?: AgentPlan['modelParams'];
+}
+
+export function makePlan(input: PlanInput = {}): AgentPlan {
+  const plan: AgentPlan = {
+    name: input.name ?? 'tester',
+    packageName: '',
+    bundleRoot: FIXTURES,
+    model: { name: 'mock', provider: 'mock', model: 'scripted', options: input.script ?? {}, capabilities: {}, ...input.model },
+    modelParams: input.modelParams ?? {},
+    tools: input.tools ?? [],
+    extensions: input.extensions ?? [],
+    requiredTools: [],
+  };
+  if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
+  return plan;
+}
+
+export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): SwarmPlan {
+  return {
+    name: 'test-swarm',
+    instanceKey: 'test-swarm',
+    workspaceId: 'test-swarm',
+    entryAgent: agents[0] ?? 'tester',
+    agents,
+    maxStepsPerTurn,
+    shutdownGracePeriodMs: 1000,
+  };
+}
+
+export function tempStateRoot(): string {
+  return mkdtempSync(join(tmpdir(), 'goondan-engine-'));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** A pino logger that keeps its lines in memory (tests assert on warnings). */
+export function memoryLogger(): { logger: pino.Logger; lines: () => Array<Record<string, unknown>> } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  const logger = pino({ level: 'debug' }, stream);
+  return { logger, lines: () => lines.flatMap((line) => line.split('\n')).filter((l) => l.trim() !== '').map((l) => JSON.parse(l)) };
+}
+
+export function userEvent(input: string, extra: Partial<AgentEvent> = {}): AgentEvent {
+  return { id: newId('evt'), type: 'api.input', createdAt: new Date().toISOString(), input, source: { kind: 'api', name: 'test' }, ...extra };
+}
+
+export interface EngineHarness {
+  engine: AgentEngine;
+  stateRoot: string;
+  paths: InstancePaths;
+  runtimeEvents: RuntimeEvent[];
+  logLines: () => Array<Record<string, unknown>>;
+}
+
+export async function startEngine(
+  plan: AgentPlan,
+  options: Partial<AgentEngineOptions> & { swarm?: SwarmPlan; stateRoot?: string } = {},
+): Promise<EngineHarness> {
+  const stateRoot = options.stateRoot ?? tempStateRoot();
+  const swarm = options.swarm ?? makeSwarm([plan.name]);
+  const instanceKey = options.instanceKey ?? 'user-1';
+  const runtimeEvents: RuntimeEvent[] = [];
+  const log = memoryLogger();
+  const engine = await createAgentEngine({
+    logger: log.logger,
+    ...options,
+    plan,
+    swarm,
+    instanceKey,
+    stateRoot,
+    onRuntimeEvent: (event) => {
+      runtimeEvents.push(event);
+      options.onRuntimeEvent?.(event);
+    },
+  });
+  return { engine, stateRoot, paths: instancePaths(stateRoot, swarm.workspaceId, plan.name, instanceKey), runtimeEvents, logLines: log.lines };
+}
+
+export function readJsonl(file: string): unknown[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+}
+
+export function baseMessages(paths: InstancePaths): Message[] {
+  return readJsonl(paths.baseMessages).filter(isMessageLike);
+}
+
+export function messageEvents(paths: InstancePaths): MessageEvent[] {
+  return readJsonl(paths.messageEvents).filter(isMessageEventLike);
+}
+
+function isMessageLike(value: unknown): value is Message {
+  return typeof value === 'object' && value !== null && 'id' in value && 'data' in value;
+}
+
+function isMessageEventLike(value: unknown): value is MessageEvent {
+  return typeof value === 'object' && value !== null && 'type' in value;
+}
