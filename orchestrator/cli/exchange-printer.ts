@@ -9,8 +9,8 @@ const MAX_TEXT = 160;
 export function formatExchange(note: ExchangeNote, color: boolean): string {
   const text = note.text.replace(/\s+/g, ' ').trim();
   const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
-  const arrow = note.kind === 'response' ? '⇠' : note.kind === 'error' ? '✗' : '→';
-  const line = `  ${note.from} ${arrow} ${note.to}  ${note.kind}: ${shown}`;
+  const label = { request: 'asks', send: 'tells', response: 'replies', error: 'fails' }[note.kind];
+  const line = `  ${note.from} → ${note.to}  ${label}: ${shown}`;
   return color ? `\u001b[2m${line}\u001b[22m` : line;
 }
 
