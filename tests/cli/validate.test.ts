@@ -1,0 +1,121 @@
+/** `goondan validate` as a user runs it: the real bin/goondan in a subprocess. */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dir, '..', '..');
+const BIN = join(ROOT, 'bin', 'goondan');
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'bundles');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function goondan(args: string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Run> {
+  const proc = Bun.spawn([BIN, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+interface JsonReport {
+  valid: boolean;
+  errors: Array<{ code: string; file: string; line: number; column: number; path: string; message: string; suggestion?: string }>;
+  warnings: Array<{ code: string }>;
+}
+
+function isReport(value: unknown): value is JsonReport {
+  return typeof value === 'object' && value !== null && 'valid' in value && 'errors' in value && 'warnings' in value;
+}
+
+function report(run: Run): JsonReport {
+  const parsed: unknown = JSON.parse(run.stdout);
+  if (!isReport(parsed)) throw new Error(`not a validate report: ${run.stdout}`);
+  return parsed;
+}
+
+let temp: string | undefined;
+afterEach(() => {
+  if (temp) rmSync(temp, { recursive: true, force: true });
+  temp = undefined;
+});
+
+describe('exit codes', () => {
+  test('0 for a valid bundle, with a summary line', async () => {
+    const run = await goondan(['validate', join(FIXTURES, 'all-kinds')]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('✓ valid: 9 resources');
+  });
+
+  test('4 for an invalid bundle; text lists file:line:col  CODE  message and the hint, paths relative to cwd', async () => {
+    const run = await goondan(['validate', 'tests/fixtures/bundles/errors/ref-not-found']);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain('tests/fixtures/bundles/errors/ref-not-found/agents.yaml:17:12  E_CONFIG_REF_NOT_FOUND  spec.tools[0].ref: Tool/bsh not found');
+    expect(run.stdout).toContain('  hint: did you mean "Tool/bash"?');
+    expect(run.stdout).toContain('✗ invalid: 1 error');
+  });
+
+  test('3 when there is nothing to load at PATH', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
+    const run = await goondan(['validate'], temp);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('no goondan.yaml');
+  });
+
+  test('2 for bad usage', async () => {
+    expect((await goondan(['validate', '--format', 'xml'])).code).toBe(2);
+    expect((await goondan(['validate', 'a', 'b'])).code).toBe(2);
+    expect((await goondan(['validate', '--nope'])).code).toBe(2);
+  });
+});
+
+describe('--format json', () => {
+  test('prints {valid, errors, warnings} with full problem objects', async () => {
+    const run = await goondan(['validate', join(FIXTURES, 'errors', 'schema-invalid'), '--format', 'json']);
+    expect(run.code).toBe(4);
+    const { valid, errors } = report(run);
+    expect(valid).toBe(false);
+    expect(errors.map((e) => [e.code, e.line, e.path])).toEqual([
+      ['E_CONFIG_SCHEMA_INVALID', 6, 'spec.model'],
+      ['E_CONFIG_SCHEMA_INVALID', 7, 'spec.provider'],
+    ]);
+    expect(errors[1]).toMatchObject({ file: join(FIXTURES, 'errors', 'schema-invalid', 'goondan.yaml'), column: 13, suggestion: 'did you mean "openai"?' });
+  });
+
+  test('a valid bundle without its keys is valid, with env warnings', async () => {
+    const run = await goondan(['validate', join(FIXTURES, 'upstream-style'), '--format=json']);
+    expect(run.code).toBe(0);
+    const { valid, warnings } = report(run);
+    expect(valid).toBe(true);
+    expect(warnings.filter((w) => w.code === 'E_CONFIG_ENV_MISSING')).toHaveLength(2);
+  });
+
+  test('--env-file supplies variables (and silences their warnings)', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
+    const envFile = join(temp, 'keys.env');
+    writeFileSync(envFile, 'ANTHROPIC_API_KEY=sk-test\nGOONDAN_SECRET_WEBHOOK_SIGNING_SECRET="s3cret"\n');
+    const run = await goondan(['validate', join(FIXTURES, 'upstream-style'), '--format', 'json', '--env-file', envFile]);
+    expect(run.code).toBe(0);
+    expect(report(run).warnings.filter((w) => w.code === 'E_CONFIG_ENV_MISSING')).toEqual([]);
+  });
+
+  test('nothing to load is reported as JSON too, exit 3', async () => {
+    const run = await goondan(['validate', '/no/such/bundle', '--format', 'json']);
+    expect(run.code).toBe(3);
+    expect(report(run).errors.map((e) => e.code)).toEqual(['E_CONFIG_NOT_FOUND']);
+  });
+});
+
+describe('help', () => {
+  test('goondan --help lists validate; goondan validate --help prints its usage', async () => {
+    const global = await goondan(['--help']);
+    expect(global.code).toBe(0);
+    expect(global.stdout).toMatch(/validate\s+check a bundle/);
+    const own = await goondan(['validate', '--help']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain('Usage: goondan validate [PATH]');
+    expect(own.stdout).toContain('--format text|json');
+  });
+});
