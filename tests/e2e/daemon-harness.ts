@@ -6,8 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setDefaultTimeout } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
+
+// e2e tests start daemons and subprocesses on a shared 2-core machine: give them room.
+setDefaultTimeout(60_000);
 
 export const REPO_ROOT = resolve(import.meta.dir, '../..');
 export const GOONDAN_BIN = join(REPO_ROOT, 'bin/goondan');
