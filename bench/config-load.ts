@@ -1,0 +1,118 @@
+#!/usr/bin/env bun
+/**
+ * Bench: load + validate a generated 200-resource bundle (plus the built-in package) with
+ * loadBundle, repeated. Prints a table and one JSON line. Not a test: figures only.
+ *   bun bench/config-load.ts [runs]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBundle } from '../shared/config/index.ts';
+
+const RUNS = Number(process.argv[2] ?? 30);
+const WARMUP = 3;
+
+const COUNTS = { models: 10, tools: 60, extensions: 20, connectors: 5, agents: 80, swarms: 20, connections: 4 };
+
+function doc(kind: string, name: string, spec: string): string {
+  return `apiVersion: goondan.ai/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n  labels: { bench: "yes" }\nspec:\n${spec}`;
+}
+
+/** Writes the bundle; returns its directory and resource count. */
+function generateBundle(): { dir: string; resources: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'goondan-bench-config-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  const docs: Record<string, string[]> = { 'goondan.yaml': [doc('Package', 'bench', '  version: "1.0.0"\n')] };
+  const add = (file: string, text: string) => (docs[file] ??= []).push(text);
+
+  for (let i = 0; i < COUNTS.models; i++) add('models.yaml', doc('Model', `model-${i}`, `  provider: mock\n  model: m${i}\n  capabilities: { toolCalling: true }\n`));
+  for (let i = 0; i < COUNTS.tools; i++) {
+    write(`tools/tool-${i}/index.ts`, 'export const handlers = {};\n');
+    const exports = ['read', 'write']
+      .map((e) => `    - name: ${e}\n      description: ${e} things.\n      parameters:\n        type: object\n        additionalProperties: false\n        properties:\n          path: { type: string, description: Path. }\n          limit: { type: integer, minimum: 1 }\n        required: [path]\n`)
+      .join('');
+    add('tools.yaml', doc('Tool', `tool-${i}`, `  entry: ./tools/tool-${i}/index.ts\n  errorMessageLimit: 1200\n  exports:\n${exports}`));
+  }
+  for (let i = 0; i < COUNTS.extensions; i++) {
+    write(`extensions/ext-${i}/index.ts`, 'export function register() {}\n');
+    add('extensions.yaml', doc('Extension', `ext-${i}`, `  entry: ./extensions/ext-${i}/index.ts\n  config: { level: ${i} }\n`));
+  }
+  for (let i = 0; i < COUNTS.connectors; i++) {
+    write(`connectors/conn-${i}/index.ts`, 'export default async () => {};\n');
+    add('connectors.yaml', doc('Connector', `connector-${i}`, `  entry: ./connectors/conn-${i}/index.ts\n  events:\n    - name: message\n      properties: { user: { type: string } }\n`));
+  }
+  write('prompts/agent.md', 'You are a benchmark agent.\n');
+  for (let i = 0; i < COUNTS.agents; i++) {
+    const tools = [0, 1, 2].map((k) => `    - ref: Tool/tool-${(i + k * 7) % COUNTS.tools}\n`).join('');
+    const prompt = i % 2 === 0 ? '    systemRef: ./prompts/agent.md\n' : '    system: You are a benchmark agent.\n';
+    add(
+      'agents.yaml',
+      doc('Agent', `agent-${i}`, `  modelConfig:\n    modelRef: Model/model-${i % COUNTS.models}\n  prompt:\n${prompt}  tools:\n${tools}    - { kind: Tool, name: bash, package: "@goondan/base" }\n  extensions:\n    - ref: Extension/ext-${i % COUNTS.extensions}\n      config: { level: 9 }\n`),
+    );
+  }
+  for (let i = 0; i < COUNTS.swarms; i++) {
+    const members = [0, 1, 2, 3].map((k) => `Agent/agent-${i * 4 + k}`);
+    add('swarms.yaml', doc('Swarm', `swarm-${i}`, `  entryAgent: ${members[0]}\n  agents: [${members.join(', ')}]\n  policy: { maxStepsPerTurn: 16 }\n`));
+  }
+  for (let i = 0; i < COUNTS.connections; i++) {
+    add('connections.yaml', doc('Connection', `connection-${i}`, `  connectorRef: Connector/connector-${i}\n  swarmRef: Swarm/swarm-${i}\n  secrets:\n    token: { valueFrom: { env: BENCH_TOKEN_${i} } }\n  ingress:\n    rules:\n      - route: { instanceKeyProperty: user }\n`));
+  }
+  let resources = 0;
+  for (const [file, list] of Object.entries(docs)) {
+    resources += list.length;
+    write(file, list.join('---\n'));
+  }
+  return { dir, resources };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const { dir, resources } = generateBundle();
+try {
+  const env = { BENCH_TOKEN_0: 't' };
+  const coldStart = performance.now();
+  const first = await loadBundle(dir, { env });
+  const coldMs = performance.now() - coldStart;
+  if (first.errors.length > 0) throw new Error(`generated bundle is invalid: ${first.errors[0]?.code} ${first.errors[0]?.message}`);
+  for (let i = 0; i < WARMUP; i++) await loadBundle(dir, { env });
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    await loadBundle(dir, { env });
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const result = {
+    bench: 'config-load',
+    resources,
+    totalResources: first.resources.length,
+    files: first.files.length,
+    runs: RUNS,
+    coldMs: Number(coldMs.toFixed(2)),
+    medianMs: Number(percentile(times, 50).toFixed(2)),
+    p95Ms: Number(percentile(times, 95).toFixed(2)),
+    minMs: Number((times[0] ?? Number.NaN).toFixed(2)),
+    warnings: first.warnings.length,
+  };
+  const rows: Array<[string, string]> = [
+    ['bundle resources (generated)', String(result.resources)],
+    ['resources incl. @goondan/base', String(result.totalResources)],
+    ['YAML files', String(result.files)],
+    ['runs', String(result.runs)],
+    ['cold (first load, compiles schemas)', `${result.coldMs} ms`],
+    ['median', `${result.medianMs} ms`],
+    ['p95', `${result.p95Ms} ms`],
+    ['min', `${result.minMs} ms`],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  console.log('loadBundle: load + validate a generated bundle');
+  for (const [key, value] of rows) console.log(`  ${key.padEnd(width)}  ${value}`);
+  console.log(JSON.stringify(result));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
