@@ -121,6 +121,7 @@ describe('http-fetch size caps', () => {
     const out = await get(setup(), { url: `${base}/big`, maxBytes: 1000 });
     expect(out).toMatchObject({ truncated: true, bytes: 1000 });
     expect(String(out.text)).toHaveLength(1000);
+    expect(String(out.note)).toContain('raise maxBytes');
   });
 
   test('the default cap is 500000 bytes', async () => {

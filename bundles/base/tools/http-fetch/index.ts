@@ -91,7 +91,7 @@ async function request(ctx: ToolContext, method: 'GET' | 'POST', args: PostArgs)
       durationMs: Math.round(performance.now() - started),
       ...describeBody(contentType, received),
     };
-    if (received.truncated) output.truncatedNote = `Only the first ${maxBytes} bytes were read; raise maxBytes for more.`;
+    if (received.truncated) output.note ??= `Only the first ${maxBytes} bytes were read; raise maxBytes for more.`;
     return output;
   } catch (error) {
     if (BaseToolError.isInstance(error)) throw error;
