@@ -1,0 +1,109 @@
+/**
+ * Bad input never crashes anything: malformed IPC messages in both directions, malformed HTTP
+ * bodies, and the API's host/token rules.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
+let daemon: Daemon;
+
+beforeAll(async () => {
+  daemon = await startDaemon(BUNDLE);
+});
+afterAll(async () => {
+  await daemon.stop();
+  daemon.cleanup();
+});
+
+describe('malformed IPC messages are logged and dropped (ARCHITECTURE §2)', () => {
+  test('garbage from an agent and to an agent crashes neither; the turn completes', async () => {
+    const { body } = await daemon.send({ input: 'garble please', instanceKey: 'garble' });
+    expect(body).toMatchObject({ status: 'ok', output: 'still alive' });
+    const dropped = daemon.logs.filter((l) => l.msg === 'dropped malformed IPC message from child' && l.process === 'alpha:garble');
+    expect(dropped.length).toBe(3);
+    expect(daemon.logs.some((l) => l.msg === 'dropped a malformed IPC message' && l.agent === 'alpha')).toBe(true);
+    const again = await daemon.send({ input: 'whats your pid', instanceKey: 'garble' });
+    const row = (await daemon.processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'garble');
+    expect(again.body.output).toBe(`alpha pid ${String(row?.pid)}`);
+    expect(row?.restarts).toBe(0);
+  });
+});
+
+describe('malformed HTTP bodies get a 400 naming the field', () => {
+  const post = (body: string, contentType = 'application/json') =>
+    daemon.api('/v1/events', { method: 'POST', headers: { 'content-type': contentType }, body });
+
+  test('invalid JSON', async () => {
+    const response = await post('{"input": "hi"');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'E_HTTP_BAD_JSON' } });
+  });
+
+  test('missing input names /input', async () => {
+    const response = await post('{"agent": "alpha"}');
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string; problems: Array<{ path: string }> } };
+    expect(body.error.code).toBe('E_HTTP_BAD_BODY');
+    expect(body.error.problems.map((p) => p.path)).toContain('/input');
+  });
+
+  test('wrong types and unknown fields name their paths', async () => {
+    const response = await post(JSON.stringify({ input: 'hi', wait: 'yes', colour: 'blue' }));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { problems: Array<{ path: string }> } };
+    const paths = body.error.problems.map((p) => p.path);
+    expect(paths).toContain('/wait');
+    expect(paths).toContain('/colour');
+  });
+
+  test('a body that is not an object, and an empty input', async () => {
+    expect((await post('[1,2,3]')).status).toBe(400);
+    expect((await post('{"input": ""}')).status).toBe(400);
+  });
+
+  test('an unknown agent is 404', async () => {
+    const response = await post(JSON.stringify({ input: 'hi', agent: 'nobody' }));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'E_HTTP_UNKNOWN_AGENT' } });
+  });
+
+  test('unknown routes are 404 and the daemon is still healthy afterwards', async () => {
+    expect((await daemon.api('/v2/nothing')).status).toBe(404);
+    expect((await daemon.api('/healthz')).status).toBe(200);
+    expect((await daemon.api('/readyz')).status).toBe(200);
+  });
+});
+
+describe('API host and token rules (ARCHITECTURE §6)', () => {
+  test('a non-loopback host without GOONDAN_API_TOKEN refuses to start (exit 2)', async () => {
+    const stateRoot = tempStateRoot();
+    const env: Record<string, string | undefined> = { ...process.env };
+    delete env.GOONDAN_API_TOKEN;
+    const proc = Bun.spawn([GOONDAN_BIN, 'run', BUNDLE, '--host', '0.0.0.0', '--port', '0', '--state-root', stateRoot], {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env,
+    });
+    expect(await proc.exited).toBe(2);
+    expect(await new Response(proc.stderr).text()).toContain('GOONDAN_API_TOKEN');
+  });
+
+  test('with a token every route but the probes needs the bearer', async () => {
+    const guarded = await startDaemon(BUNDLE, { args: ['--host', '0.0.0.0'], env: { GOONDAN_API_TOKEN: 's3cret-token' } });
+    try {
+      const url = guarded.url.replace('0.0.0.0', '127.0.0.1');
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${url}/v1/processes`)).status).toBe(401);
+      expect((await fetch(`${url}/v1/processes`, { headers: { authorization: 'Bearer wrong-token!' } })).status).toBe(401);
+      expect((await fetch(`${url}/v1/processes`, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
+      // The token never reaches a log line.
+      expect(JSON.stringify(guarded.logs)).not.toContain('s3cret-token');
+    } finally {
+      await guarded.stop();
+      guarded.cleanup();
+    }
+  });
+});
