@@ -11,7 +11,9 @@ function shownPath(file: string, cwd: string): string {
 export function formatProblemsText(problems: readonly ConfigProblem[], cwd: string): string {
   return problems
     .map((p) => {
-      const head = `${shownPath(p.file, cwd)}:${p.line}:${p.column}  ${p.code}  ${p.path ? `${p.path}: ` : ''}${p.message}`;
+      // Messages of schema problems already start with their path; don't print it twice.
+      const where = p.path && !p.message.startsWith(p.path) ? `${p.path}: ` : '';
+      const head = `${shownPath(p.file, cwd)}:${p.line}:${p.column}  ${p.code}  ${where}${p.message}`;
       if (p.suggestion === undefined) return head;
       const [first = '', ...rest] = p.suggestion.split('\n');
       return [head, `  hint: ${first}`, ...rest.map((line) => `        ${line}`)].join('\n');
