@@ -86,6 +86,3 @@ export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
   }
   return [...byPointer.values()];
 }
-
-/** Schema ids whose errors the loader drops because a dedicated check owns that part. */
-export const OWNED_BY_REF_CHECK = 'goondan:refs#';
