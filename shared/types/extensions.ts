@@ -118,6 +118,11 @@ export interface ExtensionApi {
     emit(name: string, payload?: JsonValue): void;
   };
   logger: Logger;
+  /**
+   * Runs when the agent process shuts down (engine close), awaited with a time limit: release
+   * what the extension holds (child processes, sockets). Optional so older engines stay valid.
+   */
+  onClose?(handler: () => void | Promise<void>): void;
 }
 
 /** Shape of an Extension entry module. */
