@@ -58,7 +58,7 @@ function describeIssue(error: ErrorObject, args: JsonObject): string {
   const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
     case 'type':
-      return `${at}: expected ${String(params.type)}, got ${describeJsonType(valueAt(args, error.instancePath))}`;
+      return `${at}: expected ${String(params.type).split(',').join(' or ')}, got ${describeJsonType(valueAt(args, error.instancePath))}`;
     case 'required':
       return `${at}${keySuffix(params.missingProperty)}: required property is missing`;
     case 'additionalProperties':

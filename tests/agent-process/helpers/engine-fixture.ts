@@ -196,3 +196,24 @@ function isMessageLike(value: unknown): value is Message {
 function isMessageEventLike(value: unknown): value is MessageEvent {
   return typeof value === 'object' && value !== null && 'type' in value;
 }
+
+/** The tool results stored in base.jsonl, in order: `{toolCallId, toolName, output}`. */
+export function storedToolResults(paths: InstancePaths): Array<{ toolCallId: string; toolName: string; output: unknown }> {
+  const out: Array<{ toolCallId: string; toolName: string; output: unknown }> = [];
+  for (const message of baseMessages(paths)) {
+    if (message.data.role !== 'tool') continue;
+    for (const part of message.data.content) {
+      if (part.type === 'tool-result') out.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: part.output });
+    }
+  }
+  return out;
+}
+
+/** The `error` object of a stored error result (`{type:'json', value:{status:'error', error}}`), if it is one. */
+export function errorOf(output: unknown): Record<string, unknown> | undefined {
+  if (typeof output !== 'object' || output === null || !('value' in output)) return undefined;
+  const value = output.value;
+  if (typeof value !== 'object' || value === null || !('status' in value) || value.status !== 'error' || !('error' in value)) return undefined;
+  const error = value.error;
+  return typeof error === 'object' && error !== null ? Object.fromEntries(Object.entries(error)) : undefined;
+}

@@ -1,0 +1,236 @@
+/**
+ * The turn / step loop (SPEC.md §2.7) and its observation log (SPEC.md §3.2): stop conditions,
+ * errors as results, async replies, one turn at a time, redelivery, runtime events and trace
+ * chaining, extension state and the event bus.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { newSpanId, newTraceId, SPAN_ID_PATTERN, TRACE_ID_PATTERN } from '../../shared/ids.ts';
+import type { InterAgentReply } from '../../shared/types/events.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
+import {
+  baseMessages,
+  echoTool,
+  fixtureExtension,
+  fixtureTool,
+  makePlan,
+  makeSwarm,
+  readJsonl,
+  removeDir,
+  slowTool,
+  startEngine,
+  tempStateRoot,
+  userEvent,
+  type EngineHarness,
+} from './helpers/engine-fixture.ts';
+
+const harnesses: EngineHarness[] = [];
+async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
+  const harness = await startEngine(...args);
+  harnesses.push(harness);
+  return harness;
+}
+beforeEach(() => resetProbes());
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.engine.close();
+    removeDir(h.stateRoot);
+  }
+});
+
+const reply = (text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply => ({
+  kind: 'inter_agent_response',
+  version: 1,
+  requestId: 'corr_1',
+  requestEventId: 'evt_req',
+  fromAgentId: 'reviewer',
+  toAgentId: 'tester',
+  async: true,
+  status: 'ok',
+  text,
+  receivedAt: new Date().toISOString(),
+  ...extra,
+});
+
+describe('stop conditions', () => {
+  test('a text reply ends the turn: text_response with the real step count', async () => {
+    const h = await engineFor(makePlan({ tools: [echoTool()], script: { rules: [{ match: 'go', toolCalls: [{ name: 'echo__say', args: { text: 'a' } }], then: 'finished' }] } }));
+    const result = await h.engine.runTurn(userEvent('go'));
+    expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished', stepCount: 2 });
+    expect(result.responseMessage?.data.role).toBe('assistant');
+  });
+
+  test('Swarm maxStepsPerTurn stops a turn that keeps calling tools: max_steps', async () => {
+    const call = { toolCalls: [{ name: 'echo__say', args: { text: 'again' } }] };
+    const script = { rules: [{ match: 'loop', ...call, then: { ...call, then: { ...call, then: { ...call, then: 'never reached' } } } }] };
+    const h = await engineFor(makePlan({ tools: [echoTool()], script }), { swarm: makeSwarm(['tester'], 3) });
+    const result = await h.engine.runTurn(userEvent('loop'));
+    expect(result).toMatchObject({ finishReason: 'max_steps', stepCount: 3 });
+    expect(h.runtimeEvents.filter((e) => e.type === 'step.started')).toHaveLength(3);
+  });
+
+  test('a model error ends the turn with finishReason error and a structured error; runTurn resolves', async () => {
+    const h = await engineFor(makePlan({ model: { provider: 'openai-compatible', model: 'm', endpoint: 'http://127.0.0.1:9/v1', options: { maxRetries: 0 } } }));
+    const result = await h.engine.runTurn(userEvent('hi'));
+    expect(result.finishReason).toBe('error');
+    expect(result.error?.code).toBe('E_MODEL_UNREACHABLE');
+    expect(result.error?.suggestion).toContain('endpoint');
+    expect(h.runtimeEvents.map((e) => e.type)).toEqual(['turn.started', 'step.started', 'step.failed', 'turn.failed']);
+    // The input stays in the conversation; the next turn works on top of it.
+    expect(baseMessages(h.paths).map((m) => m.data.content)).toEqual(['hi']);
+  });
+
+  test('an event that is a reply (metadata.inReplyTo) never becomes a turn', async () => {
+    const h = await engineFor(makePlan());
+    const result = await h.engine.runTurn(userEvent('late reply', { metadata: { inReplyTo: 'corr_9' } }));
+    expect(result.finishReason).toBe('error');
+    expect(result.error?.code).toBe('E_EVENT_IS_REPLY');
+    expect(baseMessages(h.paths)).toEqual([]);
+    expect(h.runtimeEvents).toEqual([]);
+  });
+});
+
+describe('async replies (SPEC.md §2.6)', () => {
+  test('a reply delivered during a turn enters before the next step, with its metadata', async () => {
+    // The mock matches the LATEST user message: once the reply is in, the 'review' rule answers.
+    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__wait', args: { ms: 150 } }] }, { match: 'review', reply: 'got: {{input}}' }] };
+    const h = await engineFor(makePlan({ tools: [slowTool()], script }));
+    const running = h.engine.runTurn(userEvent('wait for it'));
+    await Bun.sleep(50);
+    h.engine.deliverAsyncReply(reply('the review is positive'));
+    const result = await running;
+    expect(result.responseText).toBe('got: the review is positive');
+    expect(result.stepCount).toBe(2);
+    const injected = baseMessages(h.paths).find((m) => m.metadata.__goondanInterAgentResponse !== undefined);
+    expect(injected?.data).toEqual({ role: 'user', content: 'the review is positive' });
+    expect(injected?.metadata.__goondanInterAgentResponse).toMatchObject({ kind: 'inter_agent_response', requestId: 'corr_1', fromAgentId: 'reviewer', status: 'ok', async: true });
+  });
+
+  test('a reply delivered while idle enters at the start of the next turn, before its input', async () => {
+    const h = await engineFor(makePlan());
+    h.engine.deliverAsyncReply(reply('', { status: 'timeout', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: 'no answer in 60000 ms' }));
+    const result = await h.engine.runTurn(userEvent('next question'));
+    expect(result.responseText).toBe('next question');
+    expect(baseMessages(h.paths).map((m) => m.data.content)).toEqual([
+      'timeout (AGENT_REQUEST_TIMEOUT: no answer in 60000 ms)',
+      'next question',
+      [{ type: 'text', text: 'next question' }],
+    ]);
+  });
+});
+
+describe('one turn at a time', () => {
+  test('concurrent runTurn calls are serialised by the engine', async () => {
+    const script = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__wait', args: { ms: 80 } }], then: 'ok' }] };
+    const h = await engineFor(makePlan({ tools: [slowTool()], script }));
+    const [a, b] = await Promise.all([h.engine.runTurn(userEvent('wait 1')), h.engine.runTurn(userEvent('wait 2'))]);
+    const turnEvents = h.runtimeEvents.filter((e) => e.type.startsWith('turn.')).map((e) => `${e.type}:${'turnId' in e ? e.turnId : ''}`);
+    expect(turnEvents).toEqual([`turn.started:${a.turnId}`, `turn.completed:${a.turnId}`, `turn.started:${b.turnId}`, `turn.completed:${b.turnId}`]);
+  });
+});
+
+describe('redelivery of an already answered event (ARCHITECTURE §3)', () => {
+  test('returns the stored reply without calling the model; the input stays in the conversation once', async () => {
+    const h = await engineFor(makePlan({ tools: [echoTool()], script: { rules: [{ match: 'go', toolCalls: [{ name: 'echo__say', args: { text: 'a' } }], then: 'answer' }] } }));
+    const event = userEvent('go');
+    const first = await h.engine.runTurn(event);
+    const eventsAfterFirst = h.runtimeEvents.length;
+    const again = await h.engine.runTurn(event);
+    expect(again).toMatchObject({ turnId: first.turnId, traceId: first.traceId, finishReason: 'text_response', responseText: 'answer' });
+    expect(h.runtimeEvents).toHaveLength(eventsAfterFirst);
+    expect(baseMessages(h.paths).filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
+  });
+
+  test('after a restart of the engine (state on disk) the same holds', async () => {
+    const stateRoot = tempStateRoot();
+    const event = userEvent('hello');
+    const first = await startEngine(makePlan(), { stateRoot });
+    const original = await first.engine.runTurn(event);
+    await first.engine.close();
+    const second = await engineFor(makePlan(), { stateRoot });
+    const again = await second.engine.runTurn(event);
+    expect(again.responseText).toBe(original.responseText);
+    expect(again.turnId).toBe(original.turnId);
+    expect(second.runtimeEvents).toEqual([]);
+  });
+});
+
+describe('runtime events and trace chaining (SPEC.md §3.2)', () => {
+  test('turn → step → tool spans chain, the traceId of the event is kept, counts and usage are real', async () => {
+    const h = await engineFor(makePlan({ tools: [echoTool()], script: { rules: [{ match: 'go', toolCalls: [{ name: 'echo__say', args: { text: 'a' } }], then: 'done' }] } }));
+    const traceId = newTraceId();
+    const parentSpanId = newSpanId();
+    const result = await h.engine.runTurn(userEvent('go', { traceId, parentSpanId }));
+    const events = h.runtimeEvents;
+    expect(events.map((e) => e.type)).toEqual([
+      'turn.started',
+      'step.started',
+      'tool.called',
+      'tool.completed',
+      'step.completed',
+      'step.started',
+      'step.completed',
+      'turn.completed',
+    ]);
+    for (const event of events) {
+      expect(event).toMatchObject({ traceId, agentName: 'tester', instanceKey: 'user-1' });
+      expect(event.spanId).toMatch(SPAN_ID_PATTERN);
+    }
+    const turn = events[0];
+    expect(turn?.parentSpanId).toBe(parentSpanId);
+    const steps = events.filter((e) => e.type === 'step.started');
+    for (const step of steps) expect(step.parentSpanId).toBe(turn?.spanId);
+    const tool = events.find((e) => e.type === 'tool.called');
+    expect(tool?.parentSpanId).toBe(steps[0]?.spanId);
+    const completed = events.at(-1);
+    if (completed?.type !== 'turn.completed') throw new Error('expected turn.completed last');
+    expect(completed.stepCount).toBe(2);
+    expect(completed.duration).toBeGreaterThan(0);
+    expect(completed.tokenUsage).toEqual(result.tokenUsage);
+    const stepUsage = events.flatMap((e) => (e.type === 'step.completed' && e.tokenUsage ? [e.tokenUsage.totalTokens] : []));
+    expect(stepUsage.reduce((a, b) => a + b, 0)).toBe(result.tokenUsage?.totalTokens ?? -1);
+    expect(events.every((e) => e.type.split('.').length === 2)).toBe(true);
+    // The file holds the same events, in order.
+    const fromFile: unknown[] = readJsonl(h.paths.runtimeEvents);
+    expect(fromFile).toEqual(JSON.parse(JSON.stringify(events)));
+  });
+
+  test('without a valid traceId on the event a new 32-hex one is minted', async () => {
+    const h = await engineFor(makePlan());
+    const result = await h.engine.runTurn(userEvent('hi', { traceId: 'trace-123-abc' }));
+    expect(result.traceId).toMatch(TRACE_ID_PATTERN);
+    expect(h.runtimeEvents[0]?.parentSpanId).toBeUndefined();
+  });
+});
+
+describe('extensions: state and events (SPEC.md §4.3)', () => {
+  test('state persists per extension per instance and is restored at init; runtime and custom events reach subscribers', async () => {
+    const stateRoot = tempStateRoot();
+    const plan = makePlan({ extensions: [fixtureExtension('counter', 'stateful.ts')] });
+    const first = await startEngine(plan, { stateRoot });
+    await first.engine.runTurn(userEvent('one'));
+    await first.engine.runTurn(userEvent('two'));
+    await first.engine.close();
+    expect(JSON.parse(readFileSync(`${first.paths.extensionsDir}/counter.json`, 'utf8'))).toEqual({ turns: 2 });
+    expect(probeData.filter((d) => d.heard === 'turn.completed')).toHaveLength(2);
+    expect(probeData.filter((d) => d.ping !== undefined).map((d) => d.ping)).toEqual(['{"turn":1}', '{"turn":2}']);
+
+    resetProbes();
+    await engineFor(plan, { stateRoot });
+    expect(probeData[0]).toEqual({ initialState: { turns: 2 } });
+  });
+});
+
+describe('self-restart signal (SPEC.md §2.8)', () => {
+  test('a tool result with restartRequested: true calls onRestartRequested with the reason', async () => {
+    const reasons: string[] = [];
+    const tool = fixtureTool('self', 'restart.ts', [{ name: 'request', description: 'Restart.', parameters: { type: 'object', properties: { reason: { type: 'string' } } } }]);
+    const h = await engineFor(makePlan({ tools: [tool], script: { rules: [{ match: 'restart', toolCalls: [{ name: 'self__request', args: { reason: 'config edited' } }] }] } }), {
+      onRestartRequested: (reason) => reasons.push(reason),
+    });
+    await h.engine.runTurn(userEvent('restart'));
+    expect(reasons).toEqual(['config edited']);
+  });
+});
+
