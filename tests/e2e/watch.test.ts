@@ -1,0 +1,69 @@
+/**
+ * `--watch` (SPEC.md §2.8): a valid edit restarts only the affected processes and keeps their
+ * history; an invalid edit keeps the running configuration.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { instancePaths } from '../../shared/state-paths.ts';
+import { type Daemon, REPO_ROOT, startDaemon, waitUntil } from './daemon-harness.ts';
+
+const FIXTURE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function watchedDaemon(): Promise<{ daemon: Daemon; bundle: string }> {
+  const bundle = mkdtempSync(join(tmpdir(), 'goondan-watch-'));
+  cpSync(FIXTURE, bundle, { recursive: true });
+  const daemon = await startDaemon(bundle, { args: ['--watch'] });
+  cleanups.push(async () => {
+    await daemon.stop();
+    daemon.cleanup();
+    rmSync(bundle, { recursive: true, force: true });
+  });
+  return { daemon, bundle };
+}
+
+async function pids(daemon: Daemon): Promise<Record<string, number>> {
+  const rows = await daemon.processes();
+  return Object.fromEntries(rows.map((r) => [`${String(r.agent)}:${String(r.instanceKey)}`, Number(r.pid)]));
+}
+
+describe('--watch', () => {
+  test('editing one agent restarts only its processes and keeps its history', async () => {
+    const { daemon, bundle } = await watchedDaemon();
+    await daemon.send({ input: 'remember the colour is teal', instanceKey: 'w' });
+    await daemon.send({ input: 'hello beta', agent: 'beta', instanceKey: 'w' });
+    const before = await pids(daemon);
+    const file = join(bundle, 'goondan.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('You are alpha.', 'You are alpha the second.'));
+    await daemon.waitForLog((l) => l.msg === 'bundle reloaded', 20_000);
+    await waitUntil(async () => {
+      const now = await pids(daemon);
+      return now['alpha:w'] !== undefined && now['alpha:w'] > 0 && now['alpha:w'] !== before['alpha:w'];
+    }, 20_000, 'alpha to restart');
+    const after = await pids(daemon);
+    expect(after['beta:w']).toBe(before['beta:w']);
+    const { body } = await daemon.send({ input: 'still there?', instanceKey: 'w' });
+    expect(body.output).toBe('alpha got: still there?');
+    const history = readFileSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'w').baseMessages, 'utf8');
+    expect(history).toContain('teal');
+    expect(history).toContain('You are alpha the second.');
+  });
+
+  test('an invalid edit is reported and the running swarm keeps serving', async () => {
+    const { daemon, bundle } = await watchedDaemon();
+    await daemon.send({ input: 'hi', instanceKey: 'v' });
+    const before = await pids(daemon);
+    const file = join(bundle, 'goondan.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('entryAgent: Agent/alpha', 'entryAgent: Agent/nobody'));
+    const line = await daemon.waitForLog((l) => l.msg === 'bundle changed but is invalid; keeping the running configuration', 20_000);
+    expect(JSON.stringify(line.problems)).toContain('nobody');
+    const { body } = await daemon.send({ input: 'still serving', instanceKey: 'v' });
+    expect(body.output).toBe('alpha got: still serving');
+    expect((await pids(daemon))['alpha:v']).toBe(before['alpha:v']);
+  });
+});
