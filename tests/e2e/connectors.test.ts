@@ -1,0 +1,116 @@
+/**
+ * Connectors (SPEC.md §6): one ConnectorProcess per Connection; the webhook connector checks the
+ * HMAC signature before emitting; ingress rules pick agent and instance; connector properties reach
+ * the agent in `AgentEvent.source`; the `cli` connector holds a terminal conversation on one key.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { instancePaths } from '../../shared/state-paths.ts';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/connectors');
+const SECRET = 'hook-secret-123';
+let daemon: Daemon;
+let hookUrl: string;
+
+function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = server.port ?? 0;
+  server.stop(true);
+  return port;
+}
+
+beforeAll(async () => {
+  const port = freePort();
+  hookUrl = `http://127.0.0.1:${port}/hooks`;
+  daemon = await startDaemon(BUNDLE, { env: { WEBHOOK_PORT: String(port), HOOK_SECRET: SECRET } });
+  await daemon.waitForLog((l) => l.msg === 'webhook listening');
+});
+afterAll(async () => {
+  await daemon.stop();
+  daemon.cleanup();
+});
+
+function signed(body: string): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-goondan-signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` };
+}
+
+describe('webhook connector', () => {
+  test('runs as its own process', async () => {
+    const rows = await daemon.processes();
+    expect(rows.find((r) => r.connection === 'inbound-hooks')).toMatchObject({ kind: 'connector', status: 'idle' });
+  });
+
+  test('an unsigned or wrongly signed POST is 401 and emits nothing', async () => {
+    const body = JSON.stringify({ text: 'sneaky', properties: { channel: 'support', user: 'mallory' } });
+    expect((await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(401);
+    const forged = { ...signed('other body') };
+    expect((await fetch(hookUrl, { method: 'POST', headers: forged, body })).status).toBe(401);
+    await Bun.sleep(200);
+    expect((await daemon.processes()).some((r) => r.instanceKey === 'wh:mallory')).toBe(false);
+  });
+
+  test('a signed POST becomes a turn routed by the first matching rule, with properties in AgentEvent.source', async () => {
+    const body = JSON.stringify({ text: 'my printer is on fire', properties: { channel: 'support', user: 'bob' } });
+    const response = await fetch(`${hookUrl}?wait=true`, { method: 'POST', headers: signed(body), body });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok', output: 'desk got: my printer is on fire' });
+    const inbox = readFileSync(instancePaths(daemon.stateRoot, 'helpdesk', 'desk', 'wh:bob').inbox, 'utf8');
+    const put = inbox.split('\n').filter((l) => l.includes('"op":"put"')).map((l) => JSON.parse(l) as { event: { source: Record<string, unknown>; traceId: string } });
+    expect(put[0]?.event.source).toMatchObject({ kind: 'connector', name: 'inbound-hooks', event: 'webhook_message', channel: 'support', user: 'bob' });
+    expect(put[0]?.event.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  test('events matching no specific rule fall through to the catch-all route', async () => {
+    const body = JSON.stringify({ text: 'general question', properties: { channel: 'sales' } });
+    const response = await fetch(hookUrl, { method: 'POST', headers: signed(body), body });
+    expect(response.status).toBe(202);
+    await waitUntil(() => {
+      try {
+        return readFileSync(instancePaths(daemon.stateRoot, 'helpdesk', 'desk', 'misc').baseMessages, 'utf8').includes('desk got: general question');
+      } catch {
+        return false;
+      }
+    }, 15_000, 'the misc instance to answer');
+  });
+
+  test('a malformed body is 400 and the connector keeps serving', async () => {
+    const bad = '{"text": ';
+    expect((await fetch(hookUrl, { method: 'POST', headers: signed(bad), body: bad })).status).toBe(400);
+    const good = JSON.stringify({ text: 'after the bad one', properties: { channel: 'support', user: 'bob' } });
+    const response = await fetch(`${hookUrl}?wait=true`, { method: 'POST', headers: signed(good), body: good });
+    expect(await response.json()).toMatchObject({ output: 'desk got: after the bad one' });
+  });
+});
+
+describe('cli connector in a terminal', () => {
+  test('each line is a turn on one stable key, replies are printed, Ctrl-D exits 0', async () => {
+    const stateRoot = tempStateRoot();
+    const command = `${GOONDAN_BIN} run ${BUNDLE} --port 0 --state-root ${stateRoot}`;
+    // `script` gives the daemon a real pseudo-terminal, as a person at a shell would.
+    const proc = Bun.spawn(['script', '-qfec', command, '/dev/null'], {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { ...process.env, WEBHOOK_PORT: String(freePort()), HOOK_SECRET: SECRET },
+    });
+    let output = '';
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
+    })();
+    await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
+    proc.stdin.write('first question\n');
+    await waitUntil(() => output.includes('desk got: first question'), 20_000, 'the first reply');
+    proc.stdin.write('second question\n');
+    await waitUntil(() => output.includes('desk got: second question'), 20_000, 'the second reply');
+    proc.stdin.write('\u0004');
+    proc.stdin.flush();
+    expect(await proc.exited).toBe(0);
+    const base = readFileSync(instancePaths(stateRoot, 'helpdesk', 'desk', 'cli').baseMessages, 'utf8');
+    expect(base).toContain('first question');
+    expect(base).toContain('second question');
+  });
+});
