@@ -14,6 +14,9 @@ export function formatExchange(note: ExchangeNote, color: boolean): string {
   return color ? `\u001b[2m${line}\u001b[22m` : line;
 }
 
+/** Prints agent-to-agent traffic only: the user already sees their own input and the final reply. */
 export function exchangePrinter(write: (line: string) => void, color: boolean): (note: ExchangeNote) => void {
-  return (note) => write(`${formatExchange(note, color)}\n`);
+  return (note) => {
+    if (!note.external) write(`${formatExchange(note, color)}\n`);
+  };
 }

@@ -33,6 +33,8 @@ export interface ExchangeNote {
   to: string;
   text: string;
   traceId?: string;
+  /** One side is outside the swarm (HTTP, CLI, a connector), not agent-to-agent traffic. */
+  external: boolean;
 }
 
 export interface RouterDeps {
@@ -99,13 +101,13 @@ export class Router {
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
     if (!correlationId) {
-      this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'send');
+      this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'send', true);
       return { eventId: event.id, traceId };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
       this.addPending(correlationId, { kind: 'local', resolve }, submission.agent, submission.instanceKey, event, submission.timeoutMs);
     });
-    this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'request');
+    this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'request', true);
     return { eventId: event.id, traceId, reply };
   }
 
@@ -156,7 +158,7 @@ export class Router {
     if (!this.owners.has(callNode(target, instanceKey))) {
       this.owners.set(callNode(target, instanceKey), { ownerAgent: from.name, ownerInstanceKey: from.instanceKey, createdAt: new Date().toISOString() });
     }
-    this.dispatch(target, instanceKey, { ...event, instanceKey }, from.name, kind);
+    this.dispatch(target, instanceKey, { ...event, instanceKey }, from.name, kind, false);
   }
 
   private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
@@ -183,7 +185,7 @@ export class Router {
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
       this.addPending(event.replyTo.correlationId, requester, target.agent, target.instanceKey, routed, undefined);
     }
-    this.dispatch(target.agent, target.instanceKey, routed, from.name, event.replyTo ? 'request' : 'send');
+    this.dispatch(target.agent, target.instanceKey, routed, from.name, event.replyTo ? 'request' : 'send', true);
   }
 
   private routeResponse(correlationId: string, event: AgentEvent, from: ManagedProcess): void {
@@ -194,8 +196,10 @@ export class Router {
     }
     this.deps.metrics.eventsRouted.inc({ kind: 'response' });
     const outcome = replyOutcomeOf(event);
+    const external = request.requester.kind === 'local' || !this.isKnownAgent(request.requester.agent);
     this.deps.onExchange?.({
       kind: outcome.status === 'ok' ? 'response' : 'error',
+      external,
       from: from.name,
       to: request.requester.kind === 'local' ? 'you' : request.requester.agent,
       text: outcome.status === 'ok' ? outcome.output : `${outcome.errorCode ?? outcome.status}: ${outcome.errorMessage ?? ''}`,
@@ -322,11 +326,11 @@ export class Router {
 
   // ── shared mechanics ────────────────────────────────────────────────────
 
-  private dispatch(agent: string, instanceKey: string, event: AgentEvent, from: string, kind: 'request' | 'send'): void {
+  private dispatch(agent: string, instanceKey: string, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): void {
     const proc = this.deps.supervisor.ensure('agent', agent, instanceKey);
     this.deps.delivery.deliver(proc, event, from);
     this.deps.metrics.eventsRouted.inc({ kind });
-    this.deps.onExchange?.({ kind, from, to: agent, text: event.input ?? '', ...(event.traceId ? { traceId: event.traceId } : {}) });
+    this.deps.onExchange?.({ kind, from, to: agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
   }
 
   private addPending(correlationId: string, requester: Requester, targetAgent: string, instanceKey: string, event: AgentEvent, timeoutMs: number | undefined): void {
@@ -374,7 +378,7 @@ export class Router {
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */
   private refuse(from: ManagedProcess, event: AgentEvent, code: AgentCallErrorCode, message: string): void {
     this.deps.logger.warn({ from: from.key, code, eventId: event.id }, message);
-    this.deps.onExchange?.({ kind: 'error', from: ORCHESTRATOR, to: from.name, text: `${code}: ${message}` });
+    this.deps.onExchange?.({ kind: 'error', from: ORCHESTRATOR, to: from.name, text: `${code}: ${message}`, external: from.kind === 'connector' });
     if (!event.replyTo) {
       from.send({
         type: 'event',
