@@ -53,7 +53,7 @@ describe('§2.1 Registry / Catalog', () => {
   test('2.1.2 the catalog is initialised from Agent.spec.tools: every export as {tool}__{export}', async () => {
     const h = await engineFor(makePlan({ tools: [echoTool(), slowTool()], extensions: [fixtureExtension('dyn', 'dynamic-tool.ts')] }));
     await h.engine.runTurn(userEvent('hi'));
-    expect(probeData[0]?.catalog).toEqual(['echo__say', 'echo__inspect', 'echo__json', 'slow__wait', 'dynamic__enable']);
+    expect(probeData[0]?.catalog).toEqual(['echo__say', 'echo__inspect', 'echo__json', 'slow__wait', 'slow__pause', 'dynamic__enable']);
   });
 
   test('2.1.3 step middleware edits ctx.toolCatalog and the edited list is what is allowed', async () => {

@@ -76,6 +76,11 @@ export const slowTool = () =>
       description: 'Wait some milliseconds.',
       parameters: { type: 'object', properties: { ms: { type: 'integer' }, marker: { type: 'string' } }, required: ['ms'] },
     },
+    {
+      name: 'pause',
+      description: 'Pause once (returns at once when the marker file exists).',
+      parameters: { type: 'object', properties: { marker: { type: 'string' }, ms: { type: 'integer' } }, required: ['marker'] },
+    },
   ]);
 
 export interface PlanInput {

@@ -1,0 +1,97 @@
+/**
+ * Nothing lost across a crash (ARCHITECTURE §3): a real subprocess running a turn is killed
+ * between steps; a new engine on the same state root recovers the unfolded events, recognises the
+ * redelivered event and resumes its turn — the input appears exactly once.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createMessage } from '../../agent-process/conversation/message-factory.ts';
+import { instancePaths } from '../../shared/state-paths.ts';
+import type { MessageEvent } from '../../shared/types/messages.ts';
+import { crashScenarioPlan } from '../fixtures/engine/crash-scenario.ts';
+import { baseMessages, messageEvents, removeDir, startEngine, tempStateRoot, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
+
+const RUNNER = resolve(import.meta.dir, '../fixtures/engine/crash-runner.ts');
+const harnesses: EngineHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.engine.close();
+    removeDir(h.stateRoot);
+  }
+});
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await Bun.sleep(20);
+  }
+}
+
+describe('crash between steps, then redelivery', () => {
+  test('a killed process leaves the turn in events.jsonl; the restarted engine resumes it without a second input', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'tool-marker.txt');
+    const event = userEvent(`work ${marker}`);
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+
+    const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event })], { stdout: 'pipe', stderr: 'pipe' });
+    // The marker is written by the tool: step 0's model call and assistant message are done.
+    await waitFor(() => existsSync(marker), 15000);
+    child.kill('SIGKILL');
+    await child.exited;
+    expect(child.signalCode).toBe('SIGKILL');
+
+    // What the crash left: the turn in events.jsonl, nothing folded into base yet.
+    expect(messageEvents(paths).map((e) => (e.type === 'append' ? e.message.data.role : e.type))).toEqual(['system', 'user', 'assistant']);
+    expect(baseMessages(paths)).toEqual([]);
+
+    // The orchestrator redelivers the unacknowledged event to a fresh engine.
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    expect(readFileSync(paths.messageEvents, 'utf8')).toBe(''); // recovered and folded at start
+    const result = await h.engine.runTurn(event);
+
+    expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished: resumed', stepCount: 2 });
+    const messages = baseMessages(paths);
+    expect(messages.filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
+    expect(messages.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1', 'resumed call_1']);
+    // The same turn continues: its turnId is the one the crashed process started.
+    expect(result.turnId).toBe(String(messages[1]?.metadata.turnId));
+    // A second redelivery (crash after the fold, before the ack) only replays the answer.
+    const again = await h.engine.runTurn(event);
+    expect(again.responseText).toBe('finished: resumed');
+    expect(baseMessages(paths)).toHaveLength(5);
+  }, 30000);
+
+  test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'never-written.txt');
+    const event = userEvent(`work ${marker}`);
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    const input = createMessage({ role: 'user', content: event.input ?? '' }, { type: 'user' }, { eventId: event.id, turnId: 'turn_crashed' });
+    const call = createMessage(
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'slow__pause', input: { marker, ms: 1 } }] },
+      { type: 'assistant', stepId: 'step_0' },
+    );
+    const result = createMessage(
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'slow__pause', output: { type: 'text', value: 'slept' } }] },
+      { type: 'tool', toolCallId: 'call_1', toolName: 'slow__pause' },
+    );
+    mkdirSync(dirname(paths.messageEvents), { recursive: true });
+    const events: MessageEvent[] = [input, call, result].map((message) => ({ type: 'append', message }));
+    writeFileSync(paths.messageEvents, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    const turn = await h.engine.runTurn(event);
+    expect(turn).toMatchObject({ responseText: 'finished: slept', turnId: 'turn_crashed', stepCount: 2 });
+    expect(existsSync(marker)).toBe(false);
+    expect(h.runtimeEvents.filter((e) => e.type === 'tool.called')).toEqual([]);
+    const stored = baseMessages(paths);
+    expect(stored.filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
+    expect(stored.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+  });
+});
