@@ -3,7 +3,8 @@
  * applied in order. Extensions never edit arrays; they emit append / replace / remove / truncate.
  * A replace or remove whose target is gone is a structured warning, not a failure; an append of an
  * id that is already present is skipped, which makes replaying events over a folded base (crash
- * recovery) idempotent.
+ * recovery) idempotent. Lookups by id and by input event id are O(1): a turn's cost must not grow
+ * with the length of the conversation.
  */
 import type { ModelMessage } from 'ai';
 import type { ConversationState, Message, MessageEvent } from '../../shared/types/messages.ts';
@@ -19,23 +20,30 @@ export interface ConversationWarning {
 export type FoldPlan = { mode: 'none' } | { mode: 'delta'; appended: Message[] } | { mode: 'rewrite'; messages: Message[] };
 
 export class Conversation implements ConversationState {
-  private base: Message[];
-  private pending: MessageEvent[] = [];
   private next: Message[];
+  private pending: MessageEvent[] = [];
   private appendedSinceFold: Message[] = [];
   private rewriteNeeded = false;
+  /** base = next[0, baseLength) until the first replace/remove/truncate copies it out. */
+  private baseLength: number;
+  private baseCopy: Message[] | undefined;
   private snapshot: readonly Message[] | undefined;
+  private readonly ids = new Set<string>();
+  /** `metadata.eventId` of input messages → message id (redelivery lookups). */
+  private readonly inputs = new Map<string, string>();
 
   constructor(
     baseMessages: readonly Message[],
     private readonly onWarning: (warning: ConversationWarning) => void = () => {},
   ) {
-    this.base = [...baseMessages];
     this.next = [...baseMessages];
+    this.baseLength = this.next.length;
+    for (const message of this.next) this.track(message);
   }
 
   get baseMessages(): readonly Message[] {
-    return this.base;
+    this.baseCopy ??= this.next.slice(0, this.baseLength);
+    return this.baseCopy;
   }
 
   get events(): readonly MessageEvent[] {
@@ -43,7 +51,7 @@ export class Conversation implements ConversationState {
   }
 
   get nextMessages(): readonly Message[] {
-    this.snapshot ??= Object.freeze([...this.next]);
+    this.snapshot ??= this.next.slice();
     return this.snapshot;
   }
 
@@ -55,33 +63,43 @@ export class Conversation implements ConversationState {
   apply(event: MessageEvent): void {
     this.pending.push(event);
     this.snapshot = undefined;
+    if (event.type !== 'append') {
+      // The base must survive destructive edits until the fold: copy it out once.
+      this.baseCopy ??= this.next.slice(0, this.baseLength);
+      this.rewriteNeeded = true;
+    }
     switch (event.type) {
       case 'append': {
-        if (this.indexOf(event.message.id) >= 0) {
+        if (this.ids.has(event.message.id)) {
           this.warn('E_MESSAGE_DUPLICATE_ID', event, event.message.id, `message id '${event.message.id}' is already in the conversation; append skipped`);
           return;
         }
         this.next.push(event.message);
+        this.track(event.message);
         this.appendedSinceFold.push(event.message);
         return;
       }
       case 'replace': {
         const at = this.indexOf(event.targetId);
-        this.rewriteNeeded = true;
-        if (at < 0) return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `replace target '${event.targetId}' is not in the conversation`);
+        const old = this.next[at];
+        if (old === undefined) return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `replace target '${event.targetId}' is not in the conversation`);
+        this.untrack(old);
         this.next[at] = event.message;
+        this.track(event.message);
         return;
       }
       case 'remove': {
         const at = this.indexOf(event.targetId);
-        this.rewriteNeeded = true;
-        if (at < 0) return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `remove target '${event.targetId}' is not in the conversation`);
+        const old = this.next[at];
+        if (old === undefined) return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `remove target '${event.targetId}' is not in the conversation`);
+        this.untrack(old);
         this.next.splice(at, 1);
         return;
       }
       case 'truncate':
-        this.rewriteNeeded = true;
         this.next = [];
+        this.ids.clear();
+        this.inputs.clear();
         return;
     }
   }
@@ -95,7 +113,8 @@ export class Conversation implements ConversationState {
 
   /** Call after the base file was written: base becomes next and the pending events are gone. */
   commitFold(): void {
-    this.base = [...this.next];
+    this.baseLength = this.next.length;
+    this.baseCopy = undefined;
     this.pending = [];
     this.appendedSinceFold = [];
     this.rewriteNeeded = false;
@@ -103,8 +122,38 @@ export class Conversation implements ConversationState {
 
   /** Index in nextMessages of the message with this id, -1 if absent. */
   indexOf(id: string): number {
+    if (!this.ids.has(id)) return -1;
     for (let i = this.next.length - 1; i >= 0; i--) if (this.next[i]?.id === id) return i;
     return -1;
+  }
+
+  /** Index of the input message appended for event `eventId` (`metadata.eventId`), -1 if absent. */
+  inputIndexOf(eventId: string): number {
+    const id = this.inputs.get(eventId);
+    return id === undefined ? -1 : this.indexOf(id);
+  }
+
+  /** Index of the latest message with this role, -1 if none. */
+  lastIndexOfRole(role: ModelMessage['role']): number {
+    for (let i = this.next.length - 1; i >= 0; i--) if (this.next[i]?.data.role === role) return i;
+    return -1;
+  }
+
+  /** nextMessages[from…] without copying the whole conversation. */
+  messagesFrom(from: number): Message[] {
+    return this.next.slice(Math.max(0, from));
+  }
+
+  private track(message: Message): void {
+    this.ids.add(message.id);
+    const eventId = message.metadata.eventId;
+    if (message.source.type === 'user' && typeof eventId === 'string') this.inputs.set(eventId, message.id);
+  }
+
+  private untrack(message: Message): void {
+    this.ids.delete(message.id);
+    const eventId = message.metadata.eventId;
+    if (typeof eventId === 'string' && this.inputs.get(eventId) === message.id) this.inputs.delete(eventId);
   }
 
   private warn(code: ConversationWarning['code'], event: MessageEvent, targetId: string, message: string): void {

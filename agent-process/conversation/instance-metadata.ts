@@ -1,5 +1,5 @@
-/** `metadata.json` of an instance (SPEC.md §7): status, identity and timestamps, rewritten atomically. */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+/** `metadata.json` of an instance (SPEC.md §7): status, identity and timestamps. */
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type InstanceStatus = 'idle' | 'processing';
@@ -12,8 +12,14 @@ export interface InstanceMetadata {
   updatedAt: string;
 }
 
+/**
+ * Rewritten in place through one open descriptor (one small write + truncate), not tmp + rename:
+ * on ext4 a rename over an existing file forces a data flush (~0.25 ms), twice per turn. The file
+ * is a status display, never a source of state; a torn write after a crash is simply rewritten.
+ */
 export class InstanceMetadataFile {
-  private createdAt: string;
+  private readonly createdAt: string;
+  private fd: number | undefined;
 
   constructor(
     private readonly path: string,
@@ -32,9 +38,15 @@ export class InstanceMetadataFile {
       createdAt: this.createdAt,
       updatedAt: new Date().toISOString(),
     };
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
-    renameSync(tmp, this.path);
+    const text = `${JSON.stringify(data, null, 2)}\n`;
+    this.fd ??= openSync(this.path, 'w');
+    const written = writeSync(this.fd, text, 0);
+    ftruncateSync(this.fd, written);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 

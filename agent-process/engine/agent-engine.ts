@@ -161,6 +161,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
         store.close();
         events.close();
         metadataFile.write('idle');
+        metadataFile.close();
       }
     },
   };

@@ -4,6 +4,7 @@
  * an assistant message that has no tool calls; otherwise the turn resumes from where it stands.
  */
 import type { Message } from '../../shared/types/messages.ts';
+import type { Conversation } from '../conversation/conversation-state.ts';
 import { toolCallsOf } from '../conversation/message-parts.ts';
 
 export interface InputLocation {
@@ -13,34 +14,29 @@ export interface InputLocation {
   finishedWith?: Message;
   /** Assistant messages (= steps) after the input. */
   stepsDone: number;
+  /** The latest assistant message after the input. */
+  lastAssistant?: Message;
 }
 
-export function locateInput(messages: readonly Message[], eventId: string): InputLocation | undefined {
-  let inputIndex = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.source.type === 'user' && message.metadata.eventId === eventId) {
-      inputIndex = i;
-      break;
-    }
-  }
-  const input = messages[inputIndex];
+export function locateInput(conversation: Conversation, eventId: string): InputLocation | undefined {
+  const inputIndex = conversation.inputIndexOf(eventId);
+  if (inputIndex < 0) return undefined;
+  const [input, ...after] = conversation.messagesFrom(inputIndex);
   if (input === undefined) return undefined;
 
   let stepsDone = 0;
   let last: Message | undefined;
-  for (let i = inputIndex + 1; i < messages.length; i++) {
-    const message = messages[i];
-    if (!message || message.data.role === 'system') continue; // context-message may sit anywhere
-    if (message.data.role === 'assistant') stepsDone++;
+  let lastAssistant: Message | undefined;
+  for (const message of after) {
+    if (message.data.role === 'system') continue; // context-message may sit anywhere
+    if (message.data.role === 'assistant') {
+      stepsDone++;
+      lastAssistant = message;
+    }
     last = message;
   }
-  const finished = last !== undefined && last.data.role === 'assistant' && toolCallsOf(last.data).length === 0;
-  return finished && last ? { inputIndex, input, finishedWith: last, stepsDone } : { inputIndex, input, stepsDone };
-}
-
-/** Index of the latest user message (the start of the newest exchange), -1 if none. */
-export function latestUserIndex(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.data.role === 'user') return i;
-  return -1;
+  const location: InputLocation = { inputIndex, input, stepsDone };
+  if (lastAssistant) location.lastAssistant = lastAssistant;
+  if (last !== undefined && last === lastAssistant && toolCallsOf(last.data).length === 0) location.finishedWith = last;
+  return location;
 }

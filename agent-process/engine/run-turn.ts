@@ -15,7 +15,6 @@ import { interruptedError, errorResult } from '../tools/tool-errors.ts';
 import { toolResultOutput } from '../tools/tool-result-output.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
 import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
-import { latestUserIndex } from './redelivery.ts';
 import { runStep } from './run-step.ts';
 
 const turnStates = new WeakMap<TurnMiddlewareContext, TurnState>();
@@ -98,9 +97,9 @@ function appendInbox(engine: EngineInternals): void {
  * tools) would make every provider reject the history: answer them as interrupted first.
  */
 function settleDanglingToolCalls(engine: EngineInternals): void {
-  const messages = engine.conversation.nextMessages;
-  const from = Math.max(0, latestUserIndex(messages));
-  for (const { call } of pendingToolCalls(messages, from)) {
+  const conversation = engine.conversation;
+  const recent = conversation.messagesFrom(conversation.lastIndexOfRole('user'));
+  for (const { call } of pendingToolCalls(recent)) {
     const result = errorResult(call.toolCallId, call.toolName, interruptedError(call.toolName));
     engine.append(toolMessage(result));
   }
@@ -108,7 +107,7 @@ function settleDanglingToolCalls(engine: EngineInternals): void {
 
 /** Redelivery: tool calls of the crashed turn that have no result are run again (ARCHITECTURE §3). */
 async function rerunPendingToolCalls(engine: EngineInternals, turn: TurnState, from: number): Promise<void> {
-  const pending = pendingToolCalls(engine.conversation.nextMessages, from);
+  const pending = pendingToolCalls(engine.conversation.messagesFrom(from));
   if (pending.length === 0) return;
   const catalog = buildToolCatalog(engine.registry);
   const span = childSpan(turn.span);

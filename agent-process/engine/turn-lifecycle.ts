@@ -36,7 +36,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
     return rejectedEvent(event, { code: 'E_EVENT_IS_REPLY', message: `event ${event.id} is a reply (metadata.inReplyTo); replies never start a turn` });
   }
 
-  const located = locateInput(engine.conversation.nextMessages, event.id);
+  const located = locateInput(engine.conversation, event.id);
   if (located?.finishedWith) {
     // Redelivered after the turn finished (crash before the ack): answer again, call nothing.
     const meta = located.input.metadata;
@@ -66,8 +66,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   };
   if (located) {
     turn.resumeFrom = { inputIndex: located.inputIndex, stepsDone: located.stepsDone };
-    const lastAssistant = engine.conversation.nextMessages.slice(located.inputIndex + 1).findLast((m) => m.data.role === 'assistant');
-    if (lastAssistant) turn.lastAssistant = lastAssistant;
+    if (located.lastAssistant) turn.lastAssistant = located.lastAssistant;
     engine.logger.info({ eventId: event.id, stepsDone: located.stepsDone }, 'redelivered event: resuming its turn');
   }
 
