@@ -14,6 +14,8 @@ import { createAgentEngine } from './engine/agent-engine.ts';
 import { resolvePlans } from './shell/agent-plan-source.ts';
 import { parseAgentProcessArgs } from './shell/args.ts';
 import { IpcAgentsRuntime } from './shell/ipc-agents-runtime.ts';
+import { createIpcApprovals } from './shell/ipc-approvals.ts';
+import { PendingReplies } from './shell/pending-replies.ts';
 import { TurnQueue } from './shell/turn-queue.ts';
 
 const args = parseAgentProcessArgs(process.argv.slice(2));
@@ -21,11 +23,13 @@ const logger = createLogger({ name: 'agent', base: { agent: args.agentName, inst
 const self: EventSource = { kind: 'agent', name: args.agentName, instanceKey: args.instanceKey };
 
 const transport = createParentChannelTransport((problems) => logger.warn({ problems }, 'dropped a malformed IPC message'));
+const replies = new PendingReplies();
 const sendControl = (type: string, metadata: Parameters<typeof controlEvent>[2] = {}) =>
   transport.send({ type: 'event', from: args.agentName, to: ORCHESTRATOR, payload: controlEvent(type, self, metadata) });
 
 // Without the orchestrator nobody can receive replies or acks: exit; unfolded state is recovered on the next start.
 transport.onDisconnect(() => {
+  replies.failAll('the orchestrator is gone');
   logger.warn('IPC channel closed (orchestrator gone); exiting');
   process.exit(0);
 });
@@ -46,12 +50,8 @@ const plans = await resolvePlans(args, process.env).catch((error: unknown) => {
   process.exit(1);
 });
 
-const agents = new IpcAgentsRuntime({
-  transport,
-  agentName: args.agentName,
-  instanceKey: args.instanceKey,
-  swarmAgents: () => plans.swarm.agents,
-});
+const channel = { transport, replies, agentName: args.agentName, instanceKey: args.instanceKey };
+const agents = new IpcAgentsRuntime({ ...channel, swarmAgents: () => plans.swarm.agents });
 
 let restartReason: string | undefined;
 const engine = await createAgentEngine({
@@ -61,6 +61,7 @@ const engine = await createAgentEngine({
   stateRoot: args.stateRoot,
   logger,
   agentsRuntime: agents,
+  approvals: createIpcApprovals(channel),
   env: process.env,
   onRuntimeEvent: (event) => sendControl(CONTROL.observe, { event: JSON.parse(JSON.stringify(event)) }),
   onRestartRequested: (reason) => {
@@ -125,7 +126,7 @@ transport.onMessage((message) => {
   if (message.type !== 'event') return;
   const event = message.payload;
   if (inReplyToOf(event)) {
-    if (!agents.handleResponse(event)) logger.debug({ eventId: event.id }, 'reply for an unknown request; dropped');
+    if (!replies.handleResponse(event)) logger.debug({ eventId: event.id }, 'reply for an unknown request; dropped');
     return;
   }
   if (isControlEvent(event)) {

@@ -5,8 +5,8 @@
  * Failures reject with an error carrying a stable `code` (the agents tool turns it into a
  * ToolResult; middleware sees the throw).
  */
-import { CONTROL, ORCHESTRATOR, inReplyToOf, makeEvent } from '../../shared/ipc/control-events.ts';
-import { type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
+import { CONTROL, ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
+import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { Transport } from '../../shared/ipc/transport.ts';
 import { newId } from '../../shared/ids.ts';
 import type { AgentCallErrorCode, AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
@@ -21,10 +21,10 @@ import type {
   AgentToolRuntime,
   OutgoingAgentEvent,
 } from '../../shared/types/tools.ts';
+import { requestControl } from './control-request.ts';
+import type { PendingReplies } from './pending-replies.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** The orchestrator owns timeouts; this local margin only guards against a lost channel. */
-const LOCAL_TIMEOUT_MARGIN_MS = 5_000;
 const CALL_CHAIN_KEY = '__callChain';
 const TIMEOUT_KEY = '__timeoutMs';
 
@@ -40,15 +40,9 @@ export class AgentCallError extends Error {
   }
 }
 
-interface Waiter {
-  resolve(outcome: ReplyOutcome): void;
-  timer: ReturnType<typeof setTimeout>;
-  /** Async requests resolve into the conversation instead of a promise. */
-  asyncRequest?: { target: string; eventId: string; traceId?: string };
-}
-
 export interface IpcAgentsRuntimeOptions {
   transport: Transport;
+  replies: PendingReplies;
   agentName: string;
   instanceKey: string;
   /** Agents of the swarm; a send to anything else is refused locally (`accepted: false`). */
@@ -56,7 +50,6 @@ export interface IpcAgentsRuntimeOptions {
 }
 
 export class IpcAgentsRuntime implements AgentToolRuntime {
-  private readonly waiters = new Map<string, Waiter>();
   private currentEvent: AgentEvent | undefined;
   private asyncReplyHandler: ((reply: InterAgentReply) => void) | undefined;
 
@@ -71,27 +64,6 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     this.asyncReplyHandler = handler;
   }
 
-  /** Called by the shell for every incoming event with `metadata.inReplyTo`; false if unknown. */
-  handleResponse(event: AgentEvent): boolean {
-    const correlationId = inReplyToOf(event);
-    if (!correlationId) return false;
-    const waiter = this.waiters.get(correlationId);
-    if (!waiter) return false;
-    this.waiters.delete(correlationId);
-    clearTimeout(waiter.timer);
-    waiter.resolve(replyOutcomeOf(event));
-    return true;
-  }
-
-  /** Fails every outstanding call (the channel closed). */
-  failAll(message: string): void {
-    for (const [correlationId, waiter] of this.waiters) {
-      clearTimeout(waiter.timer);
-      waiter.resolve({ status: 'error', output: '', errorCode: 'IPC_DELIVERY_FAILED', errorMessage: message });
-      this.waiters.delete(correlationId);
-    }
-  }
-
   async request(target: string, event: OutgoingAgentEvent, options: AgentRequestOptions = {}): Promise<AgentRequestResult> {
     const input = requireInput(target, event);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -102,15 +74,12 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     });
     outgoing.replyTo = { target: this.options.agentName, correlationId };
     if (options.async) {
-      this.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, outcome), {
-        target,
-        eventId: outgoing.id,
-        ...(outgoing.traceId ? { traceId: outgoing.traceId } : {}),
-      });
+      // The reply goes into the conversation before a later step instead of resolving a promise.
+      this.options.replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, outcome));
       this.post(target, outgoing);
       return { eventId: outgoing.id, target, correlationId, accepted: true, async: true };
     }
-    const reply = new Promise<ReplyOutcome>((resolve) => this.wait(correlationId, timeoutMs, resolve));
+    const reply = new Promise<ReplyOutcome>((resolve) => this.options.replies.wait(correlationId, timeoutMs, resolve));
     this.post(target, outgoing);
     const outcome = await reply;
     if (outcome.status !== 'ok') throw callError(target, outcome);
@@ -187,22 +156,9 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
   }
 
   private async control(type: string, target: string, metadata: JsonObject): Promise<JsonObject> {
-    const correlationId = newId('corr');
-    const event = makeEvent(type, { kind: 'agent', name: this.options.agentName, instanceKey: this.options.instanceKey }, { metadata });
-    event.replyTo = { target: this.options.agentName, correlationId };
-    const reply = new Promise<ReplyOutcome>((resolve) => this.wait(correlationId, DEFAULT_REQUEST_TIMEOUT_MS, resolve));
-    this.post(ORCHESTRATOR, event);
-    const outcome = await reply;
+    const outcome = await requestControl(this.options, type, metadata, DEFAULT_REQUEST_TIMEOUT_MS);
     if (outcome.status !== 'ok') throw callError(target, outcome);
     return outcome.result ?? {};
-  }
-
-  private wait(correlationId: string, timeoutMs: number, resolve: (outcome: ReplyOutcome) => void, asyncRequest?: Waiter['asyncRequest']): void {
-    const timer = setTimeout(() => {
-      this.waiters.delete(correlationId);
-      resolve({ status: 'timeout', output: '', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: `no reply within ${timeoutMs} ms` });
-    }, timeoutMs + LOCAL_TIMEOUT_MARGIN_MS);
-    this.waiters.set(correlationId, { resolve, timer, ...(asyncRequest ? { asyncRequest } : {}) });
   }
 
   private post(to: string, event: AgentEvent): boolean {

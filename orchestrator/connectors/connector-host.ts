@@ -57,6 +57,7 @@ const transport = createParentChannelTransport((problems) => logger.warn({ probl
 const self: EventSource = { kind: 'connector', name: connectionName };
 const abort = new AbortController();
 const waiters = new Map<string, (outcome: ReplyOutcome) => void>();
+let approvalHandler: Parameters<ConnectorContext['onApproval']>[0] | undefined;
 
 transport.onDisconnect(() => {
   abort.abort();
@@ -101,7 +102,38 @@ const ctx: ConnectorContext = {
   secrets: plan.secrets,
   logger,
   signal: abort.signal,
+  onApproval(handler) {
+    approvalHandler = handler;
+  },
 };
+
+async function answerApproval(metadata: Record<string, unknown>): Promise<void> {
+  const id = typeof metadata.id === 'string' ? metadata.id : '';
+  let decision = { approved: false, scope: 'once' as 'once' | 'session' };
+  let reason = '';
+  if (!approvalHandler) reason = 'this connector cannot ask for approvals';
+  else {
+    try {
+      decision = await approvalHandler({
+        id,
+        agent: String(metadata.agent ?? ''),
+        instanceKey: String(metadata.instanceKey ?? ''),
+        toolName: String(metadata.toolName ?? ''),
+        args: typeof metadata.args === 'object' && metadata.args !== null ? { ...metadata.args } : {},
+        reason: String(metadata.reason ?? ''),
+        expiresAt: String(metadata.expiresAt ?? ''),
+      });
+    } catch (error) {
+      reason = `approval prompt failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  transport.send({
+    type: 'event',
+    from: connectionName,
+    to: ORCHESTRATOR,
+    payload: controlEvent(CONTROL.approvalDecision, self, { id, approved: decision.approved, scope: decision.scope, reason }),
+  });
+}
 
 let running: Promise<void> = Promise.resolve();
 transport.onMessage((message) => {
@@ -115,6 +147,10 @@ transport.onMessage((message) => {
     return;
   }
   if (message.type !== 'event') return;
+  if (message.payload.type === CONTROL.approvalPrompt) {
+    void answerApproval(message.payload.metadata ?? {});
+    return;
+  }
   const correlationId = inReplyToOf(message.payload);
   const resolve = correlationId ? waiters.get(correlationId) : undefined;
   if (correlationId && resolve) {

@@ -10,6 +10,9 @@ import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, runtimeFilePath } from '../../shared/state-paths.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
+import { CONTROL, controlEvent } from '../../shared/ipc/control-events.ts';
+import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
+import { approvalRoutes } from '../approvals/approval-routes.ts';
 import { Delivery } from '../delivery/delivery.ts';
 import { type DaemonApi, type ProcessRow, startApiServer } from '../http/api-server.ts';
 import { Metrics } from '../http/metrics.ts';
@@ -54,6 +57,7 @@ export class Orchestrator {
   private supervisor!: Supervisor;
   private delivery!: Delivery;
   private router!: Router;
+  private approvals!: ApprovalBroker;
   private server: Server<undefined> | undefined;
   private stopWatching: (() => void) | undefined;
   private readonly metrics = new Metrics();
@@ -101,7 +105,13 @@ export class Orchestrator {
         proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.name, proc.instanceKey) > 0,
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
     });
+    this.approvals = new ApprovalBroker({
+      logger,
+      httpApprovals: this.options.processEnv.GOONDAN_APPROVALS === 'http',
+      promptInteractive: (approval) => this.promptInteractive(approval),
+    });
     this.router = new Router({
+      approvals: this.approvals,
       swarm: () => this.config.swarm,
       connections: () => this.config.connections,
       supervisor: this.supervisor,
@@ -151,6 +161,7 @@ export class Orchestrator {
       this.options.logger.info({ gracePeriodMs: grace }, 'shutting down');
       await this.supervisor?.shutdownAll(grace);
       this.router?.pending.clear();
+      this.approvals?.clear();
       await this.server?.stop(true);
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
       this.options.logger.info('orchestrator stopped');
@@ -180,7 +191,22 @@ export class Orchestrator {
     }
   }
 
+  /** Sends an approval to the interactive cli connector, if one is running. */
+  private promptInteractive(approval: PendingApproval): boolean {
+    const cli = this.supervisor
+      .list()
+      .find((p) => p.kind === 'connector' && p.ready && this.config.connections.some((c) => c.name === p.name && c.connectorName === 'cli'));
+    if (!cli) return false;
+    return cli.send({
+      type: 'event',
+      from: 'orchestrator',
+      to: cli.name,
+      payload: controlEvent(CONTROL.approvalPrompt, { kind: 'agent', name: 'orchestrator' }, approval),
+    });
+  }
+
   private onProcessExit(proc: ManagedProcess, crashed: boolean): void {
+    this.approvals.dropFor(proc.key);
     const connection = proc.kind === 'connector' ? this.config.connections.find((c) => c.name === proc.name) : undefined;
     if (connection?.connectorName === 'cli' && !crashed && !proc.retired) this.options.onInteractiveEnd?.();
     if (proc.kind !== 'agent' || !crashed) return;
@@ -292,6 +318,7 @@ export class Orchestrator {
         return this.metrics.render(counts, (Date.now() - this.startedAt) / 1000);
       },
       deleteInstance: (key) => this.deleteInstance(key),
+      extraRoutes: approvalRoutes(this.approvals),
     };
   }
 }

@@ -12,7 +12,8 @@ import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentCallErrorCode, AgentEvent, EventSource } from '../../shared/types/events.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
+import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -48,6 +49,7 @@ export interface RouterDeps {
   onExchange?(note: ExchangeNote): void;
   /** A process asked to be restarted after its current turn (self-restart tool). */
   onRestartRequested(proc: ManagedProcess, reason: string): void;
+  approvals: ApprovalBroker;
 }
 
 export interface ExternalSubmission {
@@ -256,6 +258,34 @@ export class Router {
           callableAgents: swarm.agents.filter((a) => a !== from.name),
         };
         this.controlReply(from, event, { status: 'ok', output: '', result });
+        return;
+      }
+      case CONTROL.approvalRequest: {
+        const timeoutMs = typeof meta.timeoutMs === 'number' && meta.timeoutMs > 0 ? meta.timeoutMs : 300_000;
+        this.deps.approvals.open(
+          {
+            agent: from.name,
+            instanceKey: from.instanceKey,
+            processKey: from.key,
+            toolName: typeof meta.toolName === 'string' ? meta.toolName : '',
+            toolCallId: typeof meta.toolCallId === 'string' ? meta.toolCallId : '',
+            args: isJsonObject(meta.args) ? meta.args : {},
+            reason: typeof meta.reason === 'string' ? meta.reason : '',
+          },
+          timeoutMs,
+          (outcome) => this.controlReply(from, event, { status: 'ok', output: '', result: outcome }),
+        );
+        return;
+      }
+      case CONTROL.approvalDecision: {
+        const id = typeof meta.id === 'string' ? meta.id : '';
+        const decided = this.deps.approvals.decide(id, {
+          approved: meta.approved === true,
+          scope: meta.scope === 'session' ? 'session' : 'once',
+          decidedBy: from.kind === 'connector' ? from.name : 'agent',
+          reason: typeof meta.reason === 'string' ? meta.reason : '',
+        });
+        if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
         return;
       }
       case CONTROL.restart:

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolPlan } from '../types/bundle.ts';
 import type { JsonObject } from '../types/json.ts';
-import { BASE_PACKAGE } from '../types/resources.ts';
+import { BASE_PACKAGE, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
 import { ConfigError } from './config-error.ts';
@@ -19,6 +19,25 @@ import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, r
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 const CONTEXT_MESSAGE = 'context-message';
 const REQUIRED_TOOLS_GUARD = 'required-tools-guard';
+const TOOL_POLICY = 'tool-policy';
+
+/**
+ * The effective tool policy of an agent: the swarm's `policy.tools` plus the agent's own
+ * `toolPolicy` (rules are unioned — the most restrictive match wins at run time — and the agent's
+ * scalar settings override the swarm's). Undefined when neither is set.
+ */
+function toolPolicyConfig(swarm: ToolPolicySpec | undefined, agent: ToolPolicySpec | undefined): JsonObject | undefined {
+  if (!swarm && !agent) return undefined;
+  const tag = (rules: ToolPolicyRule[] | undefined, source: string): JsonObject[] =>
+    (rules ?? []).map((rule) => ({ ...rule, ...(rule.args ? { args: { ...rule.args } } : {}), source }));
+  const config: JsonObject = {
+    default: agent?.default ?? swarm?.default ?? 'ask',
+    rules: [...tag(swarm?.rules, 'swarm'), ...tag(agent?.rules, 'agent')],
+  };
+  const timeout = agent?.askTimeoutSeconds ?? swarm?.askTimeoutSeconds;
+  if (timeout !== undefined) config.askTimeoutSeconds = timeout;
+  return config;
+}
 
 /** Absolute entry path; a missing built-in entry still yields its intended path. */
 function entryPath(resource: LoadedResource, entry: string): string {
@@ -91,6 +110,15 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     } else {
       const guard = findBuiltin(bundle, 'Extension', BASE_PACKAGE, REQUIRED_TOOLS_GUARD);
       if (guard) extensions.push(extensionPlan(guard, { requiredTools: [...requiredTools] }));
+    }
+  }
+  const policy = toolPolicyConfig(swarm.spec.policy?.tools, spec.toolPolicy);
+  if (policy) {
+    const listed = extensions.find((e) => e.name === TOOL_POLICY);
+    if (listed) listed.config = { ...listed.config, ...policy };
+    else {
+      const builtin = findBuiltin(bundle, 'Extension', BASE_PACKAGE, TOOL_POLICY);
+      if (builtin) extensions.push(extensionPlan(builtin, policy));
     }
   }
   if (!extensions.some((e) => e.name === CONTEXT_MESSAGE)) {

@@ -21,6 +21,12 @@ export const CONTROL = {
   spawn: 'runtime.spawn',
   list: 'runtime.list',
   catalog: 'runtime.catalog',
+  /** agent → orchestrator: a tool call needs a human decision; answered with `runtime.response`. */
+  approvalRequest: 'runtime.approval.request',
+  /** orchestrator → interactive connector: ask the person at the terminal (`metadata` = the approval). */
+  approvalPrompt: 'runtime.approval.prompt',
+  /** interactive connector → orchestrator: `{id, approved, scope}`. */
+  approvalDecision: 'runtime.approval.decision',
   /** agent → orchestrator: restart me after this turn (self-restart tool). */
   restart: 'runtime.restart',
   /** orchestrator → agent: a send could not be routed (`{code, message, eventId}`). */

@@ -1,4 +1,5 @@
 /** Agent: one LLM persona with its model, prompt, tools and extensions (SPEC.md §1.2). */
+import { commonRef } from './common.ts';
 import { refsRef } from './refs.ts';
 import { resourceSchema } from './resource-envelope.ts';
 
@@ -46,6 +47,7 @@ export const agentSchema = resourceSchema('Agent', 'An LLM agent: model, system 
       description: 'Extensions in registration order (context-message is attached first unless listed).',
       items: refsRef('configurableRefItem'),
     },
+    toolPolicy: { ...commonRef('toolPolicy'), description: 'This agent\'s tool permission rules, added to the swarm\'s policy.tools (attaches tool-policy).' },
     requiredTools: {
       type: 'array',
       description: 'Tool names ("tool__export"); a turn may not end before one of them succeeded (attaches required-tools-guard).',

@@ -89,5 +89,35 @@ export const commonSchema: JsonObject = {
         },
       },
     },
+    toolPolicy: {
+      type: 'object',
+      description:
+        'Tool permission policy: every rule matching a call is collected and the most restrictive action wins (deny > ask > allow); with no match, read-only tools are allowed and everything else gets `default`.',
+      additionalProperties: false,
+      properties: {
+        default: { enum: ['allow', 'ask', 'deny'], description: 'Action for a tool no rule matches and that is not read-only (default ask).' },
+        askTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 86400, description: 'An unanswered approval is denied after this many seconds (default 300).' },
+        rules: {
+          type: 'array',
+          description: 'Rules; all that match a call are considered.',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['tool', 'action'],
+            properties: {
+              tool: { type: 'string', minLength: 1, description: 'Tool name pattern, e.g. "bash__exec" or "file-system__*" (* matches anything).' },
+              args: {
+                type: 'object',
+                description:
+                  'Argument patterns, all of which must match. Path-like arguments (path, cwd, file…) are normalised and matched as globs ("**/*.ts"); others match with * as "anything" ("git *").',
+                additionalProperties: { type: 'string' },
+              },
+              action: { enum: ['allow', 'ask', 'deny'], description: 'What to do with a matching call.' },
+              reason: { type: 'string', description: 'Shown to the model (deny) or to the approver (ask).' },
+            },
+          },
+        },
+      },
+    },
   },
 };

@@ -1,4 +1,5 @@
 /** Swarm: a set of agents run together under one instance key (SPEC.md §1.2). */
+import { commonRef } from './common.ts';
 import { refsRef } from './refs.ts';
 import { resourceSchema } from './resource-envelope.ts';
 
@@ -26,6 +27,7 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
             gcGraceSeconds: { type: 'integer', minimum: 0, description: 'Delete a stopped instance\'s state after this many seconds.' },
           },
         },
+        tools: { ...commonRef('toolPolicy'), description: 'Swarm-wide tool permission policy; agents add their own rules with spec.toolPolicy (goondan addition).' },
         shutdown: {
           type: 'object',
           description: 'Graceful shutdown.',

@@ -25,6 +25,17 @@ export interface ConnectorReply {
   traceId?: string;
 }
 
+/** A tool call an agent wants to make, shown to the person at an interactive connector. */
+export interface ConnectorApprovalPrompt {
+  id: string;
+  agent: string;
+  instanceKey: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  reason: string;
+  expiresAt: string;
+}
+
 export interface ConnectorContext {
   /** Emits one event; it becomes an independent Turn with its own traceId. */
   emit(event: ConnectorEvent): Promise<void>;
@@ -35,6 +46,8 @@ export interface ConnectorContext {
   logger: Logger;
   /** Aborted when the connection is shut down. */
   signal: AbortSignal;
+  /** Interactive connectors answer tool-approval prompts here (tool permission policy `ask`). */
+  onApproval(handler: (prompt: ConnectorApprovalPrompt) => Promise<{ approved: boolean; scope: 'once' | 'session' }>): void;
 }
 
 export type ConnectorEntry = (ctx: ConnectorContext) => Promise<void>;

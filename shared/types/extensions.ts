@@ -99,6 +99,26 @@ export interface PipelineRegistry {
   register(type: 'toolCall', fn: ToolCallMiddleware, options?: { priority?: number }): void;
 }
 
+/** A tool call waiting for a human decision (tool permission policy, `ask`). */
+export interface ApprovalRequest {
+  toolName: string;
+  toolCallId: string;
+  args: JsonObject;
+  /** Why approval is needed (the matching rule), shown to the approver. */
+  reason: string;
+  /** Unanswered requests are denied after this long. */
+  timeoutMs: number;
+}
+
+export interface ApprovalDecision {
+  approved: boolean;
+  /** `session`: the approver allowed this tool for the rest of the agent's session. */
+  scope: 'once' | 'session';
+  /** Who or what decided (`cli`, `http`, `timeout`, `no-approver`). */
+  decidedBy: string;
+  reason?: string;
+}
+
 export interface ExtensionApi {
   /** Name of the Extension resource this api belongs to. */
   readonly name: string;
@@ -123,6 +143,8 @@ export interface ExtensionApi {
    * what the extension holds (child processes, sockets). Optional so older engines stay valid.
    */
   onClose?(handler: () => void | Promise<void>): void;
+  /** Asks a human (terminal or HTTP API) to approve a tool call; absent when nobody can be asked. */
+  approvals?: { request(request: ApprovalRequest): Promise<ApprovalDecision> };
 }
 
 /** Shape of an Extension entry module. */

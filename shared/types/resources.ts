@@ -107,10 +107,30 @@ export interface AgentSpec {
   extensions?: Array<ObjectRefLike | RefItem>;
   /** Tool names (`tool__export`) of which at least one must succeed before a turn may end. */
   requiredTools?: string[];
+  /** This agent's tool permission rules, added to the swarm's `policy.tools`. */
+  toolPolicy?: ToolPolicySpec;
+}
+
+// ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────
+export type ToolPolicyAction = 'allow' | 'ask' | 'deny';
+export interface ToolPolicyRule {
+  /** Tool name pattern (`*` = anything), e.g. `file-system__*`. */
+  tool: string;
+  /** Argument patterns; all must match. */
+  args?: Record<string, string>;
+  action: ToolPolicyAction;
+  reason?: string;
+}
+export interface ToolPolicySpec {
+  default?: ToolPolicyAction;
+  askTimeoutSeconds?: number;
+  rules?: ToolPolicyRule[];
 }
 
 // ── Swarm ──────────────────────────────────────────────────────────────────
 export interface SwarmPolicy {
+  /** Swarm-wide tool permission policy. */
+  tools?: ToolPolicySpec;
   maxStepsPerTurn?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
   shutdown?: { gracePeriodSeconds?: number };

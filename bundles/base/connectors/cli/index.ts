@@ -5,13 +5,34 @@
  * daemon, which drains everything.
  */
 import { createInterface } from 'node:readline';
-import type { ConnectorContext } from '../../../../shared/types/index.ts';
+import type { Interface } from 'node:readline';
+import type { ConnectorApprovalPrompt, ConnectorContext } from '../../../../shared/types/index.ts';
+
+function askApproval(rl: Interface, prompt: ConnectorApprovalPrompt): Promise<{ approved: boolean; scope: 'once' | 'session' }> {
+  const args = JSON.stringify(prompt.args);
+  const shown = args.length > 300 ? `${args.slice(0, 300)}…` : args;
+  const question = `\n${prompt.agent} wants to run ${prompt.toolName} ${shown}\n  (${prompt.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `;
+  return new Promise((resolve) => {
+    rl.question(question, (answer) => {
+      const a = answer.trim().toLowerCase();
+      if (a === 'a' || a === 'always') resolve({ approved: true, scope: 'session' });
+      else resolve({ approved: a === 'y' || a === 'yes', scope: 'once' });
+    });
+  });
+}
 
 export default async function cli(ctx: ConnectorContext): Promise<void> {
   const instanceKey = ctx.config.instanceKey || 'cli';
   const prompt = ctx.config.prompt || '> ';
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt, terminal: process.stdin.isTTY === true });
   ctx.signal.addEventListener('abort', () => rl.close(), { once: true });
+  // Tool approvals arrive while a turn runs (the loop below is awaiting its reply), one at a time.
+  let approvals = Promise.resolve();
+  ctx.onApproval((prompt) => {
+    const asked = approvals.then(() => askApproval(rl, prompt));
+    approvals = asked.then(() => undefined, () => undefined);
+    return asked;
+  });
   let lineNo = 0;
   rl.prompt();
   for await (const line of rl) {

@@ -1,0 +1,86 @@
+/**
+ * `tool-policy`: allow / ask / deny for every tool call — config, extension and MCP tools alike,
+ * because it is a `toolCall` middleware (outermost, so nothing runs before the decision).
+ * `deny` → an `E_TOOL_DENIED` ToolResult naming the rule; `ask` → a human decides through the
+ * terminal or `POST /v1/approvals/{id}`; no answer in time, or nobody to ask, is a deny that says so.
+ * Attached automatically by the config plane from `Swarm.spec.policy.tools` + `Agent.spec.toolPolicy`.
+ */
+import { Ajv } from 'ajv';
+import type { ExtensionApi, JsonObject, ToolResult } from '../../../../shared/types/index.ts';
+import { type Policy, evaluate } from './policy-rules.ts';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateConfig = ajv.compile<Policy & { askTimeoutSeconds?: number }>({
+  type: 'object',
+  properties: {
+    default: { enum: ['allow', 'ask', 'deny'] },
+    askTimeoutSeconds: { type: 'integer', minimum: 1 },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['tool', 'action'],
+        properties: {
+          tool: { type: 'string', minLength: 1 },
+          action: { enum: ['allow', 'ask', 'deny'] },
+          args: { type: 'object', additionalProperties: { type: 'string' } },
+          reason: { type: 'string' },
+          source: { type: 'string' },
+        },
+      },
+    },
+  },
+});
+
+const DEFAULT_ASK_TIMEOUT_SECONDS = 300;
+/** Runs before every other toolCall middleware. */
+const PRIORITY = -1000;
+
+function denied(toolCallId: string, toolName: string, message: string, suggestion: string): ToolResult {
+  return { toolCallId, toolName, status: 'error', error: { code: 'E_TOOL_DENIED', name: 'ToolDeniedError', message, suggestion } };
+}
+
+export function register(api: ExtensionApi, config: JsonObject): void {
+  const raw = { default: 'ask', rules: [], ...config };
+  if (!validateConfig(raw)) throw new Error(`tool-policy config is invalid: ${ajv.errorsText(validateConfig.errors, { dataVar: 'config' })}`);
+  const policy: Policy = { default: raw.default, rules: raw.rules ?? [] };
+  const timeoutMs = (raw.askTimeoutSeconds ?? DEFAULT_ASK_TIMEOUT_SECONDS) * 1000;
+  // "Always for this session" approvals, per tool name, for the life of this agent process.
+  const sessionAllowed = new Set<string>();
+
+  api.pipeline.register(
+    'toolCall',
+    async (ctx) => {
+      const verdict = evaluate(policy, ctx.toolName, ctx.args, ctx.catalogItem?.readOnly === true);
+      if (verdict.action === 'allow') return ctx.next();
+      if (verdict.action === 'deny') {
+        api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call denied by policy');
+        return denied(ctx.toolCallId, ctx.toolName, `${ctx.toolName} is denied by ${verdict.explanation}.`, 'Do not retry this call; choose another approach or ask the user.');
+      }
+      if (sessionAllowed.has(ctx.toolName)) return ctx.next();
+      if (!api.approvals) {
+        return denied(
+          ctx.toolCallId,
+          ctx.toolName,
+          `${ctx.toolName} needs approval (${verdict.explanation}), but this agent has no approver; treated as deny.`,
+          'Ask the user to run goondan interactively or with GOONDAN_APPROVALS=http.',
+        );
+      }
+      api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call waits for approval');
+      const decision = await api.approvals.request({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args: ctx.args, reason: verdict.explanation, timeoutMs });
+      api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, approved: decision.approved, decidedBy: decision.decidedBy, scope: decision.scope }, 'approval decided');
+      if (decision.approved) {
+        if (decision.scope === 'session') sessionAllowed.add(ctx.toolName);
+        return ctx.next();
+      }
+      const why = decision.reason ? ` ${decision.reason}` : '';
+      return denied(
+        ctx.toolCallId,
+        ctx.toolName,
+        `${ctx.toolName} was not approved (${decision.decidedBy}).${why}`,
+        decision.decidedBy === 'no-approver' ? 'Nobody can approve tool calls in this run; do the work without this tool or report back.' : 'The user declined this call; do not retry it unchanged.',
+      );
+    },
+    { priority: PRIORITY },
+  );
+}

@@ -1,0 +1,41 @@
+/** `GET /v1/approvals` and `POST /v1/approvals/{id}` for the HTTP API. */
+import { Ajv } from 'ajv';
+import { errorResponse, jsonResponse } from '../http/http-errors.ts';
+import { readJsonBody } from '../http/request-body.ts';
+import type { ApprovalBroker } from './approval-broker.ts';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateDecision = ajv.compile<{ decision: 'approve' | 'deny'; scope?: 'once' | 'session'; reason?: string }>({
+  type: 'object',
+  required: ['decision'],
+  additionalProperties: false,
+  properties: {
+    decision: { enum: ['approve', 'deny'] },
+    scope: { enum: ['once', 'session'] },
+    reason: { type: 'string', maxLength: 2000 },
+  },
+});
+
+export function approvalRoutes(broker: ApprovalBroker) {
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/v1\/approvals$/,
+      handle: async () => jsonResponse(200, { approvals: broker.list() }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/approvals\/([^/]+)$/,
+      handle: async (request: Request, match: RegExpMatchArray) => {
+        const body = await readJsonBody(request, validateDecision);
+        if (!body.ok) return body.response;
+        const id = decodeURIComponent(match[1] ?? '');
+        const approved = body.value.decision === 'approve';
+        const scope = body.value.scope ?? 'once';
+        const decided = broker.decide(id, { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' });
+        if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}' (already decided or expired?); see GET /v1/approvals`);
+        return jsonResponse(200, { id, approved, scope });
+      },
+    },
+  ];
+}
