@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
@@ -17,7 +18,7 @@ import { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
 import { isMessageEvent, messageEventProblems } from '../conversation/message-schema.ts';
 import { MessageStore } from '../conversation/message-store.ts';
 import { EventBus } from '../extensions/event-bus.ts';
-import { createExtensionApi } from '../extensions/extension-api.ts';
+import { createExtensionApi, type CloseHandler } from '../extensions/extension-api.ts';
 import { loadExtension } from '../extensions/extension-loader.ts';
 import { ExtensionStateStore } from '../extensions/extension-state.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
@@ -54,6 +55,10 @@ export interface AgentEngineOptions {
   toolTimeoutMs?: number;
   /** tool spec §2.3.3: let the model call registry tools that the step's catalog does not offer. Default false. */
   allowRegistryDirectCalls?: boolean;
+  /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension. */
+  approvals?: ExtensionApi['approvals'];
+  /** How long close() waits for each extension's onClose handler (default 5 s). */
+  closeTimeoutMs?: number;
 }
 
 export interface AgentEngine {
@@ -66,6 +71,7 @@ export interface AgentEngine {
 }
 
 const DEFAULT_MAX_STEPS = 32;
+const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 const CONTEXT_MESSAGE = 'context-message';
 const CONTEXT_MESSAGE_ENTRY = fileURLToPath(new URL('../../bundles/base/extensions/context-message/index.ts', import.meta.url));
 
@@ -128,10 +134,20 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   };
 
   const states = new ExtensionStateStore(paths.extensionsDir);
+  const closeHandlers: Array<{ extension: string; handler: CloseHandler }> = [];
   for (const extension of withContextMessage(plan.extensions)) {
     const problem = states.load(extension.name);
     if (problem !== undefined) logger.warn({ code: 'E_EXT_STATE_READ', extension: extension.name }, problem);
-    const api = createExtensionApi({ name: extension.name, pipeline, registry, states, bus, logger: logger.child({ extension: extension.name }) });
+    const api = createExtensionApi({
+      name: extension.name,
+      pipeline,
+      registry,
+      states,
+      bus,
+      logger: logger.child({ extension: extension.name }),
+      closeHandlers,
+      ...(options.approvals ? { approvals: options.approvals } : {}),
+    });
     await loadExtension(extension, api);
   }
 
@@ -154,6 +170,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       closed = true;
       executor.abortAll('the agent engine is shutting down');
       await queue;
+      await runCloseHandlers(closeHandlers, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, logger);
       try {
         states.flush();
         foldConversation(deps);
@@ -198,4 +215,22 @@ function recoverConversation(store: MessageStore, logger: RootLogger): Conversat
     logger.info({ events: stored.events.length }, 'recovered unfolded conversation events');
   }
   return conversation;
+}
+
+/** `api.onClose` handlers, in registration order, each bounded by a timeout; failures are logged. */
+async function runCloseHandlers(handlers: Array<{ extension: string; handler: CloseHandler }>, timeoutMs: number, logger: RootLogger): Promise<void> {
+  for (const { extension, handler } of handlers) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([Promise.resolve().then(handler), timeout]);
+      if (outcome === 'timeout') logger.warn({ code: 'E_EXT_CLOSE_TIMEOUT', extension, timeoutMs }, `extension '${extension}' did not finish closing in ${timeoutMs} ms`);
+    } catch (error) {
+      logger.warn({ code: 'E_EXT_CLOSE', extension, err: error }, `extension '${extension}' failed while closing`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }

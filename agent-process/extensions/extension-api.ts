@@ -1,6 +1,7 @@
 /**
  * The ExtensionApi handed to `register(api, config)` (SPEC.md §4.3) — the only surface an extension
- * gets: pipeline middleware, dynamic tools, its own JSON state, the event bus and a logger.
+ * gets: pipeline middleware, dynamic tools, its own JSON state, the event bus, a logger, a close
+ * hook and (when the shell provides one) human approvals.
  */
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { JsonValue } from '../../shared/types/json.ts';
@@ -10,6 +11,8 @@ import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { EventBus } from './event-bus.ts';
 import type { ExtensionStateStore } from './extension-state.ts';
 
+export type CloseHandler = () => void | Promise<void>;
+
 export interface ExtensionApiDeps {
   name: string;
   pipeline: PipelineRegistry;
@@ -17,6 +20,9 @@ export interface ExtensionApiDeps {
   states: ExtensionStateStore;
   bus: EventBus;
   logger: Logger;
+  /** Where `api.onClose` handlers are collected (run by engine.close()). */
+  closeHandlers: Array<{ extension: string; handler: CloseHandler }>;
+  approvals?: ExtensionApi['approvals'];
 }
 
 export function createExtensionApi(deps: ExtensionApiDeps): ExtensionApi {
@@ -38,5 +44,10 @@ export function createExtensionApi(deps: ExtensionApiDeps): ExtensionApi {
       emit: (event, payload) => bus.emit(event, payload ?? null),
     },
     logger: deps.logger,
+    onClose: (handler: CloseHandler) => {
+      if (typeof handler !== 'function') throw new TypeError(`Extension '${name}': onClose needs a function`);
+      deps.closeHandlers.push({ extension: name, handler });
+    },
+    ...(deps.approvals ? { approvals: deps.approvals } : {}),
   };
 }

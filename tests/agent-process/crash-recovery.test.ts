@@ -94,4 +94,26 @@ describe('crash between steps, then redelivery', () => {
     expect(stored.filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
     expect(stored.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
   });
+
+  test('tool calls left without results by an earlier turn are answered as interrupted before a new input', async () => {
+    const stateRoot = tempStateRoot();
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    const old = createMessage({ role: 'user', content: 'old request' }, { type: 'user' }, { eventId: 'evt_old' });
+    const dangling = createMessage(
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'slow__pause', input: { marker: '/nonexistent', ms: 1 } }] },
+      { type: 'assistant', stepId: 'step_0' },
+    );
+    mkdirSync(dirname(paths.baseMessages), { recursive: true });
+    writeFileSync(paths.baseMessages, [old, dangling].map((m) => `${JSON.stringify(m)}\n`).join(''));
+
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    const result = await h.engine.runTurn(userEvent('something new'));
+    expect(result.finishReason).toBe('text_response');
+    const stored = baseMessages(paths);
+    const roles = stored.map((m) => (m.data.role === 'tool' ? `tool:${m.source.type === 'tool' ? m.source.toolCallId : ''}` : m.data.role));
+    expect(roles).toEqual(['system', 'user', 'assistant', 'tool:call_1', 'user', 'assistant']);
+    const interrupted = stored[3]?.data;
+    expect(JSON.stringify(interrupted)).toContain('E_TOOL_INTERRUPTED');
+  });
 });

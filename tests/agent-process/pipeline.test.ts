@@ -166,3 +166,29 @@ describe('extension loading (SPEC.md §4.3)', () => {
     expect(String(error)).toContain("Extension 'grumpy': register() failed: cannot initialise");
   });
 });
+
+describe('extension lifecycle hooks', () => {
+  test('onClose handlers run on engine close; a hanging one is cut off by the timeout', async () => {
+    const h = await startEngine(
+      makePlan({ extensions: [fixtureExtension('hangs', 'closer.ts', { hang: true }), fixtureExtension('tidy', 'closer.ts')] }),
+      { closeTimeoutMs: 100 },
+    );
+    expect(probeData).toEqual([{ approvals: 'absent' }, { approvals: 'absent' }]);
+    const started = performance.now();
+    await h.engine.close();
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(probeData.slice(2)).toEqual([{ closed: 'tidy' }]);
+    expect(h.logLines().some((l) => l.code === 'E_EXT_CLOSE_TIMEOUT' && l.extension === 'hangs')).toBe(true);
+    removeDir(h.stateRoot);
+  });
+
+  test('api.approvals is the approver the shell hands to the engine', async () => {
+    const asked: string[] = [];
+    const h = await engineFor(makePlan({ extensions: [fixtureExtension('policy', 'closer.ts')] }), {
+      approvals: { request: async (request) => (asked.push(request.toolName), { approved: false, scope: 'once', decidedBy: 'test' }) },
+    });
+    expect(asked).toEqual(['bash__exec']);
+    expect(probeData[0]).toEqual({ approved: false, decidedBy: 'test' });
+  });
+});
+

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { newSpanId, newTraceId, SPAN_ID_PATTERN, TRACE_ID_PATTERN } from '../../shared/ids.ts';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
+import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
 import {
   baseMessages,
@@ -233,4 +234,48 @@ describe('self-restart signal (SPEC.md §2.8)', () => {
     expect(reasons).toEqual(['config edited']);
   });
 });
+
+describe('tool calls of one step', () => {
+  test('run concurrently and are appended in call order', async () => {
+    const script: JsonObject = {
+      rules: [{ match: 'both', toolCalls: [{ name: 'slow__wait', args: { ms: 300 } }, { name: 'slow__wait', args: { ms: 10 } }], then: '{{result}}' }],
+    };
+    const h = await engineFor(makePlan({ tools: [slowTool()], script }));
+    const started = performance.now();
+    const result = await h.engine.runTurn(userEvent('both'));
+    // Sequential would take >= 310 ms; generous margin for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(600);
+    expect(result.responseText).toBe('{"waited":300}\n{"waited":10}');
+    const completedOrder = h.runtimeEvents.flatMap((e) => (e.type === 'tool.completed' ? [e.toolCallId] : []));
+    expect(completedOrder).toEqual(['call_2', 'call_1']); // the short one finished first …
+    expect(storedToolResultIds(h)).toEqual(['call_1', 'call_2']); // … but results keep call order
+  });
+});
+
+describe('ctx.agents in middleware (SPEC.md §2.6)', () => {
+  test('sends through the engine runtime with the turn trace; without a runtime it throws AgentRequestError', async () => {
+    const sent: Array<{ target: string; input?: string; traceId?: string; parentSpanId?: string }> = [];
+    const runtime: AgentToolRuntime = {
+      request: async (target) => ({ eventId: 'e', target, correlationId: 'c', response: '' }),
+      send: async (target, event) => (sent.push({ target, ...event }), { eventId: 'e', target, accepted: true }),
+      spawn: async (target) => ({ target, instanceKey: 'k', spawned: true }),
+      list: async () => ({ agents: [] }),
+      catalog: async () => ({ swarmName: 's', entryAgent: 'a', selfAgent: 'a', availableAgents: [], callableAgents: [] }),
+    };
+    const h = await engineFor(makePlan({ extensions: [fixtureExtension('caller', 'agents-caller.ts')] }), { agentsRuntime: runtime });
+    const result = await h.engine.runTurn(userEvent('hi'));
+    const turnStarted = h.runtimeEvents[0];
+    expect(sent).toEqual([{ target: 'boss', input: `started ${result.turnId}`, traceId: result.traceId, parentSpanId: turnStarted?.spanId }]);
+    expect(probeData).toEqual([{ sent: true }]);
+
+    resetProbes();
+    const lonely = await engineFor(makePlan({ extensions: [fixtureExtension('caller', 'agents-caller.ts')] }));
+    await lonely.engine.runTurn(userEvent('hi'));
+    expect(probeData).toEqual([{ error: 'AgentRequestError:IPC_DELIVERY_FAILED' }]);
+  });
+});
+
+function storedToolResultIds(h: EngineHarness): string[] {
+  return baseMessages(h.paths).flatMap((m) => (m.source.type === 'tool' ? [m.source.toolCallId] : []));
+}
 
