@@ -89,7 +89,7 @@ function toToolSet(catalog: readonly ToolCatalogItem[]): ToolSet | undefined {
   return tools;
 }
 
-/** Catalog schemas were validated as JSON Schema objects by the config plane / the extension API. */
+/** Catalog schemas were checked as JSON Schema objects by the config plane (Tool resources) or the registry (extension tools). */
 function isJsonSchema7(schema: JsonSchemaObject): schema is JsonSchemaObject & JSONSchema7 {
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
 }

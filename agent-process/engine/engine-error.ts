@@ -14,6 +14,7 @@ export type EngineErrorCode =
   | 'E_TOOL_HANDLER_UNDECLARED'
   | 'E_TOOL_HANDLER_INVALID'
   | 'E_TOOL_INVALID_NAME'
+  | 'E_TOOL_INVALID_SCHEMA'
   | 'E_EXT_LOAD'
   | 'E_EXT_INIT'
   | 'E_MODEL_CONFIG';

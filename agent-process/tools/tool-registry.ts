@@ -5,8 +5,10 @@
  */
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolPlan } from '../../shared/types/bundle.ts';
+import type { JsonSchemaObject } from '../../shared/types/resources.ts';
 import type { ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import { EngineError } from '../engine/engine-error.ts';
+import { validatorFor } from './args-validation.ts';
 import { buildToolName, parseToolName } from './tool-name.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from './truncate-error-message.ts';
 
@@ -48,6 +50,14 @@ export class ToolRegistry {
         suggestion: `Name it like '${owner}__action'.`,
       });
     }
+    const schemaProblem = item.parameters === undefined ? undefined : schemaProblemOf(item.parameters);
+    if (schemaProblem !== undefined) {
+      throw new EngineError({
+        code: 'E_TOOL_INVALID_SCHEMA',
+        message: `Extension '${owner}' registered tool '${item.name}' with invalid parameters: ${schemaProblem}`,
+        suggestion: "parameters must be a JSON Schema object: { type: 'object', properties: { … }, required: [ … ] }",
+      });
+    }
     if (typeof handler !== 'function') {
       throw new EngineError({
         code: 'E_TOOL_HANDLER_INVALID',
@@ -77,3 +87,18 @@ export class ToolRegistry {
     this.tools.set(tool.item.name, tool);
   }
 }
+
+/** Extension tool schemas did not pass the config plane: check them here (the model gets them verbatim). */
+function schemaProblemOf(parameters: JsonSchemaObject): string | undefined {
+  // Typed, but it comes from extension code at run time: check the shape anyway.
+  const shape: unknown = parameters;
+  if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) return 'not an object';
+  if (parameters.type !== 'object') return "the top-level type must be 'object'";
+  try {
+    validatorFor(parameters);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+

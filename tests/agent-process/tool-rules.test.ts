@@ -99,6 +99,14 @@ describe('§2.2 Tool names', () => {
   });
 });
 
+describe('extension tool schemas', () => {
+  test('parameters that are not an object schema are refused at init (E_EXT_INIT, cause E_TOOL_INVALID_SCHEMA)', async () => {
+    const error = await startEngine(makePlan({ extensions: [fixtureExtension('badschema', 'bad-tool-schema.ts')] })).catch((e: unknown) => e);
+    expect(EngineError.isInstance(error) && error.code).toBe('E_EXT_INIT');
+    expect(String(error)).toContain("tool 'bad__schema' with invalid parameters: the top-level type must be 'object'");
+  });
+});
+
 describe('§2.3 Calls are limited to the step catalog', () => {
   test('2.3.1/2.3.2/2.3.4 a call outside the catalog is refused with a structured ToolResult', async () => {
     const h = await engineFor(makePlan({ tools: [echoTool()], script: { rules: [callRule('x', 'unknown__action')] } }));
