@@ -30,12 +30,18 @@ export interface ModelAnswer {
   usage?: TokenUsage;
   finishReason: string;
   durationMs: number;
+  /** Provider warnings (unsupported settings, …), for the engine's log. */
+  warnings: unknown[];
 }
 
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
 type KeptPart = Extract<AssistantPart, { type: 'text' | 'reasoning' | 'tool-call' }>;
 
 const EMPTY_PARAMETERS: JsonSchemaObject = { type: 'object', properties: {} };
+
+// The AI SDK prints warnings with console.info/warn, which would interleave with the JSON log lines
+// on stdout; the engine logs `result.warnings` through pino instead (unless someone chose a logger).
+globalThis.AI_SDK_LOG_WARNINGS ??= false;
 
 export async function callModel(
   resolved: ResolvedModel,
@@ -73,7 +79,7 @@ export async function callModel(
     if (parts.length > 0) assistant = { role: 'assistant', content: parts };
   }
   const usage = tokenUsage(result.usage);
-  return { assistant, text: result.text, toolCalls, ...(usage ? { usage } : {}), finishReason: result.finishReason, durationMs };
+  return { assistant, text: result.text, toolCalls, ...(usage ? { usage } : {}), finishReason: result.finishReason, durationMs, warnings: result.warnings ?? [] };
 }
 
 function toToolSet(catalog: readonly ToolCatalogItem[]): ToolSet | undefined {

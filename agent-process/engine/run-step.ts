@@ -43,6 +43,7 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
     return failedStep(modelCallError(engine.model.name, error));
   }
 
+  if (answer.warnings.length > 0) engine.logger.warn({ code: 'W_MODEL_WARNING', model: engine.model.name, warnings: answer.warnings }, 'the model call returned warnings');
   const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, finishReason: answer.finishReason };
   const repairs = answer.toolCalls.filter((c) => c.repairs !== undefined).map((c) => ({ toolCallId: c.call.id, repairs: c.repairs ?? [] }));
   const assistant = answer.assistant
