@@ -1,0 +1,88 @@
+/**
+ * Shared setup of the mcp extension tests: the extension and probe plans, a real fixture MCP
+ * server command, scripted mock rules, and process liveness checks by pid.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ExtensionPlan } from '../../shared/types/bundle.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { ToolResult } from '../../shared/types/tools.ts';
+import { makePlan, removeDir, startEngine, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { probe } from '../fixtures/mcp/probe-extension.ts';
+
+export const REPO = resolve(import.meta.dir, '../..');
+export const MCP_FIXTURES = join(REPO, 'tests/fixtures/mcp');
+const MCP_ENTRY = join(REPO, 'bundles/base/extensions/mcp/index.ts');
+
+/** The fixture stdio server, run by the same bun binary that runs the tests. */
+export function stdioServer(extra: JsonObject = {}): JsonObject {
+  return { command: process.execPath, args: [join(MCP_FIXTURES, 'stdio-server.ts')], ...extra };
+}
+
+export function mcpExtension(config: JsonObject): ExtensionPlan {
+  return { name: 'mcp', packageName: '@goondan/base', entryPath: MCP_ENTRY, config };
+}
+
+export const probeExtension: ExtensionPlan = { name: 'probe', packageName: '', entryPath: join(MCP_FIXTURES, 'probe-extension.ts'), config: {} };
+
+export interface ScriptStep {
+  name: string;
+  args?: JsonObject;
+}
+
+/** A mock rule: on `match`, call each step's tools in turn (one step each), then reply `done`. */
+export function callRule(match: string, ...steps: ScriptStep[]): JsonObject {
+  let then: JsonObject | string = 'done';
+  for (const step of [...steps].reverse()) {
+    const call: JsonObject = step.args === undefined ? { name: step.name } : { name: step.name, args: step.args };
+    then = { toolCalls: [call], then };
+  }
+  if (typeof then === 'string') return { match, reply: then };
+  return { match, ...then };
+}
+
+const harnesses: EngineHarness[] = [];
+
+/** An engine whose agent uses the mcp extension (with `config`) and the probe, scripted by `rules`. */
+export async function engineWithMcp(config: JsonObject, rules: JsonObject[] = []): Promise<EngineHarness> {
+  const harness = await startEngine(makePlan({ extensions: [mcpExtension(config), probeExtension], script: { rules } }));
+  harnesses.push(harness);
+  return harness;
+}
+
+export async function closeEngines(): Promise<void> {
+  for (const harness of harnesses.splice(0)) {
+    await harness.engine.close();
+    removeDir(harness.stateRoot);
+  }
+}
+
+/** Copies: bun's toMatchObject may write its matchers into the object it checks. */
+export function resultsOf(toolName: string): ToolResult[] {
+  return probe.results.filter((result) => result.toolName === toolName).map((result) => structuredClone(result));
+}
+
+/** Warnings (pino level 40) with the given code. */
+export function warnings(harness: EngineHarness, code: string): Array<Record<string, unknown>> {
+  return harness.logLines().filter((line) => line.level === 40 && line.code === code);
+}
+
+/** Alive and not a zombie (a reaped or zombie process counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 3 (after the parenthesised command name) is the state.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await Bun.sleep(25);
+  }
+  return condition();
+}
