@@ -48,6 +48,12 @@ export function classifyFailure(error: unknown, signal?: AbortSignal): FailureKi
   return 'broken';
 }
 
+/** The error's message, with the HTTP status when the streamable HTTP transport failed (its text alone may not say). */
+export function causeMessage(error: unknown): string {
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) return `${error.message} (HTTP ${error.code})`;
+  return messageOf(error);
+}
+
 export interface FailureContext {
   server: string;
   tool: string;
@@ -67,12 +73,12 @@ export function callFailure(kind: Exclude<FailureKind, 'aborted'>, error: unknow
         cause: error,
       });
     case 'protocol':
-      return new McpExtensionError('E_MCP_PROTOCOL_ERROR', `${subject} rejected the call to '${at.tool}': ${messageOf(error)}`, {
+      return new McpExtensionError('E_MCP_PROTOCOL_ERROR', `${subject} rejected the call to '${at.tool}': ${causeMessage(error)}`, {
         suggestion: 'Check the arguments against the tool description; if they are right, the server may not support this call.',
         cause: error,
       });
     case 'unauthorized':
-      return new McpExtensionError('E_MCP_UNAVAILABLE', `${subject} refused the connection: ${messageOf(error)}`, {
+      return new McpExtensionError('E_MCP_UNAVAILABLE', `${subject} refused the connection: ${causeMessage(error)}`, {
         suggestion: `Check the credentials in servers.${at.server}.headers of the mcp extension config.`,
         cause: error,
       });
@@ -83,7 +89,7 @@ export function callFailure(kind: Exclude<FailureKind, 'aborted'>, error: unknow
       });
     case 'undelivered':
     case 'broken':
-      return new McpExtensionError('E_MCP_UNAVAILABLE', `${subject} is not reachable: ${messageOf(error)}.${stderr}`, {
+      return new McpExtensionError('E_MCP_UNAVAILABLE', `${subject} is not reachable: ${causeMessage(error)}.${stderr}`, {
         suggestion: 'The server is retried on the next call; if it stays unavailable, check its command or URL in the mcp extension config.',
         cause: error,
       });

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../../../shared/types/json.ts';
 import type { Logger } from '../../../../shared/types/tools.ts';
-import { callFailure, classifyFailure } from './call-failure.ts';
+import { callFailure, causeMessage, classifyFailure } from './call-failure.ts';
 import type { McpServerSettings } from './mcp-config.ts';
 import { McpExtensionError, messageOf } from './mcp-error.ts';
 import type { CallToolReply } from './tool-result.ts';
@@ -170,7 +170,7 @@ export class McpServerConnection {
       this.failures += 1;
       this.nextAttemptAt = Date.now() + Math.min(RETRY_BASE_MS * 2 ** (this.failures - 1), RETRY_MAX_MS);
       const stderr = this.stderrTail.length > 0 ? ` Its last stderr lines: ${this.stderrTail.join(' | ')}` : '';
-      throw new McpExtensionError('E_MCP_UNAVAILABLE', `MCP server '${this.name}' (${this.describeTarget()}) could not be connected: ${messageOf(error)}.${stderr}`, {
+      throw new McpExtensionError('E_MCP_UNAVAILABLE', `MCP server '${this.name}' (${this.describeTarget()}) could not be connected: ${causeMessage(error)}.${stderr}`, {
         suggestion: `Check servers.${this.name} in the mcp extension config (command, args, cwd, url); the server is tried again on the next call.`,
         cause: error,
       });
