@@ -90,8 +90,8 @@ export interface RemovalSelection {
 }
 
 /**
- * Ids to remove: every orphan tool result that is not kept (it would make the request invalid
- * anyway), then whole units, oldest first, skipping kept ones, until `enough` says so.
+ * Ids to remove: every unpinned orphan tool result (it would make the request invalid anyway),
+ * then whole units, oldest first, skipping kept ones, until `enough` says so.
  */
 export function selectRemovals(messages: readonly Message[], selection: RemovalSelection): Set<string> {
   const units = messageUnits(messages);
@@ -107,7 +107,10 @@ export function selectRemovals(messages: readonly Message[], selection: RemovalS
       if (message) removed.add(message.id);
     }
   };
-  for (const unit of units) if (unit.orphan && !kept(unit)) take(unit);
+  // An orphan makes the request invalid wherever it sits; only an explicit pin keeps it.
+  for (const unit of units) {
+    if (unit.orphan && !unit.indices.some((index) => messages[index]?.metadata.pinned === true)) take(unit);
+  }
   let unitsTaken = 0;
   for (const unit of units) {
     if (selection.enough(removed, unitsTaken)) break;
