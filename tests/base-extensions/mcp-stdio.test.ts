@@ -117,6 +117,16 @@ describe('calls return mapped MCP results', () => {
     expect(resultsOf('fx__fail')[0]).toMatchObject({ status: 'error', error: { code: 'E_MCP_TOOL_ERROR', message: 'it broke: disk full' } });
   });
 
+  test('a JSON-RPC error answer becomes E_MCP_PROTOCOL_ERROR with the server message; the connection stays up', async () => {
+    const h = await engineWithMcp({ servers: { fx: stdioServer() } }, [callRule('go', { name: 'fx__pid' }, { name: 'fx__reject' }, { name: 'fx__pid' })]);
+    await h.engine.runTurn(userEvent('go'));
+    const error = resultsOf('fx__reject')[0]?.error;
+    expect(error?.code).toBe('E_MCP_PROTOCOL_ERROR');
+    expect(error?.message).toContain('reject always refuses');
+    const [before, after] = resultsOf('fx__pid');
+    expect(after?.output).toBe(before?.output);
+  });
+
   test('arguments that fail the MCP inputSchema are rejected by the engine before the server is called', async () => {
     const h = await engineWithMcp({ servers: { fx: stdioServer() } }, [
       callRule('go', { name: 'fx__echo', args: { text: 'ok', extra: 1 } }, { name: 'fx__add', args: { a: 'two', b: 3 } }),

@@ -99,7 +99,7 @@ export class McpServerConnection {
 
   async callTool(toolName: string, args: JsonObject, signal?: AbortSignal): Promise<CallToolReply> {
     const at = { server: this.name, tool: toolName, timeoutMs: this.settings.timeoutMs, stderrTail: this.stderrTail };
-    // Connecting a dead server here is this call's one reconnect (the brief: reconnect once, then fail).
+    // Connecting a dead server here is this call's one reconnect; a second failure is E_MCP_UNAVAILABLE.
     let reconnected = this.live === undefined;
     let live = await this.connect();
     for (;;) {
