@@ -1,0 +1,96 @@
+/**
+ * One log line per runtime event (SPEC.md §3.2): which level, which message, which fields. Trace
+ * and span ids are on every line so a log can be joined with runtime-events.jsonl; tool arguments
+ * appear only when configured, and then redacted.
+ */
+import type { JsonObject } from '../../../../shared/types/json.ts';
+import type { RuntimeEvent } from '../../../../shared/types/turns.ts';
+import type { LoggingConfig, LogLevel } from './logging-config.ts';
+import { redactArgs } from './redact-args.ts';
+
+export interface LogLine {
+  level: LogLevel;
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): LogLine {
+  const trace = { event: event.type, traceId: event.traceId, spanId: event.spanId, ...(event.parentSpanId ? { parentSpanId: event.parentSpanId } : {}) };
+  const progress = config.level;
+  switch (event.type) {
+    case 'turn.started':
+      return { level: progress, fields: { ...trace, turnId: event.turnId, eventId: event.eventId }, message: 'turn started' };
+    case 'turn.completed':
+      return {
+        level: progress,
+        fields: { ...trace, turnId: event.turnId, stepCount: event.stepCount, durationMs: event.duration, finishReason: event.finishReason, ...usage(event.tokenUsage) },
+        message: `turn completed in ${ms(event.duration)} (${event.stepCount} ${event.stepCount === 1 ? 'step' : 'steps'}, ${event.finishReason})`,
+      };
+    case 'turn.failed':
+      return {
+        level: 'error',
+        fields: { ...trace, turnId: event.turnId, stepCount: event.stepCount, durationMs: event.duration, errorMessage: event.errorMessage },
+        message: `turn failed after ${ms(event.duration)}: ${event.errorMessage}`,
+      };
+    case 'step.started':
+      return { level: progress, fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex }, message: `step ${event.stepIndex} started` };
+    case 'step.completed':
+      return {
+        level: progress,
+        fields: {
+          ...trace,
+          turnId: event.turnId,
+          stepId: event.stepId,
+          stepIndex: event.stepIndex,
+          toolCallCount: event.toolCallCount,
+          durationMs: event.duration,
+          ...(event.modelDuration !== undefined ? { modelDurationMs: event.modelDuration } : {}),
+          ...usage(event.tokenUsage),
+        },
+        message: `step ${event.stepIndex} completed in ${ms(event.duration)} (${event.toolCallCount} tool ${event.toolCallCount === 1 ? 'call' : 'calls'})`,
+      };
+    case 'step.failed':
+      return {
+        level: 'error',
+        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex, durationMs: event.duration, errorMessage: event.errorMessage },
+        message: `step ${event.stepIndex} failed after ${ms(event.duration)}: ${event.errorMessage}`,
+      };
+    case 'tool.called': {
+      const fields: Record<string, unknown> = { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName };
+      if (config.includeToolArgs && event.args !== undefined) fields.args = redactArgs(event.args, config.maxArgCharacters);
+      return { level: progress, fields, message: `tool ${event.toolName} called` };
+    }
+    case 'tool.completed':
+      return {
+        level: event.status === 'error' ? 'warn' : progress,
+        fields: {
+          ...trace,
+          turnId: event.turnId,
+          stepId: event.stepId,
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          status: event.status,
+          durationMs: event.duration,
+          ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
+        },
+        message:
+          event.status === 'error'
+            ? `tool ${event.toolName} returned an error${event.errorCode ? ` (${event.errorCode})` : ''} after ${ms(event.duration)}`
+            : `tool ${event.toolName} completed in ${ms(event.duration)} (${event.status})`,
+      };
+    case 'tool.failed':
+      return {
+        level: 'error',
+        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName, durationMs: event.duration, errorMessage: event.errorMessage },
+        message: `tool ${event.toolName} failed after ${ms(event.duration)}: ${event.errorMessage}`,
+      };
+  }
+}
+
+function usage(tokenUsage: { promptTokens: number; completionTokens: number; totalTokens: number } | undefined): JsonObject {
+  return tokenUsage ? { tokenUsage: { ...tokenUsage } } : {};
+}
+
+function ms(duration: number): string {
+  return `${Math.round(duration)} ms`;
+}
