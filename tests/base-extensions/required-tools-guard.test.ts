@@ -1,0 +1,114 @@
+/**
+ * required-tools-guard through the real engine: a turn that would end without a successful call
+ * of a required tool gets a nudge and goes on; a failed call does not count; a satisfied turn is
+ * left alone; maxStepsPerTurn still ends the turn (and the unanswerable last nudge is removed).
+ * Over 30 mixed turns the conversation stays valid and every turn ends with the required call.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { Message } from '../../shared/types/messages.ts';
+import { baseMessages, echoTool, failTool, makePlan, makeSwarm, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { pairingProblems, textOf } from './helpers/conversation-invariants.ts';
+import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
+
+const harnesses: EngineHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.engine.close();
+    removeDir(h.stateRoot);
+  }
+});
+
+const NUDGE = 'requiredToolsGuard.nudge';
+const script: JsonObject = {
+  rules: [
+    { match: 'required tools yet', toolCalls: [{ name: 'echo__say', args: { text: 'sent' } }], then: 'sent it' },
+    { match: 'eager', toolCalls: [{ name: 'echo__say', args: { text: 'right away' } }], then: 'done' },
+    { match: 'wrong', toolCalls: [{ name: 'fail__throw', args: { message: 'nope' } }], then: 'oops' },
+    { match: 'lazy', reply: 'I will not' },
+  ],
+};
+
+async function engine(config: JsonObject, maxSteps = 32) {
+  const capture = promptCapture();
+  const h = await startEngine(makePlan({ tools: [echoTool(), failTool()], script, extensions: [baseExtension('required-tools-guard', config), capture.plan] }), {
+    swarm: makeSwarm(['tester'], maxSteps),
+  });
+  harnesses.push(h);
+  return { h, capture };
+}
+
+const nudges = (messages: readonly Message[]) => messages.filter((m) => m.metadata[NUDGE] !== undefined);
+
+describe('a turn may not end before a required tool succeeded', () => {
+  test('a text-only answer gets a nudge, the model calls the tool, then the turn ends', async () => {
+    const { h } = await engine({ requiredTools: ['echo__say'] });
+    const result = await h.engine.runTurn(userEvent('lazy'));
+    expect({ finish: result.finishReason, steps: result.stepCount, reply: result.responseText }).toEqual({ finish: 'text_response', steps: 3, reply: 'sent it' });
+    const stored = baseMessages(h.paths);
+    const [nudge] = nudges(stored);
+    expect(nudge?.data).toEqual({
+      role: 'user',
+      content: 'You have not successfully called any of the required tools yet: echo__say. Call one of them before you finish this turn.',
+    });
+    expect(nudge?.metadata[NUDGE]).toEqual({ requiredTools: ['echo__say'], attempt: 1 });
+    expect(nudge?.source).toEqual({ type: 'extension', extensionName: 'required-tools-guard' });
+  });
+
+  test('a successful required call earlier in the turn satisfies the guard: no nudge', async () => {
+    const { h } = await engine({ requiredTools: ['echo__say', 'other__tool'] });
+    const result = await h.engine.runTurn(userEvent('eager'));
+    expect({ steps: result.stepCount, reply: result.responseText }).toEqual({ steps: 2, reply: 'done' });
+    expect(nudges(baseMessages(h.paths))).toEqual([]);
+  });
+
+  test('a failed call of a required tool does not count', async () => {
+    const { h } = await engine({ requiredTools: ['fail__throw', 'echo__say'] });
+    const result = await h.engine.runTurn(userEvent('wrong'));
+    expect({ steps: result.stepCount, reply: result.responseText }).toEqual({ steps: 4, reply: 'sent it' });
+    expect(nudges(baseMessages(h.paths))).toHaveLength(1);
+  });
+
+  test('maxStepsPerTurn still ends the turn; the last, unanswered nudge is removed', async () => {
+    const { h } = await engine({ requiredTools: ['other__tool'], errorMessage: 'Use {tools} first.' }, 4);
+    const result = await h.engine.runTurn(userEvent('lazy'));
+    expect({ finish: result.finishReason, steps: result.stepCount }).toEqual({ finish: 'max_steps', steps: 4 });
+    const stored = baseMessages(h.paths);
+    expect(nudges(stored).map(textOf)).toEqual(['Use other__tool first.', 'Use other__tool first.', 'Use other__tool first.']);
+    expect(stored.at(-1)?.data.role).toBe('assistant');
+    const warning = h.logLines().find((line) => line.code === 'E_REQUIRED_TOOLS_UNAVAILABLE');
+    expect(warning?.msg).toContain('none of other__tool is in this step');
+  });
+
+  test('without requiredTools the guard does nothing', async () => {
+    const { h } = await engine({});
+    const result = await h.engine.runTurn(userEvent('lazy'));
+    expect({ steps: result.stepCount, reply: result.responseText }).toEqual({ steps: 1, reply: 'I will not' });
+  });
+
+  test('a malformed tool name in requiredTools is E_EXT_CONFIG', async () => {
+    await expect(engine({ requiredTools: ['echo_say'] })).rejects.toThrow(/E_EXT_CONFIG.*config\.requiredTools\.0/);
+  });
+});
+
+describe('over many turns', () => {
+  test('30 mixed turns: each ends with a successful required call, one nudge at most, valid pairs in every prompt', async () => {
+    const { h, capture } = await engine({ requiredTools: ['echo__say'] });
+    const kinds = ['lazy', 'eager', 'wrong'] as const;
+    const expectedSteps = { lazy: 3, eager: 2, wrong: 4 };
+    const expectedNudges = { lazy: 1, eager: 0, wrong: 1 };
+    for (let turn = 0; turn < 30; turn++) {
+      const kind = kinds[turn % kinds.length] ?? 'lazy';
+      const event = userEvent(`${kind} ${turn}`);
+      const result = await h.engine.runTurn(event);
+      expect({ turn, finish: result.finishReason, steps: result.stepCount }).toEqual({ turn, finish: 'text_response', steps: expectedSteps[kind] });
+      const stored = baseMessages(h.paths);
+      const thisTurn = stored.slice(stored.findIndex((m) => m.metadata.eventId === event.id));
+      expect({ turn, nudges: nudges(thisTurn).length }).toEqual({ turn, nudges: expectedNudges[kind] });
+      const okSay = thisTurn.some((m) => m.data.role === 'tool' && m.data.content.some((part) => part.type === 'tool-result' && part.toolName === 'echo__say'));
+      expect({ turn, okSay }).toEqual({ turn, okSay: true });
+      for (const step of capture.steps.filter((s) => s.turnId === result.turnId)) expect(pairingProblems(step.messages)).toEqual([]);
+      expect(pairingProblems(stored)).toEqual([]);
+    }
+  });
+});
