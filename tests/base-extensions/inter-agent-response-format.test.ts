@@ -1,0 +1,122 @@
+/**
+ * inter-agent-response-format through the real engine: async replies injected by the engine are
+ * rewritten (replace, same id, metadata kept) into "[reply from … · status · request …]" text
+ * before the model sees them — at turn start and mid-turn — exactly once, over many turns.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import type { InterAgentReply } from '../../shared/types/events.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { formatReply } from '../../bundles/base/extensions/inter-agent-response-format/format-reply.ts';
+import { baseMessages, makePlan, removeDir, slowTool, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { textOf } from './helpers/conversation-invariants.ts';
+import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
+
+const harnesses: EngineHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.engine.close();
+    removeDir(h.stateRoot);
+  }
+});
+
+const REPLY = '__goondanInterAgentResponse';
+
+function reply(requestId: string, text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply {
+  return {
+    kind: 'inter_agent_response',
+    version: 1,
+    requestId,
+    requestEventId: `evt_${requestId}`,
+    fromAgentId: 'reviewer',
+    toAgentId: 'tester',
+    async: true,
+    status: 'ok',
+    text,
+    receivedAt: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+async function engine(config: JsonObject = {}, script: JsonObject = {}) {
+  const capture = promptCapture();
+  const h = await startEngine(makePlan({ tools: [slowTool()], script, extensions: [baseExtension('inter-agent-response-format', config), capture.plan] }));
+  harnesses.push(h);
+  return { h, capture };
+}
+
+describe('replies become readable before the model sees them', () => {
+  test('a reply that arrived while idle is formatted in the first step of the next turn; id and metadata stay', async () => {
+    const { h, capture } = await engine();
+    h.engine.deliverAsyncReply(reply('corr_1', 'Looks good, ship it.'));
+    await h.engine.runTurn(userEvent('next question'));
+    const seen = capture.steps[0]?.messages.find((m) => m.metadata[REPLY] !== undefined);
+    expect(seen && textOf(seen)).toBe('[reply from reviewer · ok · request corr_1]\nLooks good, ship it.');
+    const stored = baseMessages(h.paths).find((m) => m.metadata[REPLY] !== undefined);
+    expect(stored?.id).toBe(seen?.id);
+    expect(stored?.data).toEqual({ role: 'user', content: '[reply from reviewer · ok · request corr_1]\nLooks good, ship it.' });
+    expect(stored?.metadata[REPLY]).toMatchObject({ kind: 'inter_agent_response', requestId: 'corr_1', fromAgentId: 'reviewer', status: 'ok' });
+    expect(stored?.metadata['interAgentResponse.formatted']).toBe(true);
+  });
+
+  test('a reply that arrives during a turn is formatted before the next step', async () => {
+    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__wait', args: { ms: 150 } }] }, { match: 'reviewer', reply: 'got: {{input}}' }] };
+    const { h, capture } = await engine({}, script);
+    const running = h.engine.runTurn(userEvent('wait for it'));
+    await Bun.sleep(50);
+    h.engine.deliverAsyncReply(reply('corr_2', 'positive'));
+    const result = await running;
+    expect(result.responseText).toBe('got: [reply from reviewer · ok · request corr_2]\npositive');
+    expect(capture.steps.map((step) => step.messages.filter((m) => m.metadata[REPLY] !== undefined).map(textOf))).toEqual([
+      [],
+      ['[reply from reviewer · ok · request corr_2]\npositive'],
+    ]);
+  });
+
+  test('errors and timeouts show their code and message; includeRequestId false drops the id', async () => {
+    const { h, capture } = await engine({ includeRequestId: false });
+    h.engine.deliverAsyncReply(reply('corr_3', '', { status: 'error', errorCode: 'AGENT_TURN_FAILED', errorMessage: 'model unavailable' }));
+    h.engine.deliverAsyncReply(reply('corr_4', '', { status: 'timeout', fromAgentId: 'translator', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: 'no answer in 60000 ms' }));
+    await h.engine.runTurn(userEvent('so?'));
+    expect(capture.steps[0]?.messages.filter((m) => m.metadata[REPLY] !== undefined).map(textOf)).toEqual([
+      '[reply from reviewer · error]\nAGENT_TURN_FAILED: model unavailable',
+      '[reply from translator · timeout]\nAGENT_REQUEST_TIMEOUT: no answer in 60000 ms',
+    ]);
+  });
+});
+
+describe('over many turns', () => {
+  test('30 turns with replies arriving between them: each is formatted exactly once and keeps its id', async () => {
+    const { h, capture } = await engine();
+    const firstText = new Map<string, string>();
+    for (let turn = 0; turn < 30; turn++) {
+      if (turn % 2 === 0) h.engine.deliverAsyncReply(reply(`corr_${turn}`, `answer ${turn}`));
+      if (turn % 5 === 0) h.engine.deliverAsyncReply(reply(`corr_x${turn}`, '', { status: 'timeout' }));
+      const result = await h.engine.runTurn(userEvent(`question ${turn}`));
+      for (const step of capture.steps.filter((s) => s.turnId === result.turnId)) {
+        for (const message of step.messages.filter((m) => m.metadata[REPLY] !== undefined)) {
+          const text = textOf(message);
+          expect(text).toMatch(/^\[reply from reviewer · (ok|timeout) · request corr_x?\d+\]\n[^[]+$/);
+          // Formatted once: later prompts show the same message, same id, same text.
+          expect(firstText.get(message.id) ?? text).toBe(text);
+          firstText.set(message.id, text);
+        }
+      }
+    }
+    expect(firstText.size).toBe(15 + 6);
+    expect([...firstText.values()].filter((text) => text.endsWith('· timeout · request corr_x0]\nno reply before the request timed out'))).toHaveLength(1);
+  });
+});
+
+describe('formatReply (pure)', () => {
+  const facts = { from: 'coder', status: 'ok', requestId: 'corr_9' };
+  test('ok replies keep their text; an empty one says so', () => {
+    expect(formatReply(facts, 'done', true)).toBe('[reply from coder · ok · request corr_9]\ndone');
+    expect(formatReply(facts, '', false)).toBe('[reply from coder · ok]\n(empty reply)');
+  });
+  test('error and timeout without details fall back to the text, then to a plain statement', () => {
+    expect(formatReply({ ...facts, status: 'error' }, 'it broke', true)).toBe('[reply from coder · error · request corr_9]\nit broke');
+    expect(formatReply({ ...facts, status: 'timeout' }, '', true)).toBe('[reply from coder · timeout · request corr_9]\nno reply before the request timed out');
+    // The engine's stand-in text for a failed reply without details is just the status.
+    expect(formatReply({ ...facts, status: 'error' }, 'error', true)).toBe('[reply from coder · error · request corr_9]\nthe request failed');
+  });
+});
