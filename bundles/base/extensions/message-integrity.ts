@@ -83,7 +83,7 @@ export interface RemovalSelection {
   /** Whether a message must stay; its whole unit then stays. */
   keep: (message: Message, index: number) => boolean;
   /**
-   * Asked before each further unit is taken, with the ids selected so far and how many units
+   * Asked before each further removable unit is taken, with the ids selected so far and how many units
    * (orphans not counted) were taken: true stops.
    */
   enough: (removed: ReadonlySet<string>, unitsTaken: number) => boolean;
@@ -113,8 +113,8 @@ export function selectRemovals(messages: readonly Message[], selection: RemovalS
   }
   let unitsTaken = 0;
   for (const unit of units) {
-    if (selection.enough(removed, unitsTaken)) break;
     if (unit.orphan || kept(unit)) continue;
+    if (selection.enough(removed, unitsTaken)) break;
     take(unit);
     unitsTaken++;
   }
