@@ -31,6 +31,7 @@ const script: JsonObject = {
   ],
 };
 
+const characters = (messages: readonly Message[]): number => messages.reduce((sum, m) => sum + messageCharacters(m.data), 0);
 const LIMITS = { maxMessages: 30, maxCharacters: 2200, retainLastMessages: 6, mode: 'truncate' as const, truncateToCharacters: 200 };
 
 function reply(turn: number): InterAgentReply {
@@ -89,7 +90,7 @@ describe('all built-in extensions on one agent', () => {
       expect(prompts.length).toBe(result.stepCount);
       narrowedSteps += prompts.filter((p) => !p.catalog.includes('fail__throw')).length;
       for (const [where, messages] of [...prompts.map((p) => [`turn ${turn} step ${p.stepIndex}`, p.messages] as const), [`turn ${turn} stored`, stored] as const]) {
-        const chars = messages.reduce((sum, m) => sum + messageCharacters(m.data), 0);
+        const chars = characters(messages);
         const summaries = messages.filter((m: Message) => m.metadata['compaction.summary'] !== undefined);
         for (const m of messages) if (m.metadata['requiredToolsGuard.nudge'] !== undefined) nudged.add(m.id);
         for (const m of messages) if (m.metadata['compaction.truncated'] !== undefined) shortened.add(m.id);
