@@ -5,9 +5,15 @@
  * Over 30 mixed turns the conversation stays valid and every turn ends with the required call.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createMessage } from '../../agent-process/conversation/message-factory.ts';
+import { instancePaths } from '../../shared/state-paths.ts';
+import type { MessageEvent } from '../../shared/types/messages.ts';
+import { succeededInConversation } from '../../bundles/base/extensions/required-tools-guard/required-call-check.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
-import { baseMessages, echoTool, failTool, makePlan, makeSwarm, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, echoTool, failTool, makePlan, makeSwarm, removeDir, startEngine, tempStateRoot, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
 import { pairingProblems, textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
 
@@ -29,10 +35,11 @@ const script: JsonObject = {
   ],
 };
 
-async function engine(config: JsonObject, maxSteps = 32) {
+async function engine(config: JsonObject, maxSteps = 32, stateRoot?: string) {
   const capture = promptCapture();
   const h = await startEngine(makePlan({ tools: [echoTool(), failTool()], script, extensions: [baseExtension('required-tools-guard', config), capture.plan] }), {
     swarm: makeSwarm(['tester'], maxSteps),
+    ...(stateRoot ? { stateRoot } : {}),
   });
   harnesses.push(h);
   return { h, capture };
@@ -88,6 +95,46 @@ describe('a turn may not end before a required tool succeeded', () => {
 
   test('a malformed tool name in requiredTools is E_EXT_CONFIG', async () => {
     await expect(engine({ requiredTools: ['echo_say'] })).rejects.toThrow(/E_EXT_CONFIG.*config\.requiredTools\.0/);
+  });
+});
+
+describe('a resumed turn', () => {
+  test('a required call made before a crash counts: the redelivered turn ends without a nudge or a second call', async () => {
+    // Files as a process killed after the eager turn's tool call leaves them (cf. crash-recovery tests).
+    const stateRoot = tempStateRoot();
+    const event = userEvent('eager after crash');
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    const input = createMessage({ role: 'user', content: event.input ?? '' }, { type: 'user' }, { eventId: event.id, turnId: 'turn_crashed' });
+    const call = createMessage(
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'echo__say', input: { text: 'right away' } }] },
+      { type: 'assistant', stepId: 'step_0' },
+    );
+    const done = createMessage(
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'echo__say', output: { type: 'text', value: 'right away' } }] },
+      { type: 'tool', toolCallId: 'call_1', toolName: 'echo__say' },
+    );
+    mkdirSync(dirname(paths.messageEvents), { recursive: true });
+    const events: MessageEvent[] = [input, call, done].map((message) => ({ type: 'append', message }));
+    writeFileSync(paths.messageEvents, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+
+    const { h } = await engine({ requiredTools: ['echo__say'] }, 32, stateRoot);
+    const result = await h.engine.runTurn(event);
+    expect({ reply: result.responseText, turnId: result.turnId }).toEqual({ reply: 'done', turnId: 'turn_crashed' });
+    expect(nudges(baseMessages(h.paths))).toEqual([]);
+    expect(h.runtimeEvents.filter((e) => e.type === 'tool.called')).toEqual([]);
+  });
+
+  test('succeededInConversation counts ok results after the input only, never errors or pending ones', () => {
+    const required = new Set(['echo__say']);
+    const input = createMessage({ role: 'user', content: 'go' }, { type: 'user' }, { eventId: 'evt_1' });
+    const result = (output: { type: 'text'; value: string } | { type: 'json'; value: JsonObject }) =>
+      createMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'echo__say', output }] }, { type: 'tool', toolCallId: 'c', toolName: 'echo__say' });
+    const ok = result({ type: 'json', value: { sent: true } });
+    expect(succeededInConversation([input, ok], 'evt_1', required)).toBe(true);
+    expect(succeededInConversation([ok, input], 'evt_1', required)).toBe(false);
+    expect(succeededInConversation([input, result({ type: 'json', value: { status: 'error', error: { code: 'E_TOOL', message: 'x' } } })], 'evt_1', required)).toBe(false);
+    expect(succeededInConversation([input, result({ type: 'json', value: { status: 'pending' } })], 'evt_1', required)).toBe(false);
+    expect(succeededInConversation([input, ok], 'evt_other', required)).toBe(false);
   });
 });
 

@@ -7,11 +7,11 @@
  * to every Agent with `requiredTools`.
  */
 import { randomUUID } from 'node:crypto';
-import type { ExtensionApi, StepMiddlewareContext } from '../../../../shared/types/extensions.ts';
+import type { ExtensionApi } from '../../../../shared/types/extensions.ts';
 import type { JsonObject } from '../../../../shared/types/json.ts';
 import type { Message } from '../../../../shared/types/messages.ts';
-import type { StepResult } from '../../../../shared/types/turns.ts';
 import { readRequiredToolsGuardConfig } from './guard-config.ts';
+import { succeededInConversation, succeededInSteps } from './required-call-check.ts';
 
 /** Metadata key of a nudge message: `{ requiredTools, attempt }`. */
 export const NUDGE_KEY = 'requiredToolsGuard.nudge';
@@ -33,7 +33,9 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     'step',
     async (ctx) => {
       const result = await ctx.next();
-      if (result.status !== 'completed' || result.shouldContinue || satisfied(ctx.turn.steps, result, required)) {
+      const satisfied =
+        succeededInSteps([...ctx.turn.steps, result], required) || succeededInConversation(ctx.conversationState.nextMessages, ctx.turn.inputEvent.id, required);
+      if (result.status !== 'completed' || result.shouldContinue || satisfied) {
         nudges.delete(ctx.turnId);
         return result;
       }
@@ -66,11 +68,6 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       warnedUnavailable.delete(ctx.turnId);
     }
   });
-}
-
-/** A successful call of a required tool in this turn: earlier steps or this one. */
-function satisfied(steps: StepMiddlewareContext['turn']['steps'], current: StepResult, required: ReadonlySet<string>): boolean {
-  return [...steps, current].some((step) => step.toolResults.some((result) => result.status === 'ok' && required.has(result.toolName)));
 }
 
 function nudgeMessage(text: string, requiredTools: string[], attempt: number, extensionName: string): Message {
