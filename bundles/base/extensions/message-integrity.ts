@@ -87,6 +87,8 @@ export interface RemovalSelection {
    * (orphans not counted) were taken: true stops.
    */
   enough: (removed: ReadonlySet<string>, unitsTaken: number) => boolean;
+  /** Told about each unit (or orphan) as it is taken, so a caller can keep running totals. */
+  taken?: (messages: readonly Message[]) => void;
 }
 
 /**
@@ -102,10 +104,14 @@ export function selectRemovals(messages: readonly Message[], selection: RemovalS
       return message !== undefined && selection.keep(message, index);
     });
   const take = (unit: MessageUnit): void => {
+    const taken: Message[] = [];
     for (const index of unit.indices) {
       const message = messages[index];
-      if (message) removed.add(message.id);
+      if (message === undefined) continue;
+      removed.add(message.id);
+      taken.push(message);
     }
+    selection.taken?.(taken);
   };
   // An orphan makes the request invalid wherever it sits; only an explicit pin keeps it.
   for (const unit of units) {

@@ -34,17 +34,11 @@ export interface CompactionInput {
   extensionName: string;
 }
 
-export function conversationCharacters(messages: readonly Message[]): number {
-  let total = 0;
-  for (const message of messages) total += messageCharacters(message.data);
-  return total;
-}
-
 /** undefined when the conversation is within both limits. */
 export function planCompaction(messages: readonly Message[], input: CompactionInput): CompactionPlan | undefined {
   const { config } = input;
-  const sizes = messages.map((message) => messageCharacters(message.data));
-  if (messages.length <= config.maxMessages && sum(sizes) <= config.maxCharacters) return undefined;
+  const sizes = new Map(messages.map((message) => [message.id, messageCharacters(message.data)]));
+  if (messages.length <= config.maxMessages && sum(sizes.values()) <= config.maxCharacters) return undefined;
 
   const summaries = messages.filter(isSummary);
   const existing = summaries[0];
@@ -52,53 +46,34 @@ export function planCompaction(messages: readonly Message[], input: CompactionIn
   const extraSummaries = new Set(summaries.slice(1).map((message) => message.id));
   const tailStart = retainedTailStart(messages, config.retainLastMessages);
   const keep = (message: Message, index: number): boolean => index >= tailStart || isSummary(message) || isProtected(message, input.inputEventId);
-  const previous = readSummaryCounts(existing);
   const shortened = new Map<string, Message>();
-
-  const outcome = (removed: ReadonlySet<string>): { messages: number; characters: number; counts: SummaryCounts } => {
-    const counts: SummaryCounts = { removed: { ...previous.removed }, shortened: 0, compactions: previous.compactions + 1 };
-    let count = 0;
-    let characters = 0;
-    messages.forEach((message, index) => {
-      if (removed.has(message.id) || extraSummaries.has(message.id)) {
-        if (!extraSummaries.has(message.id)) counts.removed[message.data.role]++;
-        return;
-      }
-      if (message === existing) return;
-      count++;
-      characters += sizes[index] ?? 0;
-      if (shortened.has(message.id) || isTruncated(message)) counts.shortened++;
-    });
-    if (existing !== undefined || removed.size > 0) {
-      count++;
-      characters += summaryText(counts).length;
-    }
-    return { messages: count, characters, counts };
-  };
-  const withinLimits = (removed: ReadonlySet<string>): boolean => {
-    const result = outcome(removed);
-    return result.messages <= config.maxMessages && result.characters <= config.maxCharacters;
-  };
+  const tally = new Tally(readSummaryCounts(existing), existing !== undefined);
+  for (const message of messages) if (!isSummary(message)) tally.add(message, sizes.get(message.id) ?? 0);
 
   if (config.mode === 'truncate') {
     const limit = truncationLength(config);
     for (let index = 0; index < tailStart; index++) {
       const message = messages[index];
       if (message === undefined || keep(message, index)) continue;
-      if (outcome(new Set()).characters <= config.maxCharacters) break;
+      if (tally.total().characters <= config.maxCharacters) break;
       const cut = truncateMessage(message, limit);
       if (cut === undefined) continue;
+      const size = messageCharacters(cut.data);
+      tally.shorten(message, (sizes.get(message.id) ?? 0) - size);
       shortened.set(message.id, cut);
-      sizes[index] = messageCharacters(cut.data);
+      sizes.set(message.id, size);
     }
   }
   const removed = selectRemovals(messages, {
     keep,
-    enough: (selected) => config.mode === 'truncate' && withinLimits(selected),
+    enough: () => config.mode === 'truncate' && tally.within(config),
+    taken: (unit) => {
+      for (const message of unit) tally.remove(message, sizes.get(message.id) ?? 0, shortened.has(message.id));
+    },
   });
   for (const id of removed) shortened.delete(id);
 
-  const result = outcome(removed);
+  const result = tally.total();
   const events: MessageEvent[] = [];
   for (const message of shortened.values()) events.push({ type: 'replace', targetId: message.id, message });
   let summaryTarget: string | undefined;
@@ -107,7 +82,7 @@ export function planCompaction(messages: readonly Message[], input: CompactionIn
     else if (removed.size > 0) summaryTarget = messages.find((message) => removed.has(message.id))?.id;
   }
   if (summaryTarget !== undefined) {
-    events.push({ type: 'replace', targetId: summaryTarget, message: summaryMessage(result.counts, input.extensionName, existing?.id) });
+    events.push({ type: 'replace', targetId: summaryTarget, message: summaryMessage(tally.counts, input.extensionName, existing?.id) });
   }
   for (const message of messages) {
     if ((removed.has(message.id) || extraSummaries.has(message.id)) && message.id !== summaryTarget) events.push({ type: 'remove', targetId: message.id });
@@ -116,9 +91,58 @@ export function planCompaction(messages: readonly Message[], input: CompactionIn
     events,
     removed: removed.size,
     shortened: shortened.size,
-    after: { messages: result.messages, characters: result.characters },
-    overLimit: result.messages > config.maxMessages || result.characters > config.maxCharacters,
+    after: result,
+    overLimit: !tally.within(config),
   };
+}
+
+/**
+ * The conversation as planned so far — messages, characters, summary counts — kept as running
+ * totals, so planning stays linear however many messages a compaction takes.
+ */
+class Tally {
+  private messages = 0;
+  private characters = 0;
+  readonly counts: SummaryCounts;
+
+  constructor(
+    previous: SummaryCounts,
+    private summaryPresent: boolean,
+  ) {
+    this.counts = { removed: { ...previous.removed }, shortened: 0, compactions: previous.compactions + 1 };
+  }
+
+  /** A message (not a summary) that is in the conversation now. */
+  add(message: Message, size: number): void {
+    this.messages++;
+    this.characters += size;
+    if (isTruncated(message)) this.counts.shortened++;
+  }
+
+  shorten(message: Message, savedCharacters: number): void {
+    this.characters -= savedCharacters;
+    if (!isTruncated(message)) this.counts.shortened++;
+  }
+
+  remove(message: Message, size: number, shortenedNow: boolean): void {
+    this.messages--;
+    this.characters -= size;
+    this.counts.removed[message.data.role]++;
+    if (shortenedNow || isTruncated(message)) this.counts.shortened--;
+    // The first removal brings the summary in (it takes that message's place).
+    this.summaryPresent = true;
+  }
+
+  /** Size after the plan, the summary included. */
+  total(): { messages: number; characters: number } {
+    if (!this.summaryPresent) return { messages: this.messages, characters: this.characters };
+    return { messages: this.messages + 1, characters: this.characters + summaryText(this.counts).length };
+  }
+
+  within(config: Pick<MessageCompactionConfig, 'maxMessages' | 'maxCharacters'>): boolean {
+    const total = this.total();
+    return total.messages <= config.maxMessages && total.characters <= config.maxCharacters;
+  }
 }
 
 /** Index where the retained tail begins, moved back so no unit is split by it. */
@@ -138,7 +162,7 @@ export function retainedTailStart(messages: readonly Message[], retainLastMessag
   return start;
 }
 
-function sum(values: readonly number[]): number {
+function sum(values: Iterable<number>): number {
   let total = 0;
   for (const value of values) total += value;
   return total;

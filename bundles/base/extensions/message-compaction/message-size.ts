@@ -5,7 +5,20 @@
  */
 import type { ModelMessage, ToolResultPart } from 'ai';
 
+// Message data is never edited in place (events swap whole messages), so a size stays valid for
+// as long as its object lives: compaction measures the conversation before every model call.
+const sizes = new WeakMap<ModelMessage, number>();
+
 export function messageCharacters(data: ModelMessage): number {
+  let size = sizes.get(data);
+  if (size === undefined) {
+    size = measure(data);
+    sizes.set(data, size);
+  }
+  return size;
+}
+
+function measure(data: ModelMessage): number {
   if (typeof data.content === 'string') return data.content.length;
   let total = 0;
   for (const part of data.content) {
