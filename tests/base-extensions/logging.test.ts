@@ -6,8 +6,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { redactArgs } from '../../bundles/base/extensions/logging/redact-args.ts';
-import { failTool, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
-import { fixtureExtension as engineFixtureExtension } from '../agent-process/helpers/engine-fixture.ts';
+import { failTool, fixtureExtension as engineFixtureExtension, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
 import { baseExtension, vaultTool } from './helpers/extension-plans.ts';
 
 const harnesses: EngineHarness[] = [];
