@@ -89,7 +89,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const model = createLanguageModel(plan, options.env ?? process.env);
+  const model = await createLanguageModel(plan, options.env ?? process.env);
 
   let internals: EngineInternals | undefined;
   const engineRef = (): EngineInternals => {

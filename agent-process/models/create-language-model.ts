@@ -3,10 +3,6 @@
  * `@ai-sdk/*`, or the built-in `mock`) and the call settings of every generateText call —
  * retries, provider options and the Agent's `modelConfig.params`.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { AgentPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -37,7 +33,11 @@ const API_KEY_ENV: Record<string, string> = {
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
 };
 
-export function createLanguageModel(plan: AgentPlan, env: Record<string, string | undefined> = process.env): ResolvedModel {
+/**
+ * Provider packages are imported on demand: each costs 20–130 ms and 10–30 MB at start-up, and an
+ * agent process only ever needs the one its Model names.
+ */
+export async function createLanguageModel(plan: AgentPlan, env: Record<string, string | undefined> = process.env): Promise<ResolvedModel> {
   const spec = plan.model;
   const settings = callSettingsOf(plan);
   if (spec.provider === 'mock') {
@@ -57,12 +57,18 @@ export function createLanguageModel(plan: AgentPlan, env: Record<string, string 
   };
 
   switch (spec.provider) {
-    case 'openai':
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return { name: spec.name, model: createOpenAI({ ...factory, ...common })(spec.model), settings };
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return { name: spec.name, model: createAnthropic({ ...factory, ...common })(spec.model), settings };
-    case 'google':
+    }
+    case 'google': {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
       return { name: spec.name, model: createGoogleGenerativeAI({ ...factory, ...common })(spec.model), settings };
+    }
     case 'openai-compatible': {
       if (spec.endpoint === undefined) {
         throw new EngineError({
@@ -71,6 +77,7 @@ export function createLanguageModel(plan: AgentPlan, env: Record<string, string 
           suggestion: 'Set spec.endpoint on the Model resource.',
         });
       }
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const provider = createOpenAICompatible({ ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
       return { name: spec.name, model: provider.chatModel(spec.model), settings };
     }

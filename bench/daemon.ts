@@ -1,0 +1,263 @@
+#!/usr/bin/env bun
+/**
+ * Bench: the daemon's process and routing costs, each against a floor measured in the same run.
+ *   spawn → ready        agent process (real plan, real engine) vs a bare Bun child's first IPC message   target ≤ 5×
+ *   idle RSS             idle agent process vs a bare Bun child                                          target ≤ 2×
+ *   agents__request RT   caller's tool-call duration A→B→A with the mock model (absolute)                target ≤ 2 ms median
+ *   routing throughput   events/s flood→orchestrator→sink (validation, inbox, acks) vs a raw relay      target ≥ 50 %
+ * Prints a table and one JSON line. Not a test: figures only.   bun bench/daemon.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { CONTROL, makeEvent } from '../shared/ipc/control-events.ts';
+import type { RuntimeEvent } from '../shared/types/turns.ts';
+import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
+import { agentSpawnSpec } from '../orchestrator/daemon/spawn-specs.ts';
+import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
+import { Delivery } from '../orchestrator/delivery/delivery.ts';
+import { Metrics } from '../orchestrator/http/metrics.ts';
+import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
+import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
+import { Supervisor } from '../orchestrator/process/supervisor.ts';
+import { ApprovalBroker } from '../orchestrator/approvals/approval-broker.ts';
+import { RuntimeEventBus } from '../orchestrator/daemon/runtime-event-bus.ts';
+import { Router } from '../orchestrator/routing/router.ts';
+
+const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
+const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
+const FLOOD = join(import.meta.dir, 'fixtures/flood-child.ts');
+const SPAWNS = 8;
+const ROUND_TRIPS = 2000;
+const REQUESTS = 60;
+const FLOOD_EVENTS = 5000;
+const silent = pino({ level: 'silent' }, new Writable({ write: (_c, _e, cb) => cb() }));
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+};
+const rssOf = async (pid: number) => {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+};
+
+/** Floors: bare child spawn → first IPC message, raw round trip, and its RSS. */
+async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number; relayPerSec: number }> {
+  const spawns: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    const t0 = performance.now();
+    let child: ReturnType<typeof Bun.spawn> | undefined;
+    await new Promise<void>((resolve) => {
+      child = Bun.spawn([process.execPath, BARE], { serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
+    });
+    spawns.push(performance.now() - t0);
+    await Bun.sleep(100);
+    if (child?.pid) rss.push(await rssOf(child.pid));
+    child?.kill();
+  }
+  // Raw round trip.
+  let roundTripUs = 0;
+  await new Promise<void>((resolve) => {
+    let n = 0;
+    let t0 = 0;
+    const child = Bun.spawn([process.execPath, BARE], {
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc: (message: { type?: string }, sub) => {
+        if (message.type === 'ready') {
+          t0 = performance.now();
+          sub.send({ type: 'ping', n });
+          return;
+        }
+        n += 1;
+        if (n < ROUND_TRIPS) sub.send({ type: 'ping', n });
+        else {
+          roundTripUs = ((performance.now() - t0) / ROUND_TRIPS) * 1000;
+          child.kill();
+          resolve();
+        }
+      },
+    });
+  });
+  // Raw relay: the same flood/sink children, the parent forwards without checks or inbox.
+  const relayPerSec = await new Promise<number>((resolve) => {
+    let acked = 0;
+    let t0 = 0;
+    let ready = 0;
+    const sink = Bun.spawn([process.execPath, FLOOD, 'sink', String(FLOOD_EVENTS)], {
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc: (message: { payload?: { type?: string } }) => {
+        if (message.payload?.type === CONTROL.ready) return void (++ready === 2 && go());
+        if (message.payload?.type === CONTROL.turnCompleted && ++acked === FLOOD_EVENTS) {
+          const perSec = FLOOD_EVENTS / ((performance.now() - t0) / 1000);
+          sink.kill();
+          flood.kill();
+          resolve(perSec);
+        }
+      },
+    });
+    const flood = Bun.spawn([process.execPath, FLOOD, 'flood', String(FLOOD_EVENTS)], {
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc: (message: { type?: string; payload?: { type?: string } }) => {
+        if (message.payload?.type === CONTROL.ready) return void (++ready === 2 && go());
+        if (!sink.killed && acked < FLOOD_EVENTS) sink.send(message);
+      },
+    });
+    function go() {
+      t0 = performance.now();
+      flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', { kind: 'agent', name: 'orchestrator' }) });
+    }
+  });
+  return { spawnMs: median(spawns), roundTripUs, rssBytes: median(rss), relayPerSec };
+}
+
+/** Real agent processes: spawn → runtime.ready, and idle RSS. */
+async function agentSpawns(stateRoot: string): Promise<{ spawnMs: number; rssBytes: number }> {
+  const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
+  const readyAt = new Map<string, () => void>();
+  const supervisor = new Supervisor({
+    logger: silent,
+    backoff: DEFAULT_BACKOFF,
+    output: 'inherit',
+    spawnSpec: (_kind, name, key) => agentSpawnSpec(config, { bundlePath: BUNDLE, stateRoot }, name, key),
+    onMessage: (message, proc) => {
+      if (message.type === 'event' && message.payload.type === CONTROL.ready) readyAt.get(proc.key)?.();
+    },
+    onExit: () => {},
+    wantsRestartAfterCleanExit: () => false,
+  });
+  const spawns: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    const t0 = performance.now();
+    let proc: ManagedProcess | undefined;
+    await new Promise<void>((resolve) => {
+      readyAt.set(`alpha:spawn-${i}`, resolve);
+      proc = supervisor.ensure('agent', 'alpha', `spawn-${i}`);
+    });
+    spawns.push(performance.now() - t0);
+    await Bun.sleep(300);
+    if (proc?.pid) rss.push(await rssOf(proc.pid));
+  }
+  await supervisor.shutdownAll(5_000);
+  return { spawnMs: median(spawns), rssBytes: median(rss) };
+}
+
+/** A→B→A through the real daemon; the caller's agents__request tool duration. */
+async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number }> {
+  const orchestrator = new Orchestrator({
+    bundlePath: BUNDLE,
+    stateRoot,
+    host: '127.0.0.1',
+    port: 0,
+    watch: false,
+    processEnv: process.env,
+    logger: silent,
+    childOutput: 'inherit',
+    interactive: false,
+  });
+  process.env.GOONDAN_LOG_LEVEL = 'warn';
+  await orchestrator.start();
+  const durations: number[] = [];
+  orchestrator.runtimeEvents.subscribe((event: RuntimeEvent) => {
+    if (event.type === 'tool.completed' && event.toolName === 'agents__request' && event.agentName === 'alpha') durations.push(event.duration);
+  });
+  for (let i = 0; i < REQUESTS + 5; i++) {
+    const submitted = orchestrator.submit({ agent: 'alpha', instanceKey: 'rt', input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true });
+    await submitted.reply;
+  }
+  await orchestrator.stop();
+  const measured = durations.slice(5).sort((a, b) => a - b);
+  return { medianMs: median(measured), p95Ms: measured[Math.floor(measured.length * 0.95)] ?? 0 };
+}
+
+/** flood → orchestrator (validate, route, inbox append, deliver, ack) → sink. */
+async function routedThroughput(stateRoot: string): Promise<number> {
+  const swarm = { name: 'bench', instanceKey: 'bench', workspaceId: 'bench', entryAgent: 'sink', agents: ['flood', 'sink'], maxStepsPerTurn: 1, shutdownGracePeriodMs: 1000 };
+  const delivery = new Delivery({ stateRoot, workspaceId: 'bench', logger: silent });
+  let acked = 0;
+  let done: (perSec: number) => void = () => {};
+  let t0 = 0;
+  let ready = 0;
+  let router: Router | undefined;
+  const supervisor = new Supervisor({
+    logger: silent,
+    backoff: DEFAULT_BACKOFF,
+    output: 'inherit',
+    spawnSpec: (_kind, name) => ({ command: [process.execPath, FLOOD, name, String(FLOOD_EVENTS)], env: process.env, stdin: 'ignore' }),
+    onMessage: (message, proc) => {
+      router?.handle(message, proc);
+      if (message.type !== 'event') return;
+      if (message.payload.type === CONTROL.ready && ++ready === 2) {
+        t0 = performance.now();
+        supervisor.get('agent', 'flood', 'bench')?.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', { kind: 'agent', name: 'orchestrator' }) });
+      }
+      if (message.payload.type === CONTROL.turnCompleted && ++acked === FLOOD_EVENTS) done(FLOOD_EVENTS / ((performance.now() - t0) / 1000));
+    },
+    onExit: () => {},
+    wantsRestartAfterCleanExit: () => false,
+  });
+  router = new Router({
+    swarm: () => swarm,
+    connections: () => [],
+    supervisor,
+    delivery,
+    metrics: new Metrics(),
+    runtimeEvents: new RuntimeEventBus(),
+    logger: silent,
+    approvals: new ApprovalBroker({ logger: silent, httpApprovals: false, promptInteractive: () => false }),
+    onRestartRequested: () => {},
+  });
+  const finished = new Promise<number>((resolve) => {
+    done = resolve;
+  });
+  supervisor.ensure('agent', 'sink', 'bench');
+  supervisor.ensure('agent', 'flood', 'bench');
+  const perSec = await finished;
+  await supervisor.shutdownAll(1_000);
+  return perSec;
+}
+
+const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-daemon-'));
+try {
+  const floor = await floors();
+  const agent = await agentSpawns(join(stateRoot, 'spawns'));
+  const rt = await interAgentRoundTrip(join(stateRoot, 'rt'));
+  const routed = await routedThroughput(join(stateRoot, 'routing'));
+  const rows = [
+    ['spawn → ready (median)', `${agent.spawnMs.toFixed(1)} ms`, `${floor.spawnMs.toFixed(1)} ms bare`, `${(agent.spawnMs / floor.spawnMs).toFixed(2)}×`, '≤ 5×'],
+    ['idle RSS (median)', `${(agent.rssBytes / 1048576).toFixed(1)} MB`, `${(floor.rssBytes / 1048576).toFixed(1)} MB bare`, `${(agent.rssBytes / floor.rssBytes).toFixed(2)}×`, '≤ 2×'],
+    ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${(floor.roundTripUs / 1000).toFixed(3)} ms raw IPC RT`, '-', '≤ 2 ms'],
+    ['routing throughput', `${Math.round(routed)} ev/s`, `${Math.round(floor.relayPerSec)} ev/s raw relay`, `${((routed / floor.relayPerSec) * 100).toFixed(0)} %`, '≥ 50 %'],
+  ];
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['measure', 'goondan', 'floor', 'ratio', 'target'][i]?.length ?? 0));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(line(['measure', 'goondan', 'floor', 'ratio', 'target']));
+  for (const row of rows) console.log(line(row));
+  console.log(
+    JSON.stringify({
+      bench: 'daemon',
+      spawnReadyMs: agent.spawnMs,
+      bareSpawnMs: floor.spawnMs,
+      spawnRatio: agent.spawnMs / floor.spawnMs,
+      idleRssBytes: agent.rssBytes,
+      bareRssBytes: floor.rssBytes,
+      rssRatio: agent.rssBytes / floor.rssBytes,
+      interAgentRequestMedianMs: rt.medianMs,
+      interAgentRequestP95Ms: rt.p95Ms,
+      rawIpcRoundTripUs: floor.roundTripUs,
+      routedEventsPerSec: routed,
+      rawRelayEventsPerSec: floor.relayPerSec,
+      routingRatio: routed / floor.relayPerSec,
+    }),
+  );
+} finally {
+  rmSync(stateRoot, { recursive: true, force: true });
+}
+process.exit(0);
