@@ -1,6 +1,7 @@
 /**
  * AgentProcess entry (ARCHITECTURE §4): one Bun process per (agent, instanceKey), started by the
- * orchestrator with `--bundle-dir --agent-name --instance-key --state-root [--swarm]`.
+ * orchestrator with `--bundle-dir --agent-name --instance-key --state-root [--swarm]`, or with
+ * `--pool` as a warm process that is assigned its identity later (shell/agent-startup.ts).
  * It builds the engine, announces `runtime.ready`, runs queued events one turn at a time, answers
  * `replyTo`, acknowledges each event after its turn is folded, and drains on `shutdown`.
  */
@@ -11,21 +12,17 @@ import { createLogger } from '../shared/logger.ts';
 import type { AgentEvent, EventSource } from '../shared/types/events.ts';
 import type { TurnResult } from '../shared/types/turns.ts';
 import { createAgentEngine } from './engine/agent-engine.ts';
-import { resolvePlans } from './shell/agent-plan-source.ts';
-import { parseAgentProcessArgs } from './shell/args.ts';
+import { agentStartup } from './shell/agent-startup.ts';
 import { IpcAgentsRuntime } from './shell/ipc-agents-runtime.ts';
 import { createIpcApprovals } from './shell/ipc-approvals.ts';
 import { PendingReplies } from './shell/pending-replies.ts';
 import { TurnQueue } from './shell/turn-queue.ts';
 
-const args = parseAgentProcessArgs(process.argv.slice(2));
-const logger = createLogger({ name: 'agent', base: { agent: args.agentName, instanceKey: args.instanceKey } });
-const self: EventSource = { kind: 'agent', name: args.agentName, instanceKey: args.instanceKey };
-
+// ESM evaluates every static import first, so this is the module-loading share of start-up.
+const modulesLoadedMs = performance.now();
+let logger = createLogger({ name: 'agent' });
 const transport = createParentChannelTransport((problems) => logger.warn({ problems }, 'dropped a malformed IPC message'));
 const replies = new PendingReplies();
-const sendControl = (type: string, metadata: Parameters<typeof controlEvent>[2] = {}) =>
-  transport.send({ type: 'event', from: args.agentName, to: ORCHESTRATOR, payload: controlEvent(type, self, metadata) });
 
 // Without the orchestrator nobody can receive replies or acks: exit; unfolded state is recovered on the next start.
 transport.onDisconnect(() => {
@@ -45,10 +42,16 @@ process.on('unhandledRejection', (reason) => {
   process.exit(1);
 });
 
-const plans = await resolvePlans(args, process.env).catch((error: unknown) => {
+const startup = await agentStartup(process.argv.slice(2), process.env, transport).catch((error: unknown) => {
   logger.fatal({ err: error }, 'cannot build the agent plan');
   process.exit(1);
 });
+const startedAt = performance.now();
+const { args, plans } = startup;
+logger = createLogger({ name: 'agent', base: { agent: args.agentName, instanceKey: args.instanceKey } });
+const self: EventSource = { kind: 'agent', name: args.agentName, instanceKey: args.instanceKey };
+const sendControl = (type: string, metadata: Parameters<typeof controlEvent>[2] = {}) =>
+  transport.send({ type: 'event', from: args.agentName, to: ORCHESTRATOR, payload: controlEvent(type, self, metadata) });
 
 const channel = { transport, replies, agentName: args.agentName, instanceKey: args.instanceKey };
 const agents = new IpcAgentsRuntime({ ...channel, swarmAgents: () => plans.swarm.agents });
@@ -72,6 +75,7 @@ const engine = await createAgentEngine({
   process.exit(1);
 });
 agents.onAsyncReply((reply) => engine.deliverAsyncReply(reply));
+const engineReadyMs = performance.now();
 
 const queue = new TurnQueue(async (event) => {
   sendControl(CONTROL.turnStarted, { eventId: event.id });
@@ -107,9 +111,12 @@ function answer(event: AgentEvent, result: TurnResult | undefined): void {
 }
 
 let draining = false;
+let serving = false;
 async function drainAndExit(reason: string): Promise<void> {
   if (draining) return;
   draining = true;
+  // Still waiting in the warm pool, or still starting: nothing to drain.
+  if (!serving) process.exit(0);
   logger.info({ reason, queued: queue.length }, 'draining');
   await queue.drain();
   await engine.close();
@@ -136,5 +143,14 @@ transport.onMessage((message) => {
   queue.push(event);
 });
 
+serving = true;
 sendControl(CONTROL.ready, { pid: process.pid });
-logger.info({ pid: process.pid }, 'agent ready');
+logger.info(
+  {
+    pooled: startup.pooled,
+    startupMs: startup.pooled
+      ? { assignedToReady: Math.round(engineReadyMs - startedAt) }
+      : { modules: Math.round(modulesLoadedMs), engine: Math.round(engineReadyMs - startedAt), total: Math.round(performance.now()) },
+  },
+  'agent ready',
+);

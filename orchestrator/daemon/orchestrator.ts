@@ -23,7 +23,8 @@ import { type ExchangeNote, type ExternalSubmission, Router } from '../routing/r
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import { connectorSpawnSpec, agentSpawnSpec } from './spawn-specs.ts';
+import { WarmPool } from '../process/warm-pool.ts';
+import { agentSpawnSpec, connectorSpawnSpec, poolSpawnOptions } from './spawn-specs.ts';
 import { loadSwarmConfig, type SwarmConfig } from './swarm-config.ts';
 
 export interface OrchestratorOptions {
@@ -48,6 +49,9 @@ export interface OrchestratorOptions {
   onInteractiveEnd?(): void;
 }
 
+/** Warm agent processes kept ready (GOONDAN_WARM_POOL overrides; 0 turns the pool off). */
+export const DEFAULT_WARM_POOL_SIZE = 1;
+
 export class AlreadyRunningError extends Error {
   override name = 'AlreadyRunningError';
 }
@@ -58,6 +62,7 @@ export class Orchestrator {
   private delivery!: Delivery;
   private router!: Router;
   private approvals!: ApprovalBroker;
+  private pool: WarmPool | undefined;
   private server: Server<undefined> | undefined;
   private stopWatching: (() => void) | undefined;
   private readonly metrics = new Metrics();
@@ -91,8 +96,16 @@ export class Orchestrator {
       );
     }
     this.delivery = new Delivery({ stateRoot: this.options.stateRoot, workspaceId: swarm.workspaceId, logger });
+    const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
+    this.pool = new WarmPool({
+      size: Number.isInteger(poolSize) && poolSize >= 0 ? poolSize : DEFAULT_WARM_POOL_SIZE,
+      logger,
+      spawnOptions: () => poolSpawnOptions(this.config, this.options.childOutput),
+    });
+    const pool = this.pool;
     this.supervisor = new Supervisor({
       logger,
+      takeWarm: () => pool.take(),
       backoff: backoffPolicyFromEnv(this.options.processEnv),
       output: this.options.childOutput,
       spawnSpec: (kind, name, instanceKey) =>
@@ -139,6 +152,7 @@ export class Orchestrator {
       this.supervisor.ensure('agent', pending.agent, pending.instanceKey);
     }
     this.startConnectors();
+    this.pool.fill();
     this.supervisor.startReconciling();
     if (this.options.watch) this.stopWatching = watchBundle(this.config, logger, () => void this.reload());
     this.ready = true;
@@ -157,11 +171,13 @@ export class Orchestrator {
     this.stopping ??= (async () => {
       this.ready = false;
       this.stopWatching?.();
+      this.pool?.stop();
       const grace = this.config?.swarm.shutdownGracePeriodMs ?? 30_000;
       this.options.logger.info({ gracePeriodMs: grace }, 'shutting down');
       await this.supervisor?.shutdownAll(grace);
       this.router?.pending.clear();
       this.approvals?.clear();
+      this.delivery?.close();
       await this.server?.stop(true);
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
       this.options.logger.info('orchestrator stopped');
@@ -245,6 +261,8 @@ export class Orchestrator {
         if (removed || changed) restarts.push(this.supervisor.stop(proc, grace, 'config_change', false));
       }
     }
+    // Warm processes carry the old environment (env files may have changed).
+    this.pool?.recycle();
     logger.info({ restarting: restarts.length, swarmChanged: everything }, 'bundle reloaded');
     await Promise.all(restarts);
     this.startConnectors();

@@ -4,6 +4,8 @@
  * reaches a child.
  */
 import { join, resolve } from 'node:path';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { SpawnChildOptions } from '../process/spawned-child.ts';
 import type { SpawnSpec } from '../process/supervisor.ts';
 import type { SwarmConfig } from './swarm-config.ts';
 
@@ -27,7 +29,10 @@ export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent
   const plan = config.agents.get(agent);
   const extra: Record<string, string> = { GOONDAN_SWARM_PLAN: JSON.stringify(config.swarm) };
   if (plan) extra.GOONDAN_AGENT_PLAN = JSON.stringify(plan);
+  const args: JsonObject = { bundleDir: resolve(context.bundlePath), agentName: agent, instanceKey, stateRoot: context.stateRoot, swarm: config.swarm.name };
   return {
+    // Plans are plain JSON data; the round trip turns the typed plans into JsonValues.
+    ...(plan ? { assignment: JSON.parse(JSON.stringify({ args, agentPlan: plan, swarmPlan: config.swarm })) } : {}),
     command: [
       process.execPath,
       AGENT_MAIN,
@@ -45,6 +50,11 @@ export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent
     env: childEnv(config, extra),
     stdin: 'ignore',
   };
+}
+
+/** A warm agent process: the agent entry with `--pool` and the shared child environment. */
+export function poolSpawnOptions(config: SwarmConfig, output: 'inherit' | number): SpawnChildOptions {
+  return { command: [process.execPath, AGENT_MAIN, '--pool'], env: childEnv(config, {}), stdin: 'ignore', output };
 }
 
 export function connectorSpawnSpec(config: SwarmConfig, context: SpawnContext, connectionName: string): SpawnSpec {

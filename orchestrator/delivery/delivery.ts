@@ -108,7 +108,13 @@ export class Delivery {
 
   /** Forgets an instance's inbox (instance delete). */
   forget(agent: string, instanceKey: string): void {
+    this.inboxes.get(`${agent}:${instanceKey}`)?.close();
     this.inboxes.delete(`${agent}:${instanceKey}`);
+  }
+
+  close(): void {
+    for (const inbox of this.inboxes.values()) inbox.close();
+    this.inboxes.clear();
   }
 
   private send(proc: ManagedProcess, event: AgentEvent, from: string): void {

@@ -4,7 +4,7 @@
  * of the daemon) the unacked events are redelivered in order. Appends survive a process crash
  * (page cache); they are not fsynced, so a power loss may lose the newest lines.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -20,6 +20,17 @@ const COMPACT_AFTER_LINES = 200;
 export class DurableInbox {
   private readonly pending = new Map<string, AgentEvent>();
   private lines = 0;
+  /** Kept open: an open/append/close per event was most of the routing cost. */
+  private fd: number | undefined;
+  /** Identity written in the file's records (read back after a daemon restart). */
+  private recorded: { agent: string; instanceKey: string } | undefined;
+  /**
+   * Ack lines not yet on disk. Acks may lag (a lost ack only causes a redelivery, which the agent
+   * recognises by event id), so they are written with the next put or on the next loop turn;
+   * puts are written before delivery, always.
+   */
+  private unwrittenAcks = '';
+  private ackFlush: ReturnType<typeof setImmediate> | undefined;
 
   private constructor(
     readonly path: string,
@@ -42,8 +53,10 @@ export class DurableInbox {
           onBadLine?.(lineNo, 'not a valid inbox record');
           continue;
         }
-        if (line.op === 'put') inbox.pending.set(line.event.id, line.event);
-        else inbox.pending.delete(line.eventId);
+        if (line.op === 'put') {
+          inbox.pending.set(line.event.id, line.event);
+          inbox.recorded ??= { agent: line.agent, instanceKey: line.instanceKey };
+        } else inbox.pending.delete(line.eventId);
       }
     }
     return inbox;
@@ -52,17 +65,12 @@ export class DurableInbox {
   /** Reads only the agent/instance identity of an inbox file with pending events (daemon start). */
   static peekIdentity(path: string): { agent: string; instanceKey: string; pending: number } | undefined {
     const inbox = DurableInbox.open(path, '', '');
-    if (inbox.pending.size === 0) return undefined;
-    const text = readFileSync(path, 'utf8');
-    for (const raw of text.split('\n')) {
-      const line = raw.trim() === '' ? undefined : parseLine(raw);
-      if (line?.op === 'put') return { agent: line.agent, instanceKey: line.instanceKey, pending: inbox.pending.size };
-    }
-    return undefined;
+    if (inbox.pending.size === 0 || !inbox.recorded) return undefined;
+    return { ...inbox.recorded, pending: inbox.pending.size };
   }
 
   append(event: AgentEvent): void {
-    this.write({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event });
+    this.write(`${JSON.stringify({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event })}\n`);
     this.pending.set(event.id, event);
   }
 
@@ -70,12 +78,24 @@ export class DurableInbox {
   ack(eventId: string, deadLetterReason?: string): boolean {
     if (!this.pending.has(eventId)) return false;
     this.pending.delete(eventId);
-    this.write(deadLetterReason ? { op: 'ack', eventId, dead: deadLetterReason } : { op: 'ack', eventId });
-    if (this.pending.size === 0 && this.lines >= COMPACT_AFTER_LINES) {
-      writeFileSync(this.path, '');
+    const line: InboxLine = deadLetterReason ? { op: 'ack', eventId, dead: deadLetterReason } : { op: 'ack', eventId };
+    this.unwrittenAcks += `${JSON.stringify(line)}\n`;
+    // A dead letter is a decision worth persisting at once.
+    if (deadLetterReason) this.flushAcks();
+    else this.ackFlush ??= setImmediate(() => this.flushAcks());
+    return true;
+  }
+
+  /** Writes lagging ack lines; compacts the file once nothing is pending. */
+  flushAcks(): void {
+    if (this.ackFlush) clearImmediate(this.ackFlush);
+    this.ackFlush = undefined;
+    if (this.unwrittenAcks === '') return;
+    this.write('');
+    if (this.pending.size === 0 && this.lines >= COMPACT_AFTER_LINES && this.fd !== undefined) {
+      ftruncateSync(this.fd, 0);
       this.lines = 0;
     }
-    return true;
   }
 
   has(eventId: string): boolean {
@@ -95,10 +115,23 @@ export class DurableInbox {
     return this.pending.size;
   }
 
-  private write(line: InboxLine): void {
-    if (this.lines === 0) mkdirSync(dirname(this.path), { recursive: true });
-    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
-    this.lines += 1;
+  /** Releases the file (instance deleted, or the daemon stops). */
+  close(): void {
+    this.flushAcks();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Appends `text` (one line, or '' to flush acks only) after any lagging ack lines, in one write. */
+  private write(text: string): void {
+    if (this.fd === undefined) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.fd = openSync(this.path, 'a');
+    }
+    const acks = this.unwrittenAcks;
+    this.unwrittenAcks = '';
+    writeSync(this.fd, acks + text);
+    this.lines += (acks.match(/\n/g)?.length ?? 0) + (text === '' ? 0 : 1);
   }
 }
 

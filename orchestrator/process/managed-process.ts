@@ -2,11 +2,12 @@
  * One supervised child (agent or connector): spawn with Bun IPC, status, graceful shutdown with a
  * SIGKILL deadline. Restart policy lives in the supervisor; this class only reports exits.
  */
-import type { Subprocess } from 'bun';
+import { CONTROL, controlEvent } from '../../shared/ipc/control-events.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
-import { type ChildTransport, createChildTransport } from './child-transport.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { SpawnedChild } from './spawned-child.ts';
 
 export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff';
 
@@ -27,6 +28,10 @@ export interface ManagedProcessOptions {
   /** Where the child's stdout/stderr go: inherited or a file descriptor (interactive mode). */
   output: 'inherit' | number;
   stdin: 'ignore' | 'inherit';
+  /** What a warm pool process needs to become this instance (agents only). */
+  assignment?: JsonObject;
+  /** Takes a warm pool process, if one is ready. */
+  takeWarm?(): SpawnedChild | undefined;
   logger: RootLogger;
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
   onExit(process: ManagedProcess, exit: ProcessExit): void;
@@ -50,9 +55,7 @@ export class ManagedProcess {
   nextSpawnAllowedAt: number | undefined;
   /** Set when the orchestrator wants this process to stay down (shutdown, removed from config). */
   retired = false;
-  private child: Subprocess | undefined;
-  private transport: ChildTransport | undefined;
-  private exited: Promise<void> = Promise.resolve();
+  private child: SpawnedChild | undefined;
   private shutdownAcked = false;
 
   constructor(readonly options: ManagedProcessOptions) {
@@ -69,9 +72,10 @@ export class ManagedProcess {
     return this.options.instanceKey;
   }
   get alive(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+    return this.child?.alive === true;
   }
 
+  /** Spawns the child, or adopts a warm one from the pool when the spawn spec allows it. */
   start(): void {
     if (this.alive) return;
     const { logger } = this.options;
@@ -79,42 +83,36 @@ export class ManagedProcess {
     this.ready = false;
     this.shutdownAcked = false;
     this.status = 'spawning';
-    const transport = createChildTransport((problems, raw) => {
-      logger.warn({ process: this.key, problems, raw: preview(raw) }, 'dropped malformed IPC message from child');
-    });
-    transport.onMessage((message) => {
+    const incarnation = this.incarnation;
+    const warm = this.options.assignment ? this.options.takeWarm?.() : undefined;
+    const child = warm ?? new SpawnedChild(this.options);
+    child.onInvalid((problems, raw) => logger.warn({ process: this.key, problems, raw: preview(raw) }, 'dropped malformed IPC message from child'));
+    child.onMessage((message) => {
       if (message.type === 'shutdown_ack') this.shutdownAcked = true;
       this.options.onMessage(message, this);
     });
-    const incarnation = this.incarnation;
-    const child = Bun.spawn(this.options.command, {
-      env: this.options.env,
-      stdin: this.options.stdin,
-      stdout: this.options.output,
-      stderr: this.options.output,
-      serialization: 'json',
-      // Own session: a terminal's Ctrl-C reaches only the orchestrator, which drains children itself.
-      detached: true,
-      ipc: (message) => transport.receive(message),
-      onExit: (_proc, exitCode, signalCode) => {
-        if (incarnation !== this.incarnation) return;
-        const signal = signalCode === null || signalCode === undefined ? null : String(signalCode);
-        const crashed = !(exitCode === 0 && signal === null);
-        this.ready = false;
-        this.status = crashed ? 'crashed' : 'terminated';
-        this.options.onExit(this, { exitCode, signal, crashed });
-      },
+    child.onExit(({ exitCode, signal }) => {
+      if (incarnation !== this.incarnation) return;
+      const crashed = !(exitCode === 0 && signal === null);
+      this.ready = false;
+      this.status = crashed ? 'crashed' : 'terminated';
+      this.options.onExit(this, { exitCode, signal, crashed });
     });
-    transport.attach(child);
     this.child = child;
-    this.transport = transport;
     this.pid = child.pid;
     this.startedAt = new Date().toISOString();
-    this.exited = child.exited.then(() => undefined);
+    if (warm && this.options.assignment) {
+      child.send({
+        type: 'event',
+        from: 'orchestrator',
+        to: this.name,
+        payload: controlEvent(CONTROL.poolAssign, { kind: 'agent', name: 'orchestrator' }, this.options.assignment),
+      });
+    }
   }
 
   send(message: TypedIpcMessage): boolean {
-    return this.transport?.send(message) ?? false;
+    return this.child?.send(message) ?? false;
   }
 
   /**
@@ -125,28 +123,22 @@ export class ManagedProcess {
     if (!this.alive) return;
     this.status = 'draining';
     const sent = this.send({ type: 'shutdown', from: 'orchestrator', to: this.name, payload: { gracePeriodMs, reason } });
-    if (!sent) this.child?.kill('SIGTERM');
+    if (!sent) this.kill('SIGTERM');
     const timer = setTimeout(() => {
       if (!this.alive) return;
       this.options.logger.warn({ process: this.key, pid: this.pid, gracePeriodMs, acked: this.shutdownAcked }, 'grace period over: SIGKILL');
       this.kill();
     }, gracePeriodMs);
-    await this.exited;
+    await this.child?.exited;
     clearTimeout(timer);
   }
 
   kill(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): void {
-    if (!this.alive || this.pid === undefined) return;
-    try {
-      // Negative pid: the child leads its own process group (detached), so tools it started die too.
-      process.kill(-this.pid, signal);
-    } catch {
-      this.child?.kill(signal);
-    }
+    this.child?.kill(signal);
   }
 
   async waitForExit(): Promise<void> {
-    await this.exited;
+    await this.child?.exited;
   }
 
   /** Resident set size in bytes from /proc (Linux); undefined elsewhere or when not running. */

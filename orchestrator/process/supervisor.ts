@@ -7,7 +7,9 @@ import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import { type BackoffPolicy, backoffDelayMs } from './crash-backoff.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import { ManagedProcess, type ProcessExit, processKey } from './managed-process.ts';
+import type { SpawnedChild } from './spawned-child.ts';
 
 export interface SpawnSpec {
   command: string[];
@@ -15,6 +17,8 @@ export interface SpawnSpec {
   stdin: 'ignore' | 'inherit';
   /** Overrides the supervisor's output (the interactive cli connector writes to the terminal). */
   output?: 'inherit' | number;
+  /** What a warm pool process needs to become this agent instance; absent = always spawn cold. */
+  assignment?: JsonObject;
 }
 
 export interface SupervisorOptions {
@@ -28,6 +32,8 @@ export interface SupervisorOptions {
   /** Whether a cleanly exited agent should come back (e.g. it still has pending events). */
   wantsRestartAfterCleanExit(process: ManagedProcess): boolean;
   onRestart?(process: ManagedProcess): void;
+  /** A warm agent process, if the pool has one ready. */
+  takeWarm?(): SpawnedChild | undefined;
 }
 
 export const RECONCILE_INTERVAL_MS = 5_000;
@@ -66,6 +72,8 @@ export class Supervisor {
         env: spec.env,
         stdin: spec.stdin,
         output: spec.output ?? this.options.output,
+        ...(spec.assignment ? { assignment: spec.assignment } : {}),
+        ...(this.options.takeWarm ? { takeWarm: this.options.takeWarm } : {}),
         logger: this.options.logger,
         onMessage: (message, p) => this.options.onMessage(message, p),
         onExit: (p, exit) => this.handleExit(p, exit),

@@ -36,8 +36,10 @@ export const CONTROL = {
   /** connector → orchestrator: started, or failed to start. */
   connectorStarted: 'runtime.connector.started',
   connectorFailed: 'runtime.connector.failed',
-  /** orchestrator → connector: the reply to a `ctx.request` event. */
-  connectorReply: 'runtime.connector.reply',
+  /** warm pool process → orchestrator: modules loaded, waiting for an assignment. */
+  poolReady: 'runtime.pool.ready',
+  /** orchestrator → warm pool process: become this agent instance (`{args, agentPlan, swarmPlan}`). */
+  poolAssign: 'runtime.pool.assign',
 } as const;
 
 export function isControlEvent(event: AgentEvent): boolean {

@@ -36,9 +36,22 @@ describe('durable inbox (ARCHITECTURE §3)', () => {
     first.append(a);
     first.append(b);
     first.ack(a.id);
+    first.close();
     const reopened = DurableInbox.open(path, 'alpha', 'k1');
     expect(reopened.unacked().map((e) => e.id)).toEqual([b.id]);
     expect(DurableInbox.peekIdentity(path)).toEqual({ agent: 'alpha', instanceKey: 'k1', pending: 1 });
+  });
+
+  test('acks may lag one loop turn (a lost ack only means a redelivery); puts never do', async () => {
+    const path = inboxPath();
+    const inbox = DurableInbox.open(path, 'alpha', 'k1');
+    const a = event('a');
+    inbox.append(a);
+    expect(readFileSync(path, 'utf8')).toContain(a.id);
+    inbox.ack(a.id);
+    expect(DurableInbox.open(path, 'alpha', 'k1').unacked().map((e) => e.id)).toEqual([a.id]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(DurableInbox.open(path, 'alpha', 'k1').unacked()).toEqual([]);
   });
 
   test('malformed lines are skipped and reported, not fatal', () => {
