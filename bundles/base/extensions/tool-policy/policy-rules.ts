@@ -32,6 +32,9 @@ export interface Verdict {
 const RANK: Record<ToolPolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 /** Arguments that name files: normalised and matched as globs, so `src/../x` cannot slip past a rule. */
 const PATH_LIKE = /^(path|cwd|file|filename|filepath|dir|directory|root)$|path$/i;
+/** Shell command arguments: judged per command of a compound line (`a && b; c | d`). */
+const COMMAND_LIKE = /^(command|cmd)$/i;
+const SHELL_SEPARATORS = /&&|\|\||[;|&\n]|\$\(|`/;
 
 function wildcard(pattern: string): RegExp {
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.');
@@ -43,7 +46,22 @@ function argumentText(value: JsonObject[string] | undefined): string | undefined
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function argumentMatches(key: string, pattern: string, value: string): boolean {
+/**
+ * A compound shell line is only as safe as its worst part: an `allow` rule must match every
+ * command in it (so `git status; rm -rf ~` is not allowed by `git *`), while `ask`/`deny` rules
+ * match when any one command does (so `ls && rm -rf x` is caught by `rm *`).
+ */
+function commandMatches(pattern: string, value: string, action: ToolPolicyAction): boolean {
+  const regex = wildcard(pattern);
+  // A pattern that spells out separators itself is about the whole line.
+  if (SHELL_SEPARATORS.test(pattern)) return regex.test(value.trim());
+  const parts = value.split(SHELL_SEPARATORS).map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) return false;
+  return action === 'allow' ? parts.every((p) => regex.test(p)) : parts.some((p) => regex.test(p));
+}
+
+function argumentMatches(key: string, pattern: string, value: string, action: ToolPolicyAction): boolean {
+  if (COMMAND_LIKE.test(key)) return commandMatches(pattern, value, action);
   if (!PATH_LIKE.test(key)) return wildcard(pattern).test(value);
   const normalised = posix.normalize(value).replace(/^\.\//, '');
   return new Bun.Glob(pattern).match(normalised);
@@ -53,7 +71,7 @@ export function ruleMatches(rule: PolicyRule, toolName: string, args: JsonObject
   if (!wildcard(rule.tool).test(toolName)) return false;
   for (const [key, pattern] of Object.entries(rule.args ?? {})) {
     const value = argumentText(args[key]);
-    if (value === undefined || !argumentMatches(key, pattern, value)) return false;
+    if (value === undefined || !argumentMatches(key, pattern, value, rule.action)) return false;
   }
   return true;
 }

@@ -1,0 +1,152 @@
+/**
+ * The tool permission policy end to end (issue 5; seed 004 §6): deny names its rule, allow rules
+ * run, read-only tools pass, `ask` waits for a human through GET/POST /v1/approvals (once, for the
+ * session, denied, timed out), a run with nobody to ask denies and says so, and the terminal
+ * prompt of the interactive cli connector answers approvals.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { instancePaths } from '../../shared/state-paths.ts';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/policy');
+const workdir = (daemon: Daemon | { stateRoot: string }, key: string) => instancePaths(daemon.stateRoot, 'policy', 'coder', key).workdir;
+
+async function nextApproval(daemon: Daemon): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await waitUntil(async () => {
+    const body = (await (await daemon.api('/v1/approvals')).json()) as { approvals: Array<Record<string, unknown>> };
+    found = body.approvals[0];
+    return found !== undefined;
+  }, 15_000, 'a pending approval');
+  if (!found) throw new Error('no approval');
+  return found;
+}
+
+const decide = (daemon: Daemon, id: unknown, body: Record<string, unknown>) =>
+  daemon.api(`/v1/approvals/${String(id)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
+  let daemon: Daemon;
+  beforeAll(async () => {
+    daemon = await startDaemon(BUNDLE, { env: { GOONDAN_APPROVALS: 'http' } });
+  });
+  afterAll(async () => {
+    await daemon.stop();
+    daemon.cleanup();
+  });
+
+  test('deny: an E_TOOL_DENIED result naming the rule reaches the model; nothing runs', async () => {
+    const { body } = await daemon.send({ input: 'delete everything', instanceKey: 'deny' });
+    expect(String(body.output)).toContain('E_TOOL_DENIED');
+    expect(String(body.output)).toContain('swarm rule #1 (deny bash__exec command="rm *"): nothing gets deleted here');
+  });
+
+  test('allow rules and read-only tools run without asking', async () => {
+    expect((await daemon.send({ input: 'git please', instanceKey: 'allow' })).body.output).toBe('git: 0');
+    expect((await daemon.send({ input: 'list files', instanceKey: 'allow' })).body.output).toBe('listed');
+    const approvals = (await (await daemon.api('/v1/approvals')).json()) as { approvals: unknown[] };
+    expect(approvals.approvals).toEqual([]);
+  });
+
+  test('ask: the call waits in GET /v1/approvals until POST approves it, then runs', async () => {
+    const pending = daemon.send({ input: 'write notes', instanceKey: 'ask-1' });
+    const approval = await nextApproval(daemon);
+    expect(approval).toMatchObject({ agent: 'coder', instanceKey: 'ask-1', toolName: 'file-system__write', args: { path: 'notes.md' } });
+    expect(String(approval.reason)).toContain('notes need a human look');
+    expect(existsSync(join(workdir(daemon, 'ask-1'), 'notes.md'))).toBe(false);
+    const response = await decide(daemon, approval.id, { decision: 'approve' });
+    expect(response.status).toBe(200);
+    expect((await pending).body.output).toBe('write: notes.md');
+    expect(readFileSync(join(workdir(daemon, 'ask-1'), 'notes.md'), 'utf8')).toBe('remember the milk');
+    // Deciding twice is a 404: it is no longer pending.
+    expect((await decide(daemon, approval.id, { decision: 'approve' })).status).toBe(404);
+  });
+
+  test('ask: a denial comes back to the model as E_TOOL_DENIED with the approver', async () => {
+    const pending = daemon.send({ input: 'write notes', instanceKey: 'ask-2' });
+    const approval = await nextApproval(daemon);
+    await decide(daemon, approval.id, { decision: 'deny', reason: 'not today' });
+    const output = String((await pending).body.output);
+    expect(output).toContain('E_TOOL_DENIED');
+    expect(output).toContain('not approved (http)');
+    expect(output).toContain('not today');
+    expect(existsSync(join(workdir(daemon, 'ask-2'), 'notes.md'))).toBe(false);
+  });
+
+  test('"always for this session" approves the tool for the rest of the session', async () => {
+    const first = daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
+    const approval = await nextApproval(daemon);
+    await decide(daemon, approval.id, { decision: 'approve', scope: 'session' });
+    expect((await first).body.output).toBe('write: notes.md');
+    const second = await daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
+    expect(second.body.output).toBe('write: notes.md');
+  });
+
+  test('a bad decision body is 400 and names the field', async () => {
+    const response = await decide(daemon, 'appr_x', { decision: 'maybe' });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain('/decision');
+  });
+});
+
+describe('without an approver', () => {
+  test('a non-interactive run denies ask at once and says why', async () => {
+    const daemon = await startDaemon(BUNDLE);
+    try {
+      const { body } = await daemon.send({ input: 'say hi', instanceKey: 'nobody' });
+      const output = String(body.output);
+      expect(output).toContain('E_TOOL_DENIED');
+      expect(output).toContain('no-approver');
+      expect(output).toContain('GOONDAN_APPROVALS=http');
+    } finally {
+      await daemon.stop();
+      daemon.cleanup();
+    }
+  });
+
+  test('an unanswered approval times out to deny', async () => {
+    const bundle = mkdtempSync(join(tmpdir(), 'goondan-policy-'));
+    writeFileSync(join(bundle, 'goondan.yaml'), readFileSync(join(BUNDLE, 'goondan.yaml'), 'utf8').replace('askTimeoutSeconds: 20', 'askTimeoutSeconds: 1'));
+    const daemon = await startDaemon(bundle, { env: { GOONDAN_APPROVALS: 'http' } });
+    try {
+      const started = Date.now();
+      const { body } = await daemon.send({ input: 'say hi', instanceKey: 'late' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(String(body.output)).toContain('not approved (timeout)');
+      expect(((await (await daemon.api('/v1/approvals')).json()) as { approvals: unknown[] }).approvals).toEqual([]);
+    } finally {
+      await daemon.stop();
+      daemon.cleanup();
+      rmSync(bundle, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('interactive terminal', () => {
+  test('the cli connector asks y/n at the prompt and the answer decides', async () => {
+    const stateRoot = tempStateRoot();
+    const proc = Bun.spawn(['script', '-qfec', `${GOONDAN_BIN} run ${BUNDLE} --port 0 --state-root ${stateRoot}`, '/dev/null'], {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    let output = '';
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
+    })();
+    await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
+    proc.stdin.write('write notes\n');
+    await waitUntil(() => output.includes('Allow? [y]es / [n]o / [a]lways this session'), 20_000, 'the approval prompt');
+    expect(output).toContain('coder wants to run file-system__write');
+    proc.stdin.write('y\n');
+    await waitUntil(() => output.includes('write: notes.md'), 20_000, 'the reply');
+    proc.stdin.write('\u0004');
+    proc.stdin.flush();
+    expect(await proc.exited).toBe(0);
+    expect(readFileSync(join(workdir({ stateRoot }, 'cli'), 'notes.md'), 'utf8')).toBe('remember the milk');
+  });
+});
