@@ -35,6 +35,8 @@ const SPAWNS = 8;
 const ROUND_TRIPS = 2000;
 const REQUESTS = 60;
 const FLOOD_EVENTS = 5000;
+// Children inherit the environment: keep their log lines out of the figures.
+process.env.GOONDAN_LOG_LEVEL ??= 'warn';
 const silent = pino({ level: 'silent' }, new Writable({ write: (_c, _e, cb) => cb() }));
 
 const median = (xs: number[]) => {
@@ -180,7 +182,6 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
     childOutput: 'inherit',
     interactive: false,
   });
-  process.env.GOONDAN_LOG_LEVEL = 'warn';
   await orchestrator.start();
   const durations: number[] = [];
   const calleeTurns: number[] = [];
