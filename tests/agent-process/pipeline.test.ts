@@ -189,6 +189,7 @@ describe('extension lifecycle hooks', () => {
     });
     expect(asked).toEqual(['bash__exec']);
     expect(probeData[0]).toEqual({ approved: false, decidedBy: 'test' });
+    removeDir(h.stateRoot);
   });
 });
 
