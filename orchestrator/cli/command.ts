@@ -1,4 +1,5 @@
 /** Shape of one `goondan <command>`: each lives in its own file under commands/. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { ExitCode } from './exit-codes.ts';
 
 export interface CliIo {
@@ -18,4 +19,13 @@ export interface CliCommand {
 /** Thrown by argument parsing; main prints the message plus the command usage and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** `node:util` parseArgs whose complaints (unknown flag, missing value) become usage errors (exit 2). */
+export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }

@@ -2,6 +2,7 @@
 /** `goondan` entry: dispatches to one command module per subcommand. */
 import type { CliCommand, CliIo } from './command.ts';
 import { UsageError } from './command.ts';
+import { DaemonNotFoundError } from './daemon-client.ts';
 import { EXIT } from './exit-codes.ts';
 import { commands } from './commands/index.ts';
 
@@ -50,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       io.stderr(`goondan ${command.name}: ${error.message}\n\n${command.usage}`);
       return EXIT.usage;
+    }
+    if (error instanceof DaemonNotFoundError) {
+      io.stderr(`goondan ${command.name}: ${error.message}`);
+      return EXIT.runtimeError;
     }
     io.stderr(`goondan ${command.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return EXIT.runtimeError;

@@ -3,20 +3,14 @@
  * first in the conversation, not duplicated across turns, replaced when the prompt changes, with
  * optional runtime blocks; attached implicitly unless the agent lists it.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { CONTEXT_MESSAGE_MARKER } from '../../bundles/base/extensions/context-message/index.ts';
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import { baseMessages, makePlan, makeSwarm, removeDir, startEngine, tempStateRoot, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
+import { baseMessages, makePlan, makeSwarm, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
   const harness = await startEngine(...args);
   harnesses.push(harness);

@@ -3,23 +3,17 @@
  * between steps; a new engine on the same state root recovers the unfolded events, recognises the
  * redelivered event and resumes its turn — the input appears exactly once.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import { crashScenarioPlan } from '../fixtures/engine/crash-scenario.ts';
-import { baseMessages, messageEvents, removeDir, startEngine, tempStateRoot, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
+import { baseMessages, messageEvents, startEngine, tempStateRoot, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const RUNNER = resolve(import.meta.dir, '../fixtures/engine/crash-runner.ts');
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

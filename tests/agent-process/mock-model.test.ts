@@ -3,20 +3,14 @@
  * spec.options script — rules on the latest user message, templates, tool-call chains, a readable
  * summary after results, determinism from the prompt alone.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import { createMockLanguageModel } from '../../agent-process/models/mock/mock-language-model.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import { echoTool, failTool, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
+import { echoTool, failTool, makePlan, startEngine, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 async function replyTo(script: JsonObject, input: string, tools = [echoTool(), failTool()]): Promise<string> {
   const h = await startEngine(makePlan({ tools, script }));
   harnesses.push(h);

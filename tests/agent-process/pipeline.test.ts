@@ -3,24 +3,18 @@
  * three chains, priority and registration order, next() at most once, failures that end a turn
  * or a call without an exception, and what each context carries.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { beforeEach, describe, expect, test } from 'bun:test';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import { probeData, probeLog, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
-import { echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
+import { echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
-const harnesses: EngineHarness[] = [];
+const harnesses = trackEngines();
 async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
   const harness = await startEngine(...args);
   harnesses.push(harness);
   return harness;
 }
 beforeEach(() => resetProbes());
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
 
 const sayScript = { rules: [{ match: 'say', toolCalls: [{ name: 'echo__say', args: { text: 'x' } }], then: 'done' }] };
 

@@ -2,7 +2,7 @@
  * Tool spec v2 §2 (seed 000), rule by rule, through a real engine with the mock model and real
  * tool entry modules from tests/fixtures/engine.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { beforeEach, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
@@ -10,35 +10,15 @@ import { SPAN_ID_PATTERN } from '../../shared/ids.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
 import { aborted } from '../fixtures/engine/tools/slow.ts';
-import {
-  baseMessages,
-  echoTool,
-  errorOf,
-  failTool,
-  fixtureExtension,
-  fixtureTool,
-  makePlan,
-  removeDir,
-  slowTool,
-  startEngine,
-  storedToolResults,
-  userEvent,
-  type EngineHarness,
-} from './helpers/engine-fixture.ts';
+import { baseMessages, echoTool, errorOf, failTool, fixtureExtension, fixtureTool, makePlan, slowTool, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
-const harnesses: EngineHarness[] = [];
+const harnesses = trackEngines();
 async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
   const harness = await startEngine(...args);
   harnesses.push(harness);
   return harness;
 }
 beforeEach(() => resetProbes());
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
 
 /** A mock rule that calls one tool on `trigger` and then summarises. */
 const callRule = (trigger: string, name: string, args: Record<string, string | number | boolean> = {}) => ({ match: trigger, toolCalls: [{ name, args }] });

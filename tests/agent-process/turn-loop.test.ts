@@ -3,42 +3,22 @@
  * errors as results, async replies, one turn at a time, redelivery, runtime events and trace
  * chaining, extension state and the event bus.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { beforeEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { newSpanId, newTraceId, SPAN_ID_PATTERN, TRACE_ID_PATTERN } from '../../shared/ids.ts';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
-import {
-  baseMessages,
-  echoTool,
-  fixtureExtension,
-  fixtureTool,
-  makePlan,
-  makeSwarm,
-  readJsonl,
-  removeDir,
-  slowTool,
-  startEngine,
-  tempStateRoot,
-  userEvent,
-  type EngineHarness,
-} from './helpers/engine-fixture.ts';
+import { baseMessages, echoTool, fixtureExtension, fixtureTool, makePlan, makeSwarm, readJsonl, slowTool, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
-const harnesses: EngineHarness[] = [];
+const harnesses = trackEngines();
 async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
   const harness = await startEngine(...args);
   harnesses.push(harness);
   return harness;
 }
 beforeEach(() => resetProbes());
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
 
 const reply = (text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply => ({
   kind: 'inter_agent_response',

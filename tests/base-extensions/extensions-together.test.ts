@@ -4,22 +4,16 @@
  * and logging. Over 40 turns with tool calls, nudges, async replies and searches, every prompt the
  * model receives stays valid and within the limits, and each extension still does its job.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import { messageCharacters } from '../../bundles/base/extensions/message-compaction/message-size.ts';
-import { baseMessages, echoTool, failTool, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, echoTool, failTool, makePlan, startEngine, userEvent, type EngineHarness, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { pairingProblems, textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, blobTool, fixtureExtension, promptCapture } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const script: JsonObject = {
   rules: [

@@ -3,21 +3,15 @@
  * rewritten (replace, same id, metadata kept) into "[reply from … · status · request …]" text
  * before the model sees them — at turn start and mid-turn — exactly once, over many turns.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { formatReply } from '../../bundles/base/extensions/inter-agent-response-format/format-reply.ts';
-import { baseMessages, makePlan, removeDir, slowTool, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, makePlan, slowTool, startEngine, userEvent, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const REPLY = '__goondanInterAgentResponse';
 

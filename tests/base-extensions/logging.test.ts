@@ -3,19 +3,13 @@
  * failure, with durations and trace ids, over many turns; tool arguments only when configured and
  * then with secrets redacted; `level` chooses the level of progress lines, failures are errors.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { redactArgs } from '../../bundles/base/extensions/logging/redact-args.ts';
-import { failTool, fixtureExtension as engineFixtureExtension, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { failTool, fixtureExtension as engineFixtureExtension, makePlan, startEngine, userEvent, type EngineHarness, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { baseExtension, vaultTool } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const SECRET = 'hunter2-very-secret';
 const script: JsonObject = {

@@ -5,21 +5,15 @@
  * stay within maxMessages and maxCharacters, and hold exactly one summary (once anything was
  * removed) whose counts match what really went. No model call is spent on summarising.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import { messageCharacters } from '../../bundles/base/extensions/message-compaction/message-size.ts';
-import { baseMessages, echoTool, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, echoTool, makePlan, startEngine, userEvent, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { pairingProblems, textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, blobTool, fixtureExtension, promptCapture } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const script: JsonObject = {
   rules: [

@@ -4,22 +4,16 @@
  * keep tool calls with their results, the current input, the pinned message and the system prompt,
  * stay within maxMessages, start with a user message, and lose only the oldest messages.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Message } from '../../shared/types/messages.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { planWindow } from '../../bundles/base/extensions/message-window/window-plan.ts';
-import { baseMessages, echoTool, makePlan, removeDir, startEngine, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, echoTool, makePlan, startEngine, userEvent, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { pairingProblems, startsWithUser, textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, fixtureExtension, promptCapture } from './helpers/extension-plans.ts';
 import { assistantCalls, toolResult, userMessage, systemPrompt, assistantText } from './helpers/message-builders.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const script: JsonObject = {
   rules: [

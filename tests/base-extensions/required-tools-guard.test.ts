@@ -4,7 +4,7 @@
  * left alone; maxStepsPerTurn still ends the turn (and the unanswerable last nudge is removed).
  * Over 30 mixed turns the conversation stays valid and every turn ends with the required call.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
@@ -13,17 +13,11 @@ import type { MessageEvent } from '../../shared/types/messages.ts';
 import { succeededInConversation } from '../../bundles/base/extensions/required-tools-guard/required-call-check.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
-import { baseMessages, echoTool, failTool, makePlan, makeSwarm, removeDir, startEngine, tempStateRoot, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, echoTool, failTool, makePlan, makeSwarm, startEngine, tempStateRoot, userEvent, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { pairingProblems, textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const NUDGE = 'requiredToolsGuard.nudge';
 const script: JsonObject = {

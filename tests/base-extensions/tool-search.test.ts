@@ -4,22 +4,16 @@
  * outside it is refused by the catalog gate, `select` picks exact names and `[]` restores every
  * tool, and the selection lives in extension state across turns and restarts.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolCatalogItem } from '../../shared/types/tools.ts';
 import { searchCatalog, words } from '../../bundles/base/extensions/tool-search/search-catalog.ts';
-import { echoTool, errorOf, failTool, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
+import { echoTool, errorOf, failTool, makePlan, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { baseExtension, blobTool, promptCapture, vaultTool } from './helpers/extension-plans.ts';
 
-const harnesses: EngineHarness[] = [];
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) {
-    await h.engine.close();
-    removeDir(h.stateRoot);
-  }
-});
+const harnesses = trackEngines();
 
 const SEARCH = 'tool-search__search';
 const search = (args: JsonObject) => ({ toolCalls: [{ name: SEARCH, args }], then: 'searched' });

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
 
@@ -131,6 +131,22 @@ export async function startDaemon(
       if (proc.exitCode === null) proc.kill('SIGKILL');
       rmSync(stateRoot, { recursive: true, force: true });
     },
+  };
+}
+
+/** One daemon for a whole test file: started before its tests, stopped and removed after. */
+export function sharedDaemon(bundlePath: string, options: Parameters<typeof startDaemon>[1] = {}): () => Daemon {
+  let daemon: Daemon | undefined;
+  beforeAll(async () => {
+    daemon = await startDaemon(bundlePath, options);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    daemon?.cleanup();
+  });
+  return () => {
+    if (!daemon) throw new Error('the shared daemon has not started');
+    return daemon;
   };
 }
 

@@ -2,25 +2,17 @@
  * What operators look at: the SSE stream, /metrics, `goondan ps`, `goondan logs`, `goondan
  * instance`, and JSON logs on stdout.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-let daemon: Daemon;
-
-beforeAll(async () => {
-  daemon = await startDaemon(BUNDLE);
-});
-afterAll(async () => {
-  await daemon.stop();
-  daemon.cleanup();
-});
+const daemon = sharedDaemon(BUNDLE);
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const proc = Bun.spawn([GOONDAN_BIN, ...args, '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const proc = Bun.spawn([GOONDAN_BIN, ...args, '--state-root', daemon().stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
   const [out, err, code] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text(), await proc.exited];
   return { code, out, err };
 }
@@ -28,7 +20,7 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 describe('GET /v1/events/stream (SSE)', () => {
   test('streams turn, step and tool events as they happen, filtered by instance', async () => {
     const controller = new AbortController();
-    const response = await daemon.api('/v1/events/stream?instanceKey=sse-1', { signal: controller.signal });
+    const response = await daemon().api('/v1/events/stream?instanceKey=sse-1', { signal: controller.signal });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const reader = response.body?.getReader();
     if (!reader) throw new Error('no body');
@@ -43,8 +35,8 @@ describe('GET /v1/events/stream (SSE)', () => {
         for (const match of text.matchAll(/^event: (\S+)$/gm)) if (!seen.includes(match[1] ?? '')) seen.push(match[1] ?? '');
       }
     })();
-    await daemon.send({ input: 'whats your pid', instanceKey: 'sse-1' });
-    await daemon.send({ input: 'not streamed', instanceKey: 'sse-2' });
+    await daemon().send({ input: 'whats your pid', instanceKey: 'sse-1' });
+    await daemon().send({ input: 'not streamed', instanceKey: 'sse-2' });
     await Promise.race([collecting, Bun.sleep(10_000)]);
     controller.abort();
     expect(seen).toEqual(expect.arrayContaining(['turn.started', 'step.started', 'tool.called', 'tool.completed', 'step.completed', 'turn.completed']));
@@ -53,8 +45,8 @@ describe('GET /v1/events/stream (SSE)', () => {
 
 describe('GET /metrics (Prometheus text)', () => {
   test('counts processes, routed events, turns, tool calls and tokens', async () => {
-    await daemon.send({ input: 'whats your pid', instanceKey: 'metrics' });
-    const text = await (await daemon.api('/metrics')).text();
+    await daemon().send({ input: 'whats your pid', instanceKey: 'metrics' });
+    const text = await (await daemon().api('/metrics')).text();
     expect(text).toMatch(/^goondan_processes\{kind="agent",status="idle"\} \d+$/m);
     expect(text).toMatch(/^goondan_events_routed_total\{kind="request"\} \d+$/m);
     expect(text).toMatch(/^goondan_turns_total\{agent="alpha",result="text_response"\} \d+$/m);
@@ -66,7 +58,7 @@ describe('GET /metrics (Prometheus text)', () => {
 
 describe('CLI against the running daemon', () => {
   test('goondan ps lists agent processes with pid and status', async () => {
-    await daemon.send({ input: 'hello', instanceKey: 'ps-1' });
+    await daemon().send({ input: 'hello', instanceKey: 'ps-1' });
     const table = await cli('ps');
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/^NAME\s+INSTANCE\s+PID\s+STATUS/m);
@@ -77,7 +69,7 @@ describe('CLI against the running daemon', () => {
   });
 
   test('goondan logs filters runtime events by agent, instance and trace', async () => {
-    const { body } = await daemon.send({ input: 'ask beta log me', instanceKey: 'logs-1' });
+    const { body } = await daemon().send({ input: 'ask beta log me', instanceKey: 'logs-1' });
     const traceId = String(body.traceId);
     const byTrace = await cli('logs', '--trace', traceId, '--json');
     expect(byTrace.code).toBe(0);
@@ -90,18 +82,18 @@ describe('CLI against the running daemon', () => {
   });
 
   test('goondan instance list shows instances; delete stops them and removes their state', async () => {
-    await daemon.send({ input: 'remember the password is kiwi', instanceKey: 'doomed' });
+    await daemon().send({ input: 'remember the password is kiwi', instanceKey: 'doomed' });
     const list = await cli('instance', 'list');
     expect(list.out).toMatch(/^doomed\s+alpha\s+e2e\s+\d+/m);
-    const root = instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'doomed').root;
+    const root = instancePaths(daemon().stateRoot, 'e2e', 'alpha', 'doomed').root;
     expect(existsSync(root)).toBe(true);
     const deleted = await cli('instance', 'delete', 'doomed');
     expect(deleted.code).toBe(0);
     expect(deleted.out).toContain("deleted instance 'doomed'");
     expect(existsSync(root)).toBe(false);
-    expect((await daemon.processes()).some((p) => p.instanceKey === 'doomed')).toBe(false);
+    expect((await daemon().processes()).some((p) => p.instanceKey === 'doomed')).toBe(false);
     // A deleted conversation starts fresh.
-    const again = await daemon.send({ input: 'hello again', instanceKey: 'doomed' });
+    const again = await daemon().send({ input: 'hello again', instanceKey: 'doomed' });
     expect(again.body.output).toBe('alpha got: hello again');
     const missing = await cli('instance', 'delete', 'never-was');
     expect(missing.code).toBe(1);
@@ -110,10 +102,10 @@ describe('CLI against the running daemon', () => {
 
 describe('logs are JSON lines on stdout', () => {
   test('daemon and agent lines parse as JSON with level, time, pid; agent lines name agent and instance', () => {
-    expect(daemon.logs.length).toBeGreaterThan(5);
-    expect(daemon.logs.every((l) => !('raw' in l))).toBe(true);
-    expect(daemon.logs.every((l) => typeof l.level === 'string' && typeof l.time === 'string' && typeof l.pid === 'number')).toBe(true);
-    const agentLine = daemon.logs.find((l) => l.name === 'agent');
+    expect(daemon().logs.length).toBeGreaterThan(5);
+    expect(daemon().logs.every((l) => !('raw' in l))).toBe(true);
+    expect(daemon().logs.every((l) => typeof l.level === 'string' && typeof l.time === 'string' && typeof l.pid === 'number')).toBe(true);
+    const agentLine = daemon().logs.find((l) => l.name === 'agent');
     expect(agentLine).toMatchObject({ agent: expect.any(String), instanceKey: expect.any(String) });
   });
 });

@@ -2,27 +2,19 @@
  * The real daemon with the mock model: replies over HTTP and `goondan send`, inter-agent requests
  * with one trace, per-instance isolation, unknown targets and call cycles.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, readRuntimeEvents, startDaemon } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, readRuntimeEvents, sharedDaemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const WORKSPACE = 'e2e';
-let daemon: Daemon;
-
-beforeAll(async () => {
-  daemon = await startDaemon(BUNDLE);
-});
-afterAll(async () => {
-  await daemon.stop();
-  daemon.cleanup();
-});
+const daemon = sharedDaemon(BUNDLE);
 
 describe('replies reach the caller', () => {
   test('POST /v1/events waits for the entry agent and returns its reply with turn and trace ids', async () => {
-    const { status, body } = await daemon.send({ input: 'hello there', instanceKey: 'http-1' });
+    const { status, body } = await daemon().send({ input: 'hello there', instanceKey: 'http-1' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', output: 'alpha got: hello there' });
     expect(String(body.traceId)).toMatch(/^[0-9a-f]{32}$/);
@@ -30,18 +22,18 @@ describe('replies reach the caller', () => {
   });
 
   test('wait=false answers 202 with the event id, and the event is still processed', async () => {
-    const { status, body } = await daemon.send({ input: 'fire and forget', instanceKey: 'http-2', wait: false });
+    const { status, body } = await daemon().send({ input: 'fire and forget', instanceKey: 'http-2', wait: false });
     expect(status).toBe(202);
     expect(String(body.eventId)).toStartWith('evt_');
-    await daemon.waitForLog((l) => l.msg === 'process ready' && l.process === 'alpha:http-2');
-    const paths = instancePaths(daemon.stateRoot, WORKSPACE, 'alpha', 'http-2');
+    await daemon().waitForLog((l) => l.msg === 'process ready' && l.process === 'alpha:http-2');
+    const paths = instancePaths(daemon().stateRoot, WORKSPACE, 'alpha', 'http-2');
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && !readIfExists(paths.baseMessages).includes('alpha got: fire and forget')) await Bun.sleep(50);
     expect(readIfExists(paths.baseMessages)).toContain('alpha got: fire and forget');
   });
 
   test('goondan send prints the reply of the running daemon', async () => {
-    const proc = Bun.spawn([GOONDAN_BIN, 'send', 'from the cli', '--agent', 'beta', '--instance', 'cli-1', '--state-root', daemon.stateRoot], {
+    const proc = Bun.spawn([GOONDAN_BIN, 'send', 'from the cli', '--agent', 'beta', '--instance', 'cli-1', '--state-root', daemon().stateRoot], {
       stdout: 'pipe',
       stderr: 'pipe',
     });
@@ -53,15 +45,15 @@ describe('replies reach the caller', () => {
 
 describe('inter-agent requests (tool spec §11)', () => {
   test("agent A asks agent B with agents__request and answers with B's reply", async () => {
-    const { body } = await daemon.send({ input: 'ask beta what is two plus two', instanceKey: 'trace-1' });
+    const { body } = await daemon().send({ input: 'ask beta what is two plus two', instanceKey: 'trace-1' });
     expect(body).toMatchObject({ status: 'ok', output: 'beta said: beta got: what is two plus two' });
   });
 
   test("one traceId across both agents; B's turn is parented by A's tool span", async () => {
-    const { body } = await daemon.send({ input: 'ask beta trace me', instanceKey: 'trace-2' });
+    const { body } = await daemon().send({ input: 'ask beta trace me', instanceKey: 'trace-2' });
     const traceId = String(body.traceId);
-    const alpha = await readRuntimeEvents(daemon.stateRoot, WORKSPACE, 'alpha', 'trace-2');
-    const beta = await readRuntimeEvents(daemon.stateRoot, WORKSPACE, 'beta', 'trace-2');
+    const alpha = await readRuntimeEvents(daemon().stateRoot, WORKSPACE, 'alpha', 'trace-2');
+    const beta = await readRuntimeEvents(daemon().stateRoot, WORKSPACE, 'beta', 'trace-2');
     expect(alpha.length).toBeGreaterThan(0);
     expect(beta.length).toBeGreaterThan(0);
     for (const event of [...alpha, ...beta]) expect(event.traceId).toBe(traceId);
@@ -72,28 +64,28 @@ describe('inter-agent requests (tool spec §11)', () => {
   });
 
   test('the default instanceKey of a call is the caller’s own', async () => {
-    await daemon.send({ input: 'ask beta same key please', instanceKey: 'key-x' });
-    const beta = await readRuntimeEvents(daemon.stateRoot, WORKSPACE, 'beta', 'key-x');
+    await daemon().send({ input: 'ask beta same key please', instanceKey: 'key-x' });
+    const beta = await readRuntimeEvents(daemon().stateRoot, WORKSPACE, 'beta', 'key-x');
     expect(beta.some((e) => e.type === 'turn.completed')).toBe(true);
   });
 
   test('an unknown target comes back to the model as AGENT_NOT_FOUND, not a hang', async () => {
-    const { body } = await daemon.send({ input: 'ask nobody are you there', instanceKey: 'unknown-1' });
+    const { body } = await daemon().send({ input: 'ask nobody are you there', instanceKey: 'unknown-1' });
     expect(body.status).toBe('ok');
     expect(String(body.output)).toContain('AGENT_NOT_FOUND');
   });
 
   test('a cycle A→B→A on the same instances is refused with CIRCULAR_CALL_DETECTED', async () => {
-    const { body } = await daemon.send({ input: 'ask beta ask alpha are we looping', instanceKey: 'cycle-1' });
+    const { body } = await daemon().send({ input: 'ask beta ask alpha are we looping', instanceKey: 'cycle-1' });
     expect(body.status).toBe('ok');
     expect(String(body.output)).toStartWith('beta said: alpha said: ');
     expect(String(body.output)).toContain('CIRCULAR_CALL_DETECTED');
   });
 
   test('agents__send is fire-and-forget: the target still gets its turn', async () => {
-    const { body } = await daemon.send({ input: 'tell gamma a note for later', instanceKey: 'send-1' });
+    const { body } = await daemon().send({ input: 'tell gamma a note for later', instanceKey: 'send-1' });
     expect(body.output).toBe('sent to gamma');
-    const paths = instancePaths(daemon.stateRoot, WORKSPACE, 'gamma', 'send-1');
+    const paths = instancePaths(daemon().stateRoot, WORKSPACE, 'gamma', 'send-1');
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && !readIfExists(paths.baseMessages).includes('gamma got: a note for later')) await Bun.sleep(50);
     expect(readIfExists(paths.baseMessages)).toContain('gamma got: a note for later');
@@ -102,18 +94,18 @@ describe('inter-agent requests (tool spec §11)', () => {
 
 describe('per-instance isolation', () => {
   test('two instance keys run in two processes with separate histories', async () => {
-    const one = await daemon.send({ input: 'whats your pid', instanceKey: 'iso-1' });
-    const two = await daemon.send({ input: 'whats your pid', instanceKey: 'iso-2' });
+    const one = await daemon().send({ input: 'whats your pid', instanceKey: 'iso-1' });
+    const two = await daemon().send({ input: 'whats your pid', instanceKey: 'iso-2' });
     const pidOf = (output: unknown) => Number(String(output).replace('alpha pid ', ''));
     expect(pidOf(one.body.output)).toBeGreaterThan(0);
     expect(pidOf(two.body.output)).toBeGreaterThan(0);
     expect(pidOf(one.body.output)).not.toBe(pidOf(two.body.output));
-    await daemon.send({ input: 'remember the secret word is heron', instanceKey: 'iso-1' });
-    const first = readIfExists(instancePaths(daemon.stateRoot, WORKSPACE, 'alpha', 'iso-1').baseMessages);
-    const second = readIfExists(instancePaths(daemon.stateRoot, WORKSPACE, 'alpha', 'iso-2').baseMessages);
+    await daemon().send({ input: 'remember the secret word is heron', instanceKey: 'iso-1' });
+    const first = readIfExists(instancePaths(daemon().stateRoot, WORKSPACE, 'alpha', 'iso-1').baseMessages);
+    const second = readIfExists(instancePaths(daemon().stateRoot, WORKSPACE, 'alpha', 'iso-2').baseMessages);
     expect(first).toContain('heron');
     expect(second).not.toContain('heron');
-    const processes = await daemon.processes();
+    const processes = await daemon().processes();
     const rows = processes.filter((p) => p.agent === 'alpha' && (p.instanceKey === 'iso-1' || p.instanceKey === 'iso-2'));
     expect(new Set(rows.map((r) => r.pid)).size).toBe(2);
   });

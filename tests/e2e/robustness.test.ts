@@ -2,30 +2,22 @@
  * Bad input never crashes anything: malformed IPC messages in both directions, malformed HTTP
  * bodies, and the API's host/token rules.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, startDaemon, tempStateRoot } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-let daemon: Daemon;
-
-beforeAll(async () => {
-  daemon = await startDaemon(BUNDLE);
-});
-afterAll(async () => {
-  await daemon.stop();
-  daemon.cleanup();
-});
+const daemon = sharedDaemon(BUNDLE);
 
 describe('malformed IPC messages are logged and dropped (ARCHITECTURE §2)', () => {
   test('garbage from an agent and to an agent crashes neither; the turn completes', async () => {
-    const { body } = await daemon.send({ input: 'garble please', instanceKey: 'garble' });
+    const { body } = await daemon().send({ input: 'garble please', instanceKey: 'garble' });
     expect(body).toMatchObject({ status: 'ok', output: 'still alive' });
-    const dropped = daemon.logs.filter((l) => l.msg === 'dropped malformed IPC message from child' && l.process === 'alpha:garble');
+    const dropped = daemon().logs.filter((l) => l.msg === 'dropped malformed IPC message from child' && l.process === 'alpha:garble');
     expect(dropped.length).toBe(3);
-    expect(daemon.logs.some((l) => l.msg === 'dropped a malformed IPC message' && l.agent === 'alpha')).toBe(true);
-    const again = await daemon.send({ input: 'whats your pid', instanceKey: 'garble' });
-    const row = (await daemon.processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'garble');
+    expect(daemon().logs.some((l) => l.msg === 'dropped a malformed IPC message' && l.agent === 'alpha')).toBe(true);
+    const again = await daemon().send({ input: 'whats your pid', instanceKey: 'garble' });
+    const row = (await daemon().processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'garble');
     expect(again.body.output).toBe(`alpha pid ${String(row?.pid)}`);
     expect(row?.restarts).toBe(0);
   });
@@ -33,7 +25,7 @@ describe('malformed IPC messages are logged and dropped (ARCHITECTURE §2)', () 
 
 describe('malformed HTTP bodies get a 400 naming the field', () => {
   const post = (body: string, contentType = 'application/json') =>
-    daemon.api('/v1/events', { method: 'POST', headers: { 'content-type': contentType }, body });
+    daemon().api('/v1/events', { method: 'POST', headers: { 'content-type': contentType }, body });
 
   test('invalid JSON', async () => {
     const response = await post('{"input": "hi"');
@@ -70,9 +62,9 @@ describe('malformed HTTP bodies get a 400 naming the field', () => {
   });
 
   test('unknown routes are 404 and the daemon is still healthy afterwards', async () => {
-    expect((await daemon.api('/v2/nothing')).status).toBe(404);
-    expect((await daemon.api('/healthz')).status).toBe(200);
-    expect((await daemon.api('/readyz')).status).toBe(200);
+    expect((await daemon().api('/v2/nothing')).status).toBe(404);
+    expect((await daemon().api('/healthz')).status).toBe(200);
+    expect((await daemon().api('/readyz')).status).toBe(200);
   });
 });
 

@@ -5,10 +5,9 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
@@ -33,12 +32,7 @@ function allInstances(stateRoot: string): InstanceDir[] {
 }
 
 async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseOptions({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } });
   const [action, key, ...extra] = parsed.positionals;
   const stateRoot = resolveStateRoot(parsed.values['state-root']);
   if (action === 'list' && key === undefined) {

@@ -4,10 +4,9 @@
  * directory, so it works with or without a running daemon.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { listInstanceDirs, runtimeEventsFile, workspacesToRead } from '../instance-dirs.ts';
 
@@ -79,9 +78,7 @@ function parse(line: string): JsonObject | undefined {
 }
 
 async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
-  let values;
-  try {
-    values = parseArgs({
+  const values = parseOptions({
       args: argv,
       options: {
         follow: { type: 'boolean', short: 'f' },
@@ -93,9 +90,6 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
         'state-root': { type: 'string' },
       },
     }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   const limit = values.lines === undefined ? 200 : Number(values.lines);
   if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--lines must be a non-negative integer, got '${values.lines}'`);
   const stateRoot = resolveStateRoot(values['state-root']);

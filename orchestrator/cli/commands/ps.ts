@@ -1,9 +1,8 @@
 /** `goondan ps`: the daemon's process table. */
-import { parseArgs } from 'node:util';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
-import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { type CliCommand, type CliIo, parseOptions } from '../command.ts';
+import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
 
@@ -17,22 +16,8 @@ function formatBytes(value: unknown): string {
 }
 
 async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
-  let values;
-  try {
-    values = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  let client;
-  try {
-    client = connectToDaemon(resolveStateRoot(values['state-root']));
-  } catch (error) {
-    if (error instanceof DaemonNotFoundError) {
-      io.stderr(`goondan ps: ${error.message}`);
-      return EXIT.runtimeError;
-    }
-    throw error;
-  }
+  const values = parseOptions({ args: argv, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } }).values;
+  const client = connectToDaemon(resolveStateRoot(values['state-root']));
   const response = await client.request('GET', '/v1/processes');
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok || !isJsonObject(body) || !Array.isArray(body.processes)) {

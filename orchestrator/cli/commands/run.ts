@@ -5,13 +5,12 @@
  */
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
 import { ApiConfigError } from '../../http/api-server.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
@@ -46,9 +45,7 @@ interface RunOptions {
 }
 
 function parseRunArgs(argv: string[]): RunOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseOptions({
       args: argv,
       allowPositionals: true,
       options: {
@@ -61,9 +58,6 @@ function parseRunArgs(argv: string[]): RunOptions {
         input: { type: 'string' },
       },
     });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);

@@ -1,9 +1,8 @@
 /** `goondan send TEXT`: one event into a running daemon; prints the reply (or the event id with --no-wait). */
-import { parseArgs } from 'node:util';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
-import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
+import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
 const usage = `Usage: goondan send TEXT [options]
@@ -19,9 +18,7 @@ Options:
       --state-root DIR  where to find the daemon (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
 
 async function send(argv: string[], io: CliIo): Promise<ExitCode> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseOptions({
       args: argv,
       allowPositionals: true,
       options: {
@@ -33,24 +30,12 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
         'state-root': { type: 'string' },
       },
     });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   const { values, positionals } = parsed;
   const text = positionals.join(' ').trim();
   if (text === '') throw new UsageError('TEXT is required');
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError(`--timeout must be a positive integer, got '${values.timeout}'`);
-  let client;
-  try {
-    client = connectToDaemon(resolveStateRoot(values['state-root']));
-  } catch (error) {
-    if (error instanceof DaemonNotFoundError) {
-      io.stderr(`goondan send: ${error.message}`);
-      return EXIT.runtimeError;
-    }
-    throw error;
-  }
+  const client = connectToDaemon(resolveStateRoot(values['state-root']));
   const body = {
     input: text,
     wait: values['no-wait'] !== true,

@@ -5,10 +5,9 @@
  */
 import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { BundleNotFoundError, ConfigError, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
 import type { ConfigProblem } from '../../../shared/types/bundle.ts';
-import { type CliCommand, type CliIo, UsageError } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
 const usage = `Usage: goondan validate [PATH] [options]
@@ -31,16 +30,11 @@ interface ValidateOptions {
 }
 
 function parseValidateArgs(argv: string[]): ValidateOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseOptions({
       args: argv,
       allowPositionals: true,
       options: { format: { type: 'string' }, 'env-file': { type: 'string' } },
     });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.join(' ')}`);
   const format = values.format ?? 'text';

@@ -1,3 +1,4 @@
+import { afterEach } from 'bun:test';
 /**
  * Test helpers for the agent engine: AgentPlan / SwarmPlan objects built directly (the config
  * loader is not needed to test the engine), temp state roots, events and the instance files.
@@ -221,4 +222,19 @@ export function errorOf(output: unknown): Record<string, unknown> | undefined {
   if (typeof value !== 'object' || value === null || !('status' in value) || value.status !== 'error' || !('error' in value)) return undefined;
   const error = value.error;
   return typeof error === 'object' && error !== null ? Object.fromEntries(Object.entries(error)) : undefined;
+}
+
+/**
+ * Engines started by one test file, closed (and their state removed) after each test:
+ * `const harnesses = trackEngines(); … harnesses.push(await startEngine(…))`.
+ */
+export function trackEngines(): { push(harness: EngineHarness): number } {
+  const started: EngineHarness[] = [];
+  afterEach(async () => {
+    for (const h of started.splice(0)) {
+      await h.engine.close();
+      removeDir(h.stateRoot);
+    }
+  });
+  return { push: (harness) => started.push(harness) };
 }
