@@ -118,3 +118,31 @@ function readIfExists(path: string): string {
     return '';
   }
 }
+
+describe('agents__request async, spawn, list, catalog (SPEC.md §2.6)', () => {
+  test('async: the call returns at once and the reply is injected into the caller before a later step', async () => {
+    const { body } = await daemon().send({ input: 'later beta background work', instanceKey: 'async-1' });
+    expect(body.status).toBe('ok');
+    const base = readFileSync(instancePaths(daemon().stateRoot, WORKSPACE, 'alpha', 'async-1').baseMessages, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { data: { role: string }; metadata: Record<string, unknown> });
+    const injected = base.findIndex((m) => m.metadata.__goondanInterAgentResponse !== undefined);
+    expect(injected).toBeGreaterThan(0);
+    expect(base[injected]?.metadata.__goondanInterAgentResponse).toMatchObject({ kind: 'inter_agent_response', status: 'ok', fromAgentId: 'beta', async: true });
+    expect(JSON.stringify(base[injected]?.data)).toContain('beta got: background work');
+    // It arrived during the turn (the sleep step), so the model saw it before the turn's last step.
+    expect(base.findLastIndex((m) => m.data.role === 'assistant')).toBeGreaterThan(injected);
+  });
+
+  test('spawn starts an instance ahead of time; list and catalog describe the swarm', async () => {
+    const spawned = await daemon().send({ input: 'spawn gamma as warm-1', instanceKey: 'mgmt' });
+    expect(JSON.parse(String(spawned.body.output))).toEqual({ target: 'gamma', instanceKey: 'warm-1', spawned: true });
+    expect((await daemon().processes()).some((p) => p.agent === 'gamma' && p.instanceKey === 'warm-1')).toBe(true);
+    const listed = JSON.parse(String((await daemon().send({ input: 'list instances', instanceKey: 'mgmt' })).body.output)) as { agents: Array<Record<string, unknown>> };
+    expect(listed.agents).toContainEqual(expect.objectContaining({ target: 'gamma', instanceKey: 'warm-1', ownerAgent: 'alpha', ownerInstanceKey: 'mgmt' }));
+    const catalog = JSON.parse(String((await daemon().send({ input: 'who can i call', instanceKey: 'mgmt' })).body.output)) as Record<string, unknown>;
+    expect(catalog).toMatchObject({ swarmName: 'e2e', entryAgent: 'alpha', selfAgent: 'alpha' });
+    expect(catalog.callableAgents).toEqual(['beta', 'gamma', 'crashy']);
+  });
+});
