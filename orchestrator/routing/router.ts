@@ -173,7 +173,7 @@ export class Router {
     const eventName = typeof event.source.event === 'string' ? event.source.event : event.type.replace(/^connector\./, '');
     const target = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: event.instanceKey ?? from.name });
     if (!target) {
-      this.deps.logger.info({ connection: from.name, event: eventName }, 'no ingress rule matched; event dropped');
+      this.deps.logger.info({ connection: from.name, event: eventName, eventId: event.id }, 'no ingress rule matched; event dropped');
       if (event.replyTo) this.refuse(from, event, 'AGENT_NOT_FOUND', `no ingress rule of connection '${from.name}' matched event '${eventName}'`);
       return;
     }
@@ -193,7 +193,7 @@ export class Router {
   private routeResponse(correlationId: string, event: AgentEvent, from: ManagedProcess): void {
     const request = this.pending.take(correlationId);
     if (!request) {
-      this.deps.logger.debug({ correlationId, from: from.key }, 'response for an unknown or expired request; dropped');
+      this.deps.logger.debug({ correlationId, from: from.key, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
       return;
     }
     this.deps.metrics.eventsRouted.inc({ kind: 'response' });
@@ -360,6 +360,7 @@ export class Router {
     const proc = this.deps.supervisor.ensure('agent', agent, instanceKey);
     this.deps.delivery.deliver(proc, event, from);
     this.deps.metrics.eventsRouted.inc({ kind });
+    this.deps.logger.debug({ eventId: event.id, kind, from, to: proc.key, traceId: event.traceId, parentSpanId: event.parentSpanId }, 'event routed');
     this.deps.onExchange?.({ kind, from, to: agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
   }
 
@@ -376,7 +377,7 @@ export class Router {
         deadline: Date.now() + timeout,
       },
       (request) => {
-        this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout }, 'request timed out');
+        this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
         this.answer(request.requester, correlationId, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${targetAgent}' did not answer within ${timeout} ms`, request.traceId));
       },
     );
@@ -398,7 +399,7 @@ export class Router {
     }
     const proc = this.deps.supervisor.list().find((p) => p.key === requester.key);
     if (!proc || proc.incarnation !== requester.incarnation || !proc.alive) {
-      this.deps.logger.info({ correlationId, requester: requester.key }, 'requester is gone; reply dropped');
+      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
       return;
     }
     const payload = original ?? makeReplyEvent(correlationId, { kind: 'agent', name: ORCHESTRATOR }, outcome);
@@ -407,7 +408,7 @@ export class Router {
 
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */
   private refuse(from: ManagedProcess, event: AgentEvent, code: AgentCallErrorCode, message: string): void {
-    this.deps.logger.warn({ from: from.key, code, eventId: event.id }, message);
+    this.deps.logger.warn({ from: from.key, code, eventId: event.id, traceId: event.traceId }, message);
     this.deps.onExchange?.({ kind: 'error', from: ORCHESTRATOR, to: from.name, text: `${code}: ${message}`, external: from.kind === 'connector' });
     if (!event.replyTo) {
       from.send({
