@@ -42,6 +42,11 @@ process.on('unhandledRejection', (reason) => {
   process.exit(1);
 });
 
+// A shutdown can arrive while this process still starts (or waits in the warm pool): honour it then too.
+transport.onMessage((message) => {
+  if (message.type === 'shutdown') void drainAndExit(message.payload.reason);
+});
+
 const startup = await agentStartup(process.argv.slice(2), process.env, transport).catch((error: unknown) => {
   logger.fatal({ err: error }, 'cannot build the agent plan');
   process.exit(1);
@@ -126,10 +131,6 @@ async function drainAndExit(reason: string): Promise<void> {
 }
 
 transport.onMessage((message) => {
-  if (message.type === 'shutdown') {
-    void drainAndExit(message.payload.reason);
-    return;
-  }
   if (message.type !== 'event') return;
   const event = message.payload;
   if (inReplyToOf(event)) {

@@ -225,6 +225,9 @@ export class Orchestrator {
     this.approvals.dropFor(proc.key);
     const connection = proc.kind === 'connector' ? this.config.connections.find((c) => c.name === proc.name) : undefined;
     if (connection?.connectorName === 'cli' && !crashed && !proc.retired) this.options.onInteractiveEnd?.();
+    if (proc.kind === 'agent' && proc.retired) {
+      this.router.failRequestsTargeting(proc.key, 'AGENT_UNAVAILABLE', `agent '${proc.name}' stopped (${this.stopping ? 'the swarm is shutting down' : 'removed or deleted'}); the request stays queued for its next start`);
+    }
     if (proc.kind !== 'agent' || !crashed) return;
     const dead = this.delivery.recordCrash(proc);
     if (!dead) return;

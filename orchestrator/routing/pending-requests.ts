@@ -39,6 +39,11 @@ export class PendingRequests {
     return entry.request;
   }
 
+  /** Entries whose target is this process (used when it stops for good). */
+  forTarget(targetKey: string): PendingRequest[] {
+    return [...this.entries.values()].map((e) => e.request).filter((r) => r.targetKey === targetKey);
+  }
+
   /** Entries waiting on a request event (used when that event is dead-lettered). */
   forRequestEvent(eventId: string): PendingRequest[] {
     return [...this.entries.values()].map((e) => e.request).filter((r) => r.requestEventId === eventId);

@@ -1,18 +1,17 @@
 /**
  * Routes every message the orchestrator receives (ARCHITECTURE §2): requests and sends by target
  * agent + instanceKey (auto-spawn), responses by correlationId to the exact requester, control
- * events (`runtime.*`) to their handlers, connector events through the Connection's ingress rules.
+ * events (`runtime.*`) to the ControlHandler, connector events through the Connection's ingress rules.
  * The router knows nothing about turns; it only moves events and keeps the pending table.
  */
 import { CONTROL, ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent } from '../../shared/ipc/control-events.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentCallErrorCode, AgentEvent, EventSource } from '../../shared/types/events.ts';
-import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
@@ -20,8 +19,10 @@ import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { callChainOf, callNode, extendCallChain } from './call-chain.ts';
+import { ControlHandler } from './control-handler.ts';
+import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
-import { PendingRequests, type Requester } from './pending-requests.ts';
+import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Metadata key for a request's timeout, set by the requester. */
@@ -63,18 +64,14 @@ export interface ExternalSubmission {
   metadata?: JsonObject;
 }
 
-interface InstanceOwner {
-  ownerAgent?: string;
-  ownerInstanceKey?: string;
-  createdAt: string;
-  cwd?: string;
-}
-
 export class Router {
   readonly pending = new PendingRequests();
-  private readonly owners = new Map<string, InstanceOwner>();
+  private readonly owners = new InstanceOwners();
+  private readonly control: ControlHandler;
 
-  constructor(private readonly deps: RouterDeps) {}
+  constructor(private readonly deps: RouterDeps) {
+    this.control = new ControlHandler({ ...deps, owners: this.owners, isKnownAgent: (name) => this.isKnownAgent(name) });
+  }
 
   /** Entry point for every validated message from a child process. */
   handle(message: TypedIpcMessage, from: ManagedProcess): void {
@@ -117,15 +114,12 @@ export class Router {
     return this.deps.swarm().agents.includes(name);
   }
 
-  ownerOf(agent: string, instanceKey: string): InstanceOwner | undefined {
-    return this.owners.get(callNode(agent, instanceKey));
-  }
 
   // ── events from children ────────────────────────────────────────────────
 
   private handleEvent(to: string, event: AgentEvent, from: ManagedProcess): void {
     if (isControlEvent(event)) {
-      this.handleControl(event, from);
+      this.control.handle(event, from);
       return;
     }
     const correlationId = inReplyToOf(event);
@@ -157,9 +151,7 @@ export class Router {
       const timeout = event.metadata?.[TIMEOUT_KEY];
       this.addPending(event.replyTo.correlationId, requester, target, instanceKey, event, typeof timeout === 'number' ? timeout : undefined);
     }
-    if (!this.owners.has(callNode(target, instanceKey))) {
-      this.owners.set(callNode(target, instanceKey), { ownerAgent: from.name, ownerInstanceKey: from.instanceKey, createdAt: new Date().toISOString() });
-    }
+    this.owners.record(target, instanceKey, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
     this.dispatch(target, instanceKey, { ...event, instanceKey }, from.name, kind, false);
   }
 
@@ -210,150 +202,6 @@ export class Router {
     this.answer(request.requester, correlationId, outcome, event);
   }
 
-  // ── control events ──────────────────────────────────────────────────────
-
-  private handleControl(event: AgentEvent, from: ManagedProcess): void {
-    const meta = event.metadata ?? {};
-    switch (event.type) {
-      case CONTROL.ready: {
-        from.ready = true;
-        from.status = 'idle';
-        const flushed = from.kind === 'agent' ? this.deps.delivery.flush(from) : 0;
-        if (flushed > 0) from.status = 'processing';
-        this.deps.logger.info({ process: from.key, pid: from.pid, redelivered: flushed }, 'process ready');
-        return;
-      }
-      case CONTROL.turnStarted:
-        if (typeof meta.eventId === 'string') this.deps.delivery.markStarted(from, meta.eventId);
-        from.status = 'processing';
-        return;
-      case CONTROL.turnCompleted:
-        if (typeof meta.eventId === 'string') this.deps.delivery.ack(from, meta.eventId);
-        from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
-        if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.name, from.instanceKey) > 0 ? 'processing' : 'idle';
-        return;
-      case CONTROL.observe: {
-        const result = validateRuntimeEvent(meta.event);
-        if (!result.ok) {
-          this.deps.logger.warn({ process: from.key, problems: result.problems }, 'dropped a malformed runtime event');
-          return;
-        }
-        this.deps.metrics.observe(result.value);
-        this.deps.runtimeEvents.publish(result.value);
-        return;
-      }
-      case CONTROL.spawn:
-        this.controlSpawn(event, from);
-        return;
-      case CONTROL.list:
-        this.controlReply(from, event, { status: 'ok', output: '', result: { agents: this.listInstances(from, meta.includeAll === true) } });
-        return;
-      case CONTROL.catalog: {
-        const swarm = this.deps.swarm();
-        const result: JsonObject = {
-          swarmName: swarm.name,
-          entryAgent: swarm.entryAgent,
-          selfAgent: from.name,
-          availableAgents: swarm.agents,
-          callableAgents: swarm.agents.filter((a) => a !== from.name),
-        };
-        this.controlReply(from, event, { status: 'ok', output: '', result });
-        return;
-      }
-      case CONTROL.approvalRequest: {
-        const timeoutMs = typeof meta.timeoutMs === 'number' && meta.timeoutMs > 0 ? meta.timeoutMs : 300_000;
-        this.deps.approvals.open(
-          {
-            agent: from.name,
-            instanceKey: from.instanceKey,
-            processKey: from.key,
-            toolName: typeof meta.toolName === 'string' ? meta.toolName : '',
-            toolCallId: typeof meta.toolCallId === 'string' ? meta.toolCallId : '',
-            args: isJsonObject(meta.args) ? meta.args : {},
-            reason: typeof meta.reason === 'string' ? meta.reason : '',
-          },
-          timeoutMs,
-          (outcome) => this.controlReply(from, event, { status: 'ok', output: '', result: outcome }),
-        );
-        return;
-      }
-      case CONTROL.approvalDecision: {
-        const id = typeof meta.id === 'string' ? meta.id : '';
-        const decided = this.deps.approvals.decide(id, {
-          approved: meta.approved === true,
-          scope: meta.scope === 'session' ? 'session' : 'once',
-          decidedBy: from.kind === 'connector' ? from.name : 'agent',
-          reason: typeof meta.reason === 'string' ? meta.reason : '',
-        });
-        if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
-        return;
-      }
-      case CONTROL.restart:
-        this.deps.onRestartRequested(from, typeof meta.reason === 'string' ? meta.reason : 'requested by the agent');
-        return;
-      case CONTROL.connectorStarted:
-        from.ready = true;
-        from.status = 'idle';
-        this.deps.logger.info({ process: from.key, pid: from.pid }, 'connector started');
-        return;
-      case CONTROL.connectorFailed:
-        this.deps.logger.error({ process: from.key, error: meta.message }, 'connector failed to start');
-        return;
-      default:
-        this.deps.logger.warn({ process: from.key, type: event.type }, 'unknown control event; dropped');
-    }
-  }
-
-  private controlSpawn(event: AgentEvent, from: ManagedProcess): void {
-    const meta = event.metadata ?? {};
-    const target = typeof meta.target === 'string' ? meta.target : '';
-    const instanceKey = typeof meta.instanceKey === 'string' && meta.instanceKey !== '' ? meta.instanceKey : from.instanceKey;
-    if (!this.isKnownAgent(target)) {
-      this.controlReply(from, event, errorOutcome('AGENT_NOT_FOUND', `agent '${target}' is not part of swarm '${this.deps.swarm().name}'`));
-      return;
-    }
-    const existed = this.deps.supervisor.get('agent', target, instanceKey)?.alive === true;
-    const node = callNode(target, instanceKey);
-    if (!this.owners.has(node)) {
-      this.owners.set(node, {
-        ownerAgent: from.name,
-        ownerInstanceKey: from.instanceKey,
-        createdAt: new Date().toISOString(),
-        ...(typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}),
-      });
-    }
-    this.deps.supervisor.ensure('agent', target, instanceKey);
-    const result: JsonObject = { target, instanceKey, spawned: !existed };
-    if (typeof meta.cwd === 'string') result.cwd = meta.cwd;
-    this.controlReply(from, event, { status: 'ok', output: '', result });
-  }
-
-  private listInstances(from: ManagedProcess, includeAll: boolean): JsonObject[] {
-    const rows: JsonObject[] = [];
-    for (const proc of this.deps.supervisor.list()) {
-      if (proc.kind !== 'agent') continue;
-      const owner = this.owners.get(callNode(proc.name, proc.instanceKey));
-      const mine = owner?.ownerAgent === from.name && owner.ownerInstanceKey === from.instanceKey;
-      if (!includeAll && !mine) continue;
-      const row: JsonObject = { target: proc.name, instanceKey: proc.instanceKey, status: proc.status, createdAt: owner?.createdAt ?? proc.startedAt ?? '' };
-      if (owner?.ownerAgent) row.ownerAgent = owner.ownerAgent;
-      if (owner?.ownerInstanceKey) row.ownerInstanceKey = owner.ownerInstanceKey;
-      if (owner?.cwd) row.cwd = owner.cwd;
-      rows.push(row);
-    }
-    return rows;
-  }
-
-  private controlReply(to: ManagedProcess, request: AgentEvent, outcome: ReplyOutcome): void {
-    if (!request.replyTo) return;
-    to.send({
-      type: 'event',
-      from: ORCHESTRATOR,
-      to: to.name,
-      payload: makeReplyEvent(request.replyTo.correlationId, { kind: 'agent', name: ORCHESTRATOR }, outcome, CONTROL.response),
-    });
-  }
-
   // ── shared mechanics ────────────────────────────────────────────────────
 
   private dispatch(agent: string, instanceKey: string, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): void {
@@ -385,7 +233,20 @@ export class Router {
 
   /** Fails every request waiting on a dead-lettered event. */
   failRequestsFor(event: AgentEvent, code: AgentCallErrorCode, message: string): void {
-    for (const request of this.pending.forRequestEvent(event.id)) {
+    this.fail(this.pending.forRequestEvent(event.id), code, message);
+  }
+
+  /**
+   * Fails every request waiting on a process that stopped for good (shutdown, removed by a
+   * reload, instance deleted): its unprocessed events stay in the inbox for the next start, but
+   * callers must not wait out their timeout — a caller blocked on it could never drain.
+   */
+  failRequestsTargeting(targetKey: string, code: AgentCallErrorCode, message: string): void {
+    this.fail(this.pending.forTarget(targetKey), code, message);
+  }
+
+  private fail(requests: PendingRequest[], code: AgentCallErrorCode, message: string): void {
+    for (const request of requests) {
       this.pending.take(request.correlationId);
       this.answer(request.requester, request.correlationId, errorOutcome(code, message, request.traceId));
     }

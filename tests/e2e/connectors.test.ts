@@ -27,11 +27,11 @@ beforeAll(async () => {
   hookUrl = `http://127.0.0.1:${port}/hooks`;
   daemon = await startDaemon(BUNDLE, { env: { WEBHOOK_PORT: String(port), HOOK_SECRET: SECRET } });
   await daemon.waitForLog((l) => l.msg === 'webhook listening');
-});
+}, 60_000);
 afterAll(async () => {
   await daemon.stop();
   daemon.cleanup();
-});
+}, 60_000);
 
 function signed(body: string): Record<string, string> {
   return { 'content-type': 'application/json', 'x-goondan-signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` };

@@ -139,11 +139,12 @@ export function sharedDaemon(bundlePath: string, options: Parameters<typeof star
   let daemon: Daemon | undefined;
   beforeAll(async () => {
     daemon = await startDaemon(bundlePath, options);
-  });
+  }, 60_000);
+  // Draining every agent can take longer than the default 5 s hook limit on a loaded machine.
   afterAll(async () => {
     await daemon?.stop();
     daemon?.cleanup();
-  });
+  }, 60_000);
   return () => {
     if (!daemon) throw new Error('the shared daemon has not started');
     return daemon;

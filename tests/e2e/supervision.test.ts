@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, pidAlive, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, pidAlive, readRuntimeEvents, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -84,6 +84,24 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     expect(await exitCode).toBe(0);
     expect(daemon.logs.filter((l) => l.msg === 'shutdown acknowledged').length).toBe(2);
     for (const pid of pids) expect(pidAlive(pid)).toBe(false);
+  });
+
+  test('a caller waiting on an agent that stops for good gets AGENT_UNAVAILABLE instead of blocking the drain', async () => {
+    const daemon = await startDaemon(BUNDLE);
+    daemons.push(daemon);
+    // alpha:q and gamma:q both ask beta:q; beta runs alpha's request, gamma's waits in its queue.
+    const first = daemon.send({ input: 'ask beta sleep 1500', instanceKey: 'q' });
+    await waitUntil(async () => (await daemon.processes()).some((p) => p.agent === 'beta' && p.status === 'processing'), 10_000, 'beta busy');
+    const second = daemon.send({ input: 'ask beta sleep 10', agent: 'gamma', instanceKey: 'q' });
+    await waitUntil(() => daemon.logs.some((l) => l.msg === 'event routed' && l.from === 'gamma'), 10_000, "gamma's request routed");
+    const started = Date.now();
+    expect(await daemon.stop('SIGTERM')).toBe(0);
+    // Well inside the fixture's 20 s grace period: nobody waited out a timeout.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await Promise.allSettled([first, second]);
+    const gamma = await readRuntimeEvents(daemon.stateRoot, 'e2e', 'gamma', 'q');
+    const failed = gamma.find((e) => e.type === 'tool.failed' && e.toolName === 'agents__request');
+    expect(String(failed?.errorMessage)).toContain("agent 'beta' stopped (the swarm is shutting down)");
   });
 
   test('children notice a killed orchestrator and exit; unacked events are redelivered by the next run', async () => {

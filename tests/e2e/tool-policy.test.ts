@@ -32,11 +32,11 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
   let daemon: Daemon;
   beforeAll(async () => {
     daemon = await startDaemon(BUNDLE, { env: { GOONDAN_APPROVALS: 'http' } });
-  });
+  }, 60_000);
   afterAll(async () => {
     await daemon.stop();
     daemon.cleanup();
-  });
+  }, 60_000);
 
   test('deny: an E_TOOL_DENIED result naming the rule reaches the model; nothing runs', async () => {
     const { body } = await daemon.send({ input: 'delete everything', instanceKey: 'deny' });
