@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from '../../../shared/types/index.ts';
 import { BaseToolError } from './tool-error.ts';
 
@@ -60,7 +59,8 @@ interface ExportSchema {
 
 function readExportSchemas(toolDir: string): ExportSchema[] {
   const file = join(toolDir, 'tool.yaml');
-  const doc: unknown = parseYaml(readFileSync(file, 'utf8'));
+  // Bun's built-in parser: importing the `yaml` package here cost ~15 ms of every agent's start-up.
+  const doc: unknown = Bun.YAML.parse(readFileSync(file, 'utf8'));
   const spec = isJsonObject(doc) ? doc.spec : undefined;
   const exports = isJsonObject(spec) ? spec.exports : undefined;
   if (!Array.isArray(exports)) throw new Error(`${file}: spec.exports is missing`);
