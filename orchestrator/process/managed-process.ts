@@ -126,7 +126,7 @@ export class ManagedProcess {
     if (!sent) this.kill('SIGTERM');
     const timer = setTimeout(() => {
       if (!this.alive) return;
-      this.options.logger.warn({ process: this.key, pid: this.pid, gracePeriodMs, acked: this.shutdownAcked }, 'grace period over: SIGKILL');
+      this.options.logger.warn({ process: this.key, childPid: this.pid, gracePeriodMs, acked: this.shutdownAcked }, 'grace period over: SIGKILL');
       this.kill();
     }, gracePeriodMs);
     await this.child?.exited;

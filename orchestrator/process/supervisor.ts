@@ -138,7 +138,7 @@ export class Supervisor {
     this.options.onExit(proc, exit);
     if (proc.retired || this.stopping) return;
     if (!exit.crashed) {
-      logger.info({ process: proc.key, pid: proc.pid }, 'process exited cleanly');
+      logger.info({ process: proc.key, childPid: proc.pid }, 'process exited cleanly');
       if (this.options.wantsRestartAfterCleanExit(proc)) this.spawn(proc);
       return;
     }
@@ -146,7 +146,7 @@ export class Supervisor {
     proc.restarts += 1;
     const delay = backoffDelayMs(proc.consecutiveCrashes, this.options.backoff);
     logger.warn(
-      { process: proc.key, pid: proc.pid, exitCode: exit.exitCode, signal: exit.signal, consecutiveCrashes: proc.consecutiveCrashes, backoffMs: delay },
+      { process: proc.key, childPid: proc.pid, exitCode: exit.exitCode, signal: exit.signal, consecutiveCrashes: proc.consecutiveCrashes, backoffMs: delay },
       'process crashed; respawning',
     );
     this.options.onRestart?.(proc);

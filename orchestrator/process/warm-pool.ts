@@ -66,7 +66,7 @@ export class WarmPool {
   private startOne(): void {
     const child = new SpawnedChild(this.options.spawnOptions());
     this.starting.add(child);
-    child.onInvalid((problems) => this.options.logger.warn({ pid: child.pid, problems }, 'dropped malformed IPC message from a pool process'));
+    child.onInvalid((problems) => this.options.logger.warn({ childPid: child.pid, problems }, 'dropped malformed IPC message from a pool process'));
     child.onMessage((message) => {
       if (message.type !== 'event' || message.payload.type !== CONTROL.poolReady || !this.starting.delete(child)) return;
       this.failures = 0;
@@ -79,7 +79,7 @@ export class WarmPool {
       if (index >= 0) this.ready.splice(index, 1);
       if (this.stopped) return;
       this.failures += 1;
-      this.options.logger.warn({ pid: child.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
+      this.options.logger.warn({ childPid: child.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
       if (!this.enabled) this.options.logger.error('warm pool disabled after repeated failures; agents start cold');
       else this.scheduleRefill();
     });

@@ -42,7 +42,7 @@ export class ControlHandler {
         from.status = 'idle';
         const flushed = from.kind === 'agent' ? this.deps.delivery.flush(from) : 0;
         if (flushed > 0) from.status = 'processing';
-        this.deps.logger.info({ process: from.key, pid: from.pid, redelivered: flushed }, 'process ready');
+        this.deps.logger.info({ process: from.key, childPid: from.pid, redelivered: flushed }, 'process ready');
         return;
       }
       case CONTROL.turnStarted:
@@ -116,7 +116,7 @@ export class ControlHandler {
       case CONTROL.connectorStarted:
         from.ready = true;
         from.status = 'idle';
-        this.deps.logger.info({ process: from.key, pid: from.pid }, 'connector started');
+        this.deps.logger.info({ process: from.key, childPid: from.pid }, 'connector started');
         return;
       case CONTROL.connectorFailed:
         this.deps.logger.error({ process: from.key, error: meta.message }, 'connector failed to start');

@@ -69,6 +69,24 @@ describe('crash isolation and respawn', () => {
   });
 });
 
+describe('self-restart (SPEC.md §2.8)', () => {
+  test('an agent that asks for a restart is restarted gracefully after its turn, keeping its history', async () => {
+    const daemon = await startDaemon(BUNDLE);
+    daemons.push(daemon);
+    const { body } = await daemon.send({ input: 'restart yourself', instanceKey: 'r' });
+    expect(body.output).toBe('restarting');
+    const before = Number(daemon.logs.find((l) => l.msg === 'process ready' && l.process === 'alpha:r')?.childPid);
+    await daemon.waitForLog((l) => l.msg === 'agent requested a restart' && l.process === 'alpha:r');
+    await waitUntil(async () => {
+      const pid = await pidOf(daemon, 'alpha', 'r');
+      return pid > 0 && pid !== before;
+    }, 15_000, 'a new alpha process');
+    const next = await daemon.send({ input: 'still me?', instanceKey: 'r' });
+    expect(next.body.output).toBe('alpha got: still me?');
+    expect(readFileSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'r').baseMessages, 'utf8')).toContain('restart yourself');
+  });
+});
+
 describe('graceful shutdown (SPEC.md §2.3)', () => {
   test('SIGTERM during a turn: the turn finishes, agents ack, exit 0, no child left behind', async () => {
     const daemon = await startDaemon(BUNDLE);
