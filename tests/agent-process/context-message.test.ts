@@ -11,11 +11,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import { baseMessages, makePlan, makeSwarm, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
-async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
-  const harness = await startEngine(...args);
-  harnesses.push(harness);
-  return harness;
-}
+const engineFor = harnesses.start;
 const systemMessages = (h: EngineHarness) => baseMessages(h.paths).filter((m) => m.data.role === 'system');
 const listed = (config: JsonObject): ExtensionPlan => ({
   name: 'context-message',

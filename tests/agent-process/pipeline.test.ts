@@ -6,14 +6,10 @@
 import { beforeEach, describe, expect, test } from 'bun:test';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import { probeData, probeLog, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
-import { echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
+import { echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
-async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
-  const harness = await startEngine(...args);
-  harnesses.push(harness);
-  return harness;
-}
+const engineFor = harnesses.start;
 beforeEach(() => resetProbes());
 
 const sayScript = { rules: [{ match: 'say', toolCalls: [{ name: 'echo__say', args: { text: 'x' } }], then: 'done' }] };

@@ -10,14 +10,10 @@ import { SPAN_ID_PATTERN } from '../../shared/ids.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
 import { aborted } from '../fixtures/engine/tools/slow.ts';
-import { baseMessages, echoTool, errorOf, failTool, fixtureExtension, fixtureTool, makePlan, slowTool, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
+import { baseMessages, echoTool, errorOf, failTool, fixtureExtension, fixtureTool, makePlan, slowTool, startEngine, storedToolResults, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
-async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
-  const harness = await startEngine(...args);
-  harnesses.push(harness);
-  return harness;
-}
+const engineFor = harnesses.start;
 beforeEach(() => resetProbes());
 
 /** A mock rule that calls one tool on `trigger` and then summarises. */

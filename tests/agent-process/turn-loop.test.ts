@@ -13,11 +13,7 @@ import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.
 import { baseMessages, echoTool, fixtureExtension, fixtureTool, makePlan, makeSwarm, readJsonl, slowTool, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
-async function engineFor(...args: Parameters<typeof startEngine>): Promise<EngineHarness> {
-  const harness = await startEngine(...args);
-  harnesses.push(harness);
-  return harness;
-}
+const engineFor = harnesses.start;
 beforeEach(() => resetProbes());
 
 const reply = (text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply => ({

@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handlers } from '../../bundles/base/tools/file-system/index.ts';
-import { asObject, callTool, createToolContext, toolError, type TestConfig, type TestToolContext } from './tool-context.ts';
+import { asObject, callTool, toolError, type TestToolContext, toolContexts } from './tool-context.ts';
 
-let current: TestToolContext | undefined;
-function setup(config: TestConfig = {}): TestToolContext {
-  current = createToolContext({ config });
-  return current;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const setup = toolContexts();
 
 const call = (t: TestToolContext, name: string, input: unknown) => callTool(handlers, name, t.ctx, input);
 

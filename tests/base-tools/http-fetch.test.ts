@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { handlers } from '../../bundles/base/tools/http-fetch/index.ts';
 import type { JsonObject } from '../../shared/types/index.ts';
-import { asObject, callTool, createToolContext, toolError, type TestConfig, type TestToolContext } from './tool-context.ts';
+import { asObject, callTool, toolError, type TestToolContext, toolContexts } from './tool-context.ts';
 
 /** A real HTTP server on 127.0.0.1 with one route per behaviour under test. */
 function startServer(): ReturnType<typeof Bun.serve> {
@@ -71,15 +71,7 @@ afterAll(() => {
   void otherOrigin.stop(true);
 });
 
-let current: TestToolContext | undefined;
-function setup(config: TestConfig = {}): TestToolContext {
-  current = createToolContext({ config });
-  return current;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const setup = toolContexts();
 
 const get = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'get', t.ctx, input));
 const post = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'post', t.ctx, input));

@@ -1,17 +1,10 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { handlers } from '../../bundles/base/tools/json-query/index.ts';
 import { jsonErrorOffset } from '../../bundles/base/tools/json-query/json-error-position.ts';
-import { callTool, createToolContext, toolError, type TestToolContext } from './tool-context.ts';
+import { callTool, toolError, toolContexts } from './tool-context.ts';
 
-let current: TestToolContext | undefined;
-function ctx() {
-  current = createToolContext();
-  return current.ctx;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const newContext = toolContexts();
+const ctx = () => newContext().ctx;
 
 const doc = JSON.stringify({
   users: [

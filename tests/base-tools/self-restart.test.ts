@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { handlers } from '../../bundles/base/tools/self-restart/index.ts';
-import { callTool, createToolContext, toolError, type TestToolContext } from './tool-context.ts';
+import { callTool, toolError, toolContexts } from './tool-context.ts';
 
-let current: TestToolContext | undefined;
-function setup(): TestToolContext {
-  current = createToolContext();
-  return current;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const setup = toolContexts();
 
 describe('self-restart__request only signals the request (the agent shell acts on it)', () => {
   test('returns restartRequested with the reason and logs it', async () => {

@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { handlers } from '../../bundles/base/tools/text-transform/index.ts';
-import { callTool, createToolContext, toolError, type TestToolContext } from './tool-context.ts';
+import { callTool, toolError, toolContexts } from './tool-context.ts';
 
-let current: TestToolContext | undefined;
-function ctx() {
-  current = createToolContext();
-  return current.ctx;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const newContext = toolContexts();
+const ctx = () => newContext().ctx;
 
 describe('text-transform__replace', () => {
   test('literal by default, every occurrence, with the count; $ patterns stay literal', async () => {

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'bun:test';
+import { afterEach, expect } from 'bun:test';
 import pino from 'pino';
 import { createLogger } from '../../shared/logger.ts';
 import type { JsonObject, JsonValue, Message, ToolContext, ToolHandler } from '../../shared/types/index.ts';
@@ -92,4 +92,17 @@ export function asObject(value: JsonValue): JsonObject {
   expect(typeof value === 'object' && value !== null && !Array.isArray(value)).toBe(true);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
   return value;
+}
+
+/** Fresh contexts for one test file, each cleaned up after its test: `const setup = toolContexts();`. */
+export function toolContexts(): (config?: TestConfig) => TestToolContext {
+  const made: TestToolContext[] = [];
+  afterEach(() => {
+    for (const t of made.splice(0)) t.cleanup();
+  });
+  return (config = {}) => {
+    const t = createToolContext({ config });
+    made.push(t);
+    return t;
+  };
 }

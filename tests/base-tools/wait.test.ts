@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { handlers } from '../../bundles/base/tools/wait/index.ts';
-import { asObject, callTool, createToolContext, toolError, type TestToolContext } from './tool-context.ts';
+import { asObject, callTool, toolError, toolContexts } from './tool-context.ts';
 
-let current: TestToolContext | undefined;
-function setup(): TestToolContext {
-  current = createToolContext();
-  return current;
-}
-afterEach(() => {
-  current?.cleanup();
-  current = undefined;
-});
+const setup = toolContexts();
 
 describe('wait__seconds', () => {
   test('waits about the requested time and reports it', async () => {

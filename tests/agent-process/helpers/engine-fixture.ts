@@ -228,7 +228,7 @@ export function errorOf(output: unknown): Record<string, unknown> | undefined {
  * Engines started by one test file, closed (and their state removed) after each test:
  * `const harnesses = trackEngines(); … harnesses.push(await startEngine(…))`.
  */
-export function trackEngines(): { push(harness: EngineHarness): number } {
+export function trackEngines(): { push(harness: EngineHarness): number; start(...args: Parameters<typeof startEngine>): Promise<EngineHarness> } {
   const started: EngineHarness[] = [];
   afterEach(async () => {
     for (const h of started.splice(0)) {
@@ -236,5 +236,12 @@ export function trackEngines(): { push(harness: EngineHarness): number } {
       removeDir(h.stateRoot);
     }
   });
-  return { push: (harness) => started.push(harness) };
+  return {
+    push: (harness) => started.push(harness),
+    start: async (...args) => {
+      const harness = await startEngine(...args);
+      started.push(harness);
+      return harness;
+    },
+  };
 }
