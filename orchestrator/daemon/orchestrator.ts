@@ -17,6 +17,7 @@ import { Delivery } from '../delivery/delivery.ts';
 import { type DaemonApi, type ProcessRow, startApiServer } from '../http/api-server.ts';
 import { Metrics } from '../http/metrics.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
+import { processRssBytes } from '../process/process-rss.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import { Supervisor } from '../process/supervisor.ts';
 import { type ExchangeNote, type ExternalSubmission, Router } from '../routing/router.ts';
@@ -303,6 +304,11 @@ export class Orchestrator {
         ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
       });
     }
+    // Warm processes not yet assigned to an instance.
+    for (const pid of this.pool?.pids() ?? []) {
+      const rss = await processRssBytes(pid);
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null });
+    }
     return rows;
   }
 
@@ -336,6 +342,8 @@ export class Orchestrator {
       metricsText: async () => {
         const counts: Record<string, number> = {};
         for (const proc of this.supervisor.list()) counts[`${proc.kind}/${proc.status}`] = (counts[`${proc.kind}/${proc.status}`] ?? 0) + 1;
+        const warm = this.pool?.pids().length ?? 0;
+        if (warm > 0) counts['pool/idle'] = warm;
         return this.metrics.render(counts, (Date.now() - this.startedAt) / 1000);
       },
       deleteInstance: (key) => this.deleteInstance(key),

@@ -7,6 +7,7 @@ import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
+import { processRssBytes } from './process-rss.ts';
 import { SpawnedChild } from './spawned-child.ts';
 
 export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff';
@@ -141,17 +142,11 @@ export class ManagedProcess {
     await this.child?.exited;
   }
 
-  /** Resident set size in bytes from /proc (Linux); undefined elsewhere or when not running. */
+  /** Resident set size in bytes; undefined when not running. */
   async rssBytes(): Promise<number | undefined> {
-    if (!this.alive || this.pid === undefined) return undefined;
-    try {
-      const status = await Bun.file(`/proc/${this.pid}/status`).text();
-      const match = /VmRSS:\s+(\d+) kB/.exec(status);
-      return match?.[1] ? Number(match[1]) * 1024 : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.alive && this.pid !== undefined ? processRssBytes(this.pid) : undefined;
   }
+
 }
 
 function preview(raw: unknown): string {

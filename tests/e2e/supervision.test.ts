@@ -94,8 +94,10 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     await daemon.send({ input: 'warm', agent: 'beta', instanceKey: 's' });
     const pending = daemon.send({ input: 'sleep 1200', instanceKey: 's' });
     await waitUntil(async () => (await daemon.processes()).some((p) => p.agent === 'alpha' && p.status === 'processing'), 10_000, 'alpha processing');
-    const pids = (await daemon.processes()).map((p) => Number(p.pid)).filter((p) => p > 0);
-    expect(pids.length).toBe(2);
+    const rows = await daemon.processes();
+    const pids = rows.map((p) => Number(p.pid)).filter((p) => p > 0);
+    expect(rows.filter((p) => p.kind === 'agent').length).toBe(2);
+    expect(rows.some((p) => p.kind === 'pool')).toBe(true);
     const exitCode = daemon.stop('SIGTERM');
     const { body } = await pending;
     expect(body).toMatchObject({ status: 'ok', output: 'slept 1200 ms' });

@@ -33,7 +33,7 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
     io.stdout('no processes (agents start on their first event)');
     return EXIT.ok;
   }
-  const name = (r: JsonObject) => String(r.kind === 'agent' ? r.agent : `connection/${String(r.connection)}`);
+  const name = (r: JsonObject) => (r.kind === 'agent' ? String(r.agent) : r.kind === 'pool' ? '(warm)' : `connection/${String(r.connection)}`);
   io.stdout(
     formatTable(
       ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS'],
