@@ -13,6 +13,7 @@ import type { ManagedProcess } from '../process/managed-process.ts';
 import { DurableInbox } from './durable-inbox.ts';
 
 export const MAX_DELIVERY_ATTEMPTS = 3;
+export const MAX_OPEN_INBOX_FILES = 128;
 
 export interface DeliveryOptions {
   stateRoot: string;
@@ -32,14 +33,36 @@ export class Delivery {
   inbox(agent: string, instanceKey: string): DurableInbox {
     const key = `${agent}:${instanceKey}`;
     let inbox = this.inboxes.get(key);
-    if (!inbox) {
-      const path = instancePaths(this.options.stateRoot, this.options.workspaceId, agent, instanceKey).inbox;
-      inbox = DurableInbox.open(path, agent, instanceKey, (line, reason) =>
-        this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
-      );
+    if (inbox) {
+      // Most recently used last: the map's order is the eviction order.
+      this.inboxes.delete(key);
       this.inboxes.set(key, inbox);
+      return inbox;
     }
+    const path = instancePaths(this.options.stateRoot, this.options.workspaceId, agent, instanceKey).inbox;
+    inbox = DurableInbox.open(path, agent, instanceKey, (line, reason) =>
+      this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+    );
+    this.inboxes.set(key, inbox);
+    this.releaseIdleFiles();
     return inbox;
+  }
+
+  /**
+   * Inboxes keep their file open for speed, but a swarm with thousands of conversations must not
+   * hold thousands of descriptors: beyond MAX_OPEN_INBOX_FILES the least recently used ones close
+   * (they reopen on their next write).
+   */
+  private releaseIdleFiles(): void {
+    let open = 0;
+    for (const inbox of this.inboxes.values()) if (inbox.isOpen) open += 1;
+    for (const inbox of this.inboxes.values()) {
+      if (open <= MAX_OPEN_INBOX_FILES) return;
+      if (inbox.isOpen) {
+        inbox.close();
+        open -= 1;
+      }
+    }
   }
 
   /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */

@@ -115,7 +115,11 @@ export class DurableInbox {
     return this.pending.size;
   }
 
-  /** Releases the file (instance deleted, or the daemon stops). */
+  get isOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /** Releases the file descriptor (evicted, instance deleted, or the daemon stops); reopens on the next write. */
   close(): void {
     this.flushAcks();
     if (this.fd !== undefined) closeSync(this.fd);

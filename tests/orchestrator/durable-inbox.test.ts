@@ -3,6 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeEvent } from '../../shared/ipc/control-events.ts';
+import pino from 'pino';
+import { Delivery, MAX_OPEN_INBOX_FILES } from '../../orchestrator/delivery/delivery.ts';
 import { DurableInbox } from '../../orchestrator/delivery/durable-inbox.ts';
 
 const dirs: string[] = [];
@@ -74,5 +76,24 @@ describe('durable inbox (ARCHITECTURE §3)', () => {
     inbox.ack(poison.id, 'crashed 3 times');
     expect(readFileSync(path, 'utf8')).toContain('"dead":"crashed 3 times"');
     expect(DurableInbox.peekIdentity(path)).toBeUndefined();
+  });
+});
+
+describe('delivery keeps a bounded number of inbox files open', () => {
+  test(`beyond ${MAX_OPEN_INBOX_FILES} instances the least recently used inbox files close, and reopen on their next write`, () => {
+    const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-delivery-'));
+    dirs.push(stateRoot);
+    const delivery = new Delivery({ stateRoot, workspaceId: 'ws', logger: pino({ level: 'silent' }) });
+    const inboxes = Array.from({ length: MAX_OPEN_INBOX_FILES + 20 }, (_, i) => {
+      const inbox = delivery.inbox('agent', `k${i}`);
+      inbox.append(event(`e${i}`));
+      return inbox;
+    });
+    expect(inboxes.filter((i) => i.isOpen).length).toBeLessThanOrEqual(MAX_OPEN_INBOX_FILES + 1);
+    expect(inboxes[0]?.isOpen).toBe(false);
+    inboxes[0]?.append(event('again'));
+    expect(inboxes[0]?.isOpen).toBe(true);
+    expect(DurableInbox.open(inboxes[0]?.path ?? '', 'agent', 'k0').unacked().map((e) => e.input)).toEqual(['e0', 'again']);
+    delivery.close();
   });
 });
