@@ -26,6 +26,12 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
   const prompt = ctx.config.prompt || '> ';
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt, terminal: process.stdin.isTTY === true });
   ctx.signal.addEventListener('abort', () => rl.close(), { once: true });
+  // The terminal is in raw mode while readline reads it, so Ctrl-C arrives here as a key, not a
+  // signal: it ends the session like Ctrl-D, and the daemon then drains and exits.
+  rl.on('SIGINT', () => {
+    process.stdout.write('\n');
+    rl.close();
+  });
   // Tool approvals arrive while a turn runs (the loop below is awaiting its reply), one at a time.
   let approvals = Promise.resolve();
   ctx.onApproval((prompt) => {
