@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { GOONDAN_BIN, REPO_ROOT, sharedDaemon } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemon = sharedDaemon(BUNDLE);
@@ -79,6 +79,27 @@ describe('CLI against the running daemon', () => {
     const betaOnly = await cli('logs', '--agent', 'beta', '--instance', 'logs-1');
     expect(betaOnly.out).toContain('beta@logs-1');
     expect(betaOnly.out).not.toContain('alpha@');
+  });
+
+  test('goondan logs -f follows new events as they are written, and exits 0 on SIGINT', async () => {
+    const follower = Bun.spawn([GOONDAN_BIN, 'logs', '-f', '--instance', 'follow-1', '--json', '--state-root', daemon().stateRoot], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+      stdin: 'ignore',
+    });
+    let output = '';
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of follower.stdout) output += decoder.decode(chunk, { stream: true });
+    })();
+    await Bun.sleep(300);
+    await daemon().send({ input: 'whats your pid', instanceKey: 'follow-1' });
+    await waitUntil(() => output.includes('"turn.completed"'), 10_000, 'the followed turn');
+    const types = output.trim().split('\n').map((l) => (JSON.parse(l) as { type: string; instanceKey: string }));
+    expect(types.every((e) => e.instanceKey === 'follow-1')).toBe(true);
+    expect(types.map((e) => e.type)).toContain('tool.completed');
+    follower.kill('SIGINT');
+    expect(await follower.exited).toBe(0);
   });
 
   test('goondan instance list shows instances; delete stops them and removes their state', async () => {
