@@ -54,6 +54,11 @@ export class Supervisor {
     return this.table.get(processKey(kind, name, instanceKey));
   }
 
+  /** By table key (`agent:instanceKey`, `@connection/name`). */
+  byKey(key: string): ManagedProcess | undefined {
+    return this.table.get(key);
+  }
+
   list(): ManagedProcess[] {
     return [...this.table.values()];
   }

@@ -258,7 +258,7 @@ export class Router {
       requester.resolve(outcome);
       return;
     }
-    const proc = this.deps.supervisor.list().find((p) => p.key === requester.key);
+    const proc = this.deps.supervisor.byKey(requester.key);
     if (!proc || proc.incarnation !== requester.incarnation || !proc.alive) {
       this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
       return;
