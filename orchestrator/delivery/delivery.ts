@@ -23,6 +23,8 @@ export interface DeliveryOptions {
 
 export class Delivery {
   private readonly inboxes = new Map<string, DurableInbox>();
+  /** Monotonic use counter: the least recently used open inbox files are closed first. */
+  private clock = 0;
   /** eventId → number of crashes while that event was the one being processed. */
   private readonly attempts = new Map<string, number>();
   /** process key → eventId currently being processed (from `runtime.turn.started`). */
@@ -34,15 +36,14 @@ export class Delivery {
     const key = `${agent}:${instanceKey}`;
     let inbox = this.inboxes.get(key);
     if (inbox) {
-      // Most recently used last: the map's order is the eviction order.
-      this.inboxes.delete(key);
-      this.inboxes.set(key, inbox);
+      inbox.lastUsed = ++this.clock;
       return inbox;
     }
     const path = instancePaths(this.options.stateRoot, this.options.workspaceId, agent, instanceKey).inbox;
     inbox = DurableInbox.open(path, agent, instanceKey, (line, reason) =>
       this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
     );
+    inbox.lastUsed = ++this.clock;
     this.inboxes.set(key, inbox);
     this.releaseIdleFiles();
     return inbox;
@@ -54,15 +55,10 @@ export class Delivery {
    * (they reopen on their next write).
    */
   private releaseIdleFiles(): void {
-    let open = 0;
-    for (const inbox of this.inboxes.values()) if (inbox.isOpen) open += 1;
-    for (const inbox of this.inboxes.values()) {
-      if (open <= MAX_OPEN_INBOX_FILES) return;
-      if (inbox.isOpen) {
-        inbox.close();
-        open -= 1;
-      }
-    }
+    const open = [...this.inboxes.values()].filter((inbox) => inbox.isOpen);
+    if (open.length <= MAX_OPEN_INBOX_FILES) return;
+    open.sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const inbox of open.slice(0, open.length - MAX_OPEN_INBOX_FILES)) inbox.close();
   }
 
   /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */

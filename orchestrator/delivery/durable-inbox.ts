@@ -20,6 +20,8 @@ const COMPACT_AFTER_LINES = 200;
 export class DurableInbox {
   private readonly pending = new Map<string, AgentEvent>();
   private lines = 0;
+  /** Set by Delivery on every use, to close the least recently used files first. */
+  lastUsed = 0;
   /** Kept open: an open/append/close per event was most of the routing cost. */
   private fd: number | undefined;
   /** Identity written in the file's records (read back after a daemon restart). */
