@@ -6,29 +6,16 @@
 import { beforeEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { newSpanId, newTraceId, SPAN_ID_PATTERN, TRACE_ID_PATTERN } from '../../shared/ids.ts';
-import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
-import { baseMessages, echoTool, fixtureExtension, fixtureTool, makePlan, makeSwarm, readJsonl, slowTool, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines } from './helpers/engine-fixture.ts';
+import { baseMessages, echoTool, fixtureExtension, fixtureTool, makePlan, makeSwarm, readJsonl, slowTool, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines, asyncReply } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
 const engineFor = harnesses.start;
 beforeEach(() => resetProbes());
 
-const reply = (text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply => ({
-  kind: 'inter_agent_response',
-  version: 1,
-  requestId: 'corr_1',
-  requestEventId: 'evt_req',
-  fromAgentId: 'reviewer',
-  toAgentId: 'tester',
-  async: true,
-  status: 'ok',
-  text,
-  receivedAt: new Date().toISOString(),
-  ...extra,
-});
+const reply = asyncReply;
 
 describe('stop conditions', () => {
   test('a text reply ends the turn: text_response with the real step count', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { formatReply } from '../../bundles/base/extensions/inter-agent-response-format/format-reply.ts';
-import { baseMessages, makePlan, slowTool, startEngine, userEvent, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
+import { baseMessages, makePlan, slowTool, startEngine, userEvent, trackEngines, asyncReply } from '../agent-process/helpers/engine-fixture.ts';
 import { textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
 
@@ -15,21 +15,7 @@ const harnesses = trackEngines();
 
 const REPLY = '__goondanInterAgentResponse';
 
-function reply(requestId: string, text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply {
-  return {
-    kind: 'inter_agent_response',
-    version: 1,
-    requestId,
-    requestEventId: `evt_${requestId}`,
-    fromAgentId: 'reviewer',
-    toAgentId: 'tester',
-    async: true,
-    status: 'ok',
-    text,
-    receivedAt: new Date().toISOString(),
-    ...extra,
-  };
-}
+const reply = (requestId: string, text: string, extra: Partial<InterAgentReply> = {}) => asyncReply(text, { requestId, ...extra });
 
 async function engine(config: JsonObject = {}, script: JsonObject = {}) {
   const capture = promptCapture();

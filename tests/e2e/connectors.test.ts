@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, pidAlive, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, pidAlive, startDaemon, startTerminalRun, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/connectors');
 const SECRET = 'hook-secret-123';
@@ -88,27 +88,13 @@ describe('webhook connector', () => {
 describe('cli connector in a terminal', () => {
   test('each line is a turn on one stable key, replies are printed, Ctrl-D exits 0', async () => {
     const stateRoot = tempStateRoot();
-    const command = `${GOONDAN_BIN} run ${BUNDLE} --port 0 --state-root ${stateRoot}`;
-    // `script` gives the daemon a real pseudo-terminal, as a person at a shell would.
-    const proc = Bun.spawn(['script', '-qfec', command, '/dev/null'], {
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: { ...process.env, WEBHOOK_PORT: String(freePort()), HOOK_SECRET: SECRET },
-    });
-    let output = '';
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
-    })();
-    await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
-    proc.stdin.write('first question\n');
-    await waitUntil(() => output.includes('desk got: first question'), 20_000, 'the first reply');
-    proc.stdin.write('second question\n');
-    await waitUntil(() => output.includes('desk got: second question'), 20_000, 'the second reply');
-    proc.stdin.write('\u0004');
-    proc.stdin.flush();
-    expect(await proc.exited).toBe(0);
+    const terminal = await startTerminalRun(BUNDLE, stateRoot, { WEBHOOK_PORT: String(freePort()), HOOK_SECRET: SECRET });
+    terminal.type('first question\n');
+    await waitUntil(() => terminal.output().includes('desk got: first question'), 20_000, 'the first reply');
+    terminal.type('second question\n');
+    await waitUntil(() => terminal.output().includes('desk got: second question'), 20_000, 'the second reply');
+    terminal.type('\u0004');
+    expect(await terminal.proc.exited).toBe(0);
     const base = readFileSync(instancePaths(stateRoot, 'helpdesk', 'desk', 'cli').baseMessages, 'utf8');
     expect(base).toContain('first question');
     expect(base).toContain('second question');
@@ -116,27 +102,15 @@ describe('cli connector in a terminal', () => {
 
   test('Ctrl-C drains the swarm and exits 0, leaving no process behind', async () => {
     const stateRoot = tempStateRoot();
-    const proc = Bun.spawn(['script', '-qfec', `${GOONDAN_BIN} run ${BUNDLE} --port 0 --state-root ${stateRoot}`, '/dev/null'], {
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      env: { ...process.env, WEBHOOK_PORT: String(freePort()), HOOK_SECRET: SECRET },
-    });
-    let output = '';
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
-    })();
-    await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
-    proc.stdin.write('hello\n');
-    await waitUntil(() => output.includes('desk got: hello'), 20_000, 'the reply');
+    const terminal = await startTerminalRun(BUNDLE, stateRoot, { WEBHOOK_PORT: String(freePort()), HOOK_SECRET: SECRET });
+    terminal.type('hello\n');
+    await waitUntil(() => terminal.output().includes('desk got: hello'), 20_000, 'the reply');
     const runtime = JSON.parse(readFileSync(join(stateRoot, 'runtime', 'helpdesk.json'), 'utf8')) as { apiUrl: string };
     const rows = (await (await fetch(`${runtime.apiUrl}/v1/processes`)).json()) as { processes: Array<{ pid: number | null }> };
     const pids = rows.processes.map((r) => r.pid).filter((p): p is number => typeof p === 'number');
     expect(pids.length).toBeGreaterThanOrEqual(2);
-    proc.stdin.write('\u0003');
-    proc.stdin.flush();
-    expect(await proc.exited).toBe(0);
+    terminal.type('\u0003');
+    expect(await terminal.proc.exited).toBe(0);
     await waitUntil(() => pids.every((pid) => !pidAlive(pid)), 10_000, 'every child to exit');
   });
 });

@@ -151,6 +151,41 @@ export function sharedDaemon(bundlePath: string, options: Parameters<typeof star
   };
 }
 
+export interface TerminalRun {
+  proc: Subprocess<'pipe', 'pipe', 'pipe'>;
+  /** Everything the terminal showed so far. */
+  output(): string;
+  /** Types into the terminal. */
+  type(text: string): void;
+}
+
+/**
+ * `goondan run` under `script`, which gives it a real pseudo-terminal as a person at a shell
+ * would have: the interactive `cli` connector, prompts and Ctrl-C/Ctrl-D behave as they do for users.
+ */
+export async function startTerminalRun(bundlePath: string, stateRoot: string, env: Record<string, string> = {}): Promise<TerminalRun> {
+  const proc = Bun.spawn(['script', '-qfec', `${GOONDAN_BIN} run ${bundlePath} --port 0 --state-root ${stateRoot}`, '/dev/null'], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...env },
+  });
+  let output = '';
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
+  })();
+  await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
+  return {
+    proc,
+    output: () => output,
+    type(text) {
+      proc.stdin.write(text);
+      proc.stdin.flush();
+    },
+  };
+}
+
 /** True while a process with this pid exists. */
 export function pidAlive(pid: number): boolean {
   try {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, startDaemon, startTerminalRun, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/policy');
 const workdir = (daemon: Daemon | { stateRoot: string }, key: string) => instancePaths(daemon.stateRoot, 'policy', 'coder', key).workdir;
@@ -128,25 +128,14 @@ describe('without an approver', () => {
 describe('interactive terminal', () => {
   test('the cli connector asks y/n at the prompt and the answer decides', async () => {
     const stateRoot = tempStateRoot();
-    const proc = Bun.spawn(['script', '-qfec', `${GOONDAN_BIN} run ${BUNDLE} --port 0 --state-root ${stateRoot}`, '/dev/null'], {
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    let output = '';
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
-    })();
-    await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
-    proc.stdin.write('write notes\n');
-    await waitUntil(() => output.includes('Allow? [y]es / [n]o / [a]lways this session'), 20_000, 'the approval prompt');
-    expect(output).toContain('coder wants to run file-system__write');
-    proc.stdin.write('y\n');
-    await waitUntil(() => output.includes('write: notes.md'), 20_000, 'the reply');
-    proc.stdin.write('\u0004');
-    proc.stdin.flush();
-    expect(await proc.exited).toBe(0);
+    const terminal = await startTerminalRun(BUNDLE, stateRoot);
+    terminal.type('write notes\n');
+    await waitUntil(() => terminal.output().includes('Allow? [y]es / [n]o / [a]lways this session'), 20_000, 'the approval prompt');
+    expect(terminal.output()).toContain('coder wants to run file-system__write');
+    terminal.type('y\n');
+    await waitUntil(() => terminal.output().includes('write: notes.md'), 20_000, 'the reply');
+    terminal.type('\u0004');
+    expect(await terminal.proc.exited).toBe(0);
     expect(readFileSync(join(workdir({ stateRoot }, 'cli'), 'notes.md'), 'utf8')).toBe('remember the milk');
   });
 });

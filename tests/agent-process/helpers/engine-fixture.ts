@@ -1,3 +1,4 @@
+import type { InterAgentReply } from '../../../shared/types/events.ts';
 import { afterEach } from 'bun:test';
 /**
  * Test helpers for the agent engine: AgentPlan / SwarmPlan objects built directly (the config
@@ -243,5 +244,23 @@ export function trackEngines(): { push(harness: EngineHarness): number; start(..
       started.push(harness);
       return harness;
     },
+  };
+}
+
+/** An async inter-agent reply as the shell hands it to `engine.deliverAsyncReply`. */
+export function asyncReply(text: string, extra: Partial<InterAgentReply> = {}): InterAgentReply {
+  const requestId = extra.requestId ?? 'corr_1';
+  return {
+    kind: 'inter_agent_response',
+    version: 1,
+    requestId,
+    requestEventId: `evt_${requestId}`,
+    fromAgentId: 'reviewer',
+    toAgentId: 'tester',
+    async: true,
+    status: 'ok',
+    text,
+    receivedAt: new Date().toISOString(),
+    ...extra,
   };
 }
