@@ -23,10 +23,9 @@ import type {
 } from '../../shared/types/tools.ts';
 import { requestControl } from './control-request.ts';
 import type { PendingReplies } from './pending-replies.ts';
+import { CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf, callNode } from '../../shared/ipc/request-metadata.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-const CALL_CHAIN_KEY = '__callChain';
-const TIMEOUT_KEY = '__timeoutMs';
 
 export class AgentCallError extends Error {
   override name = 'AgentRequestError';
@@ -68,8 +67,8 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const input = requireInput(target, event);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const correlationId = newId('corr');
-    const outgoing = this.buildEvent(target, event, input, event.type ?? 'agent.request', {
-      [CALL_CHAIN_KEY]: [...this.callChain(), `${this.options.agentName}:${this.options.instanceKey}`],
+    const outgoing = this.buildEvent(event, input, event.type ?? 'agent.request', {
+      [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), callNode(this.options.agentName, this.options.instanceKey)],
       [TIMEOUT_KEY]: timeoutMs,
     });
     outgoing.replyTo = { target: this.options.agentName, correlationId };
@@ -88,7 +87,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 
   async send(target: string, event: OutgoingAgentEvent): Promise<AgentSendResult> {
     const input = requireInput(target, event);
-    const outgoing = this.buildEvent(target, event, input, event.type ?? 'agent.send', {});
+    const outgoing = this.buildEvent(event, input, event.type ?? 'agent.send', {});
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
     const accepted = this.post(target, outgoing);
@@ -138,12 +137,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 
   // ── internals ───────────────────────────────────────────────────────────
 
-  private callChain(): string[] {
-    const chain = this.currentEvent?.metadata?.[CALL_CHAIN_KEY];
-    return Array.isArray(chain) ? chain.filter((n): n is string => typeof n === 'string') : [];
-  }
-
-  private buildEvent(_target: string, event: OutgoingAgentEvent, input: string, type: string, extra: JsonObject): AgentEvent {
+  private buildEvent(event: OutgoingAgentEvent, input: string, type: string, extra: JsonObject): AgentEvent {
     const traceId = event.traceId ?? this.currentEvent?.traceId;
     return makeEvent(type, { kind: 'agent', name: this.options.agentName, instanceKey: this.options.instanceKey }, {
       input,

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
 import { CONTROL, ORCHESTRATOR, controlEvent, inReplyToOf, makeEvent } from '../../shared/ipc/control-events.ts';
 import { createParentChannelTransport } from '../../shared/ipc/parent-channel-transport.ts';
+import { TIMEOUT_KEY } from '../../shared/ipc/request-metadata.ts';
 import { replyOutcomeOf, type ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import { newId } from '../../shared/ids.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -87,7 +88,7 @@ const ctx: ConnectorContext = {
   async request(event, options = {}): Promise<ConnectorReply> {
     const correlationId = newId('corr');
     const payload = toAgentEvent(event, { target: connectionName, correlationId });
-    if (options.timeoutMs) payload.metadata = { ...payload.metadata, __timeoutMs: options.timeoutMs };
+    if (options.timeoutMs) payload.metadata = { ...payload.metadata, [TIMEOUT_KEY]: options.timeoutMs };
     const reply = new Promise<ReplyOutcome>((resolve) => waiters.set(correlationId, resolve));
     transport.send({ type: 'event', from: connectionName, to: ORCHESTRATOR, payload });
     const outcome = await reply;

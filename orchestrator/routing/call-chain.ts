@@ -3,18 +3,6 @@
  * the caller's current turn travels in `metadata.__callChain`. A request whose target is already on
  * the chain would deadlock (the target is waiting on us), so it is refused before anything is sent.
  */
-import type { AgentEvent } from '../../shared/types/events.ts';
-
-export const CALL_CHAIN_KEY = '__callChain';
-
-export function callNode(agent: string, instanceKey: string): string {
-  return `${agent}:${instanceKey}`;
-}
-
-export function callChainOf(event: AgentEvent): string[] {
-  const chain = event.metadata?.[CALL_CHAIN_KEY];
-  return Array.isArray(chain) ? chain.filter((n): n is string => typeof n === 'string') : [];
-}
 
 /** The chain after `targetNode`, or a cycle report when target is already on it. */
 export function extendCallChain(chain: string[], targetNode: string): { ok: true; chain: string[] } | { ok: false; cycle: string[] } {

@@ -2,7 +2,7 @@
  * Who started which agent instance (by calling or spawning it) — what `agents__list` shows by
  * default (SPEC.md §2.6: a caller's own spawns). The first starter stays the owner.
  */
-import { callNode } from './call-chain.ts';
+import { callNode } from '../../shared/ipc/request-metadata.ts';
 
 export interface InstanceOwner {
   ownerAgent?: string;

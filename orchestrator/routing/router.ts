@@ -18,15 +18,14 @@ import type { Delivery } from '../delivery/delivery.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
-import { callChainOf, callNode, extendCallChain } from './call-chain.ts';
+import { callChainOf, callNode, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { extendCallChain } from './call-chain.ts';
 import { ControlHandler } from './control-handler.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** Metadata key for a request's timeout, set by the requester. */
-export const TIMEOUT_KEY = '__timeoutMs';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -148,8 +147,7 @@ export class Router {
         return;
       }
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
-      const timeout = event.metadata?.[TIMEOUT_KEY];
-      this.addPending(event.replyTo.correlationId, requester, target, instanceKey, event, typeof timeout === 'number' ? timeout : undefined);
+      this.addPending(event.replyTo.correlationId, requester, target, instanceKey, event, requestTimeoutOf(event));
     }
     this.owners.record(target, instanceKey, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
     this.dispatch(target, instanceKey, { ...event, instanceKey }, from.name, kind, false);

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { makeEvent } from '../../shared/ipc/control-events.ts';
 import { validateIpcMessage, validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { errorOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { callChainOf, extendCallChain } from '../../orchestrator/routing/call-chain.ts';
+import { callChainOf } from '../../shared/ipc/request-metadata.ts';
+import { extendCallChain } from '../../orchestrator/routing/call-chain.ts';
 
 describe('IPC receipt validation (ARCHITECTURE §2)', () => {
   test('only event, shutdown and shutdown_ack exist', () => {

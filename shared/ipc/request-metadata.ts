@@ -1,0 +1,25 @@
+/**
+ * Metadata a request carries for the orchestrator (SPEC.md §2.6): the caller's call chain (nodes
+ * `agent:instanceKey`, for cycle detection) and its timeout. Written by agents and connectors,
+ * read by the router — one definition for both sides of the wire.
+ */
+import type { AgentEvent } from '../types/events.ts';
+
+export const CALL_CHAIN_KEY = '__callChain';
+export const TIMEOUT_KEY = '__timeoutMs';
+
+export function callNode(agent: string, instanceKey: string): string {
+  return `${agent}:${instanceKey}`;
+}
+
+/** The chain of calls that led to `event` (empty for events from outside the swarm). */
+export function callChainOf(event: AgentEvent | undefined): string[] {
+  const chain = event?.metadata?.[CALL_CHAIN_KEY];
+  return Array.isArray(chain) ? chain.filter((n): n is string => typeof n === 'string') : [];
+}
+
+/** The requester's timeout, when it set a valid one. */
+export function requestTimeoutOf(event: AgentEvent): number | undefined {
+  const timeout = event.metadata?.[TIMEOUT_KEY];
+  return typeof timeout === 'number' && timeout > 0 ? timeout : undefined;
+}
