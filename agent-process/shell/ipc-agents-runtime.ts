@@ -23,9 +23,8 @@ import type {
 } from '../../shared/types/tools.ts';
 import { requestControl } from './control-request.ts';
 import type { PendingReplies } from './pending-replies.ts';
-import { CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf, callNode } from '../../shared/ipc/request-metadata.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf, callNode } from '../../shared/ipc/request-metadata.ts';
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export class AgentCallError extends Error {
   override name = 'AgentRequestError';

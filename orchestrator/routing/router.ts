@@ -18,14 +18,13 @@ import type { Delivery } from '../delivery/delivery.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
-import { callChainOf, callNode, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, callNode, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
 import { extendCallChain } from './call-chain.ts';
 import { ControlHandler } from './control-handler.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {

@@ -5,6 +5,9 @@
  */
 import type { AgentEvent } from '../types/events.ts';
 
+/** A request without its own timeout waits this long (ARCHITECTURE §2). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 export const CALL_CHAIN_KEY = '__callChain';
 export const TIMEOUT_KEY = '__timeoutMs';
 
