@@ -9,7 +9,7 @@ import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../s
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
-import { ApiConfigError } from '../../http/api-server.ts';
+import { ApiConfigError, DEFAULT_INSTANCE_KEY } from '../../http/api-server.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -137,7 +137,7 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   if (oneShot && options.input !== undefined) {
     const submitted = orchestrator.submit({
       agent: swarm.entryAgent,
-      instanceKey: 'default',
+      instanceKey: DEFAULT_INSTANCE_KEY,
       input: options.input,
       source: { kind: 'cli', name: 'you' },
       wait: true,
