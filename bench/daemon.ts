@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { CONTROL, makeEvent } from '../shared/ipc/control-events.ts';
+import { CONTROL, makeEvent, ORCHESTRATOR_SOURCE } from '../shared/ipc/control-events.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { agentSpawnSpec, poolSpawnOptions } from '../orchestrator/daemon/spawn-specs.ts';
@@ -120,7 +120,7 @@ async function rawRelay(): Promise<number> {
     });
     function go() {
       t0 = performance.now();
-      flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', { kind: 'agent', name: 'orchestrator' }) });
+      flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
     }
   });
 }
@@ -231,7 +231,7 @@ async function routedThroughput(stateRoot: string): Promise<number> {
       if (message.type !== 'event') return;
       if (message.payload.type === CONTROL.ready && ++ready === 2) {
         t0 = performance.now();
-        supervisor.get('agent', 'flood', 'bench')?.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', { kind: 'agent', name: 'orchestrator' }) });
+        supervisor.get('agent', 'flood', 'bench')?.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
       }
       if (message.payload.type === CONTROL.turnCompleted && ++acked === FLOOD_EVENTS) done(FLOOD_EVENTS / ((performance.now() - t0) / 1000));
     },

@@ -10,7 +10,7 @@ import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, runtimeFilePath } from '../../shared/state-paths.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import { CONTROL, controlEvent } from '../../shared/ipc/control-events.ts';
+import { CONTROL, controlEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
 import { Delivery } from '../delivery/delivery.ts';
@@ -218,7 +218,7 @@ export class Orchestrator {
       type: 'event',
       from: 'orchestrator',
       to: cli.name,
-      payload: controlEvent(CONTROL.approvalPrompt, { kind: 'agent', name: 'orchestrator' }, approval),
+      payload: controlEvent(CONTROL.approvalPrompt, ORCHESTRATOR_SOURCE, approval),
     });
   }
 

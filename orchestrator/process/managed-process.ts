@@ -2,7 +2,7 @@
  * One supervised child (agent or connector): spawn with Bun IPC, status, graceful shutdown with a
  * SIGKILL deadline. Restart policy lives in the supervisor; this class only reports exits.
  */
-import { CONTROL, controlEvent } from '../../shared/ipc/control-events.ts';
+import { CONTROL, controlEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
@@ -107,7 +107,7 @@ export class ManagedProcess {
         type: 'event',
         from: 'orchestrator',
         to: this.name,
-        payload: controlEvent(CONTROL.poolAssign, { kind: 'agent', name: 'orchestrator' }, this.options.assignment),
+        payload: controlEvent(CONTROL.poolAssign, ORCHESTRATOR_SOURCE, this.options.assignment),
       });
     }
   }

@@ -3,7 +3,7 @@
  * acknowledgements (delivery), runtime events (SSE, metrics), spawn/list/catalog requests, tool
  * approvals, self-restart and connector status. None of it ever becomes a turn.
  */
-import { CONTROL, ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
+import { CONTROL, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, makeReplyEvent } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -168,7 +168,7 @@ export class ControlHandler {
       type: 'event',
       from: ORCHESTRATOR,
       to: to.name,
-      payload: makeReplyEvent(request.replyTo.correlationId, { kind: 'agent', name: ORCHESTRATOR }, outcome, CONTROL.response),
+      payload: makeReplyEvent(request.replyTo.correlationId, ORCHESTRATOR_SOURCE, outcome, CONTROL.response),
     });
   }
 }

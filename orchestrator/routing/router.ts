@@ -4,7 +4,7 @@
  * events (`runtime.*`) to the ControlHandler, connector events through the Connection's ingress rules.
  * The router knows nothing about turns; it only moves events and keeps the pending table.
  */
-import { CONTROL, ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent } from '../../shared/ipc/control-events.ts';
+import { CONTROL, ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -260,7 +260,7 @@ export class Router {
       this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
       return;
     }
-    const payload = original ?? makeReplyEvent(correlationId, { kind: 'agent', name: ORCHESTRATOR }, outcome);
+    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
     proc.send({ type: 'event', from: original?.source.name ?? ORCHESTRATOR, to: proc.name, payload });
   }
 
@@ -273,7 +273,7 @@ export class Router {
         type: 'event',
         from: ORCHESTRATOR,
         to: from.name,
-        payload: makeEvent(CONTROL.error, { kind: 'agent', name: ORCHESTRATOR }, { metadata: { code, message, eventId: event.id } }),
+        payload: makeEvent(CONTROL.error, ORCHESTRATOR_SOURCE, { metadata: { code, message, eventId: event.id } }),
       });
       return;
     }
@@ -281,7 +281,7 @@ export class Router {
       type: 'event',
       from: ORCHESTRATOR,
       to: from.name,
-      payload: makeReplyEvent(event.replyTo.correlationId, { kind: 'agent', name: ORCHESTRATOR }, errorOutcome(code, message, event.traceId)),
+      payload: makeReplyEvent(event.replyTo.correlationId, ORCHESTRATOR_SOURCE, errorOutcome(code, message, event.traceId)),
     });
   }
 }

@@ -7,6 +7,8 @@ import type { AgentEvent, EventSource } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
 
 export const ORCHESTRATOR = 'orchestrator';
+/** The source of events the orchestrator itself originates (replies, control answers, prompts). */
+export const ORCHESTRATOR_SOURCE: EventSource = { kind: 'agent', name: ORCHESTRATOR };
 
 export const CONTROL = {
   /** child → orchestrator: engine loaded, deliver queued events. */
