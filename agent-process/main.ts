@@ -99,7 +99,7 @@ const queue = new TurnQueue(async (event) => {
   } finally {
     agents.setCurrentEvent(undefined);
   }
-  if (event.replyTo) answer(event, result);
+  answer(event, result);
   sendControl(CONTROL.turnCompleted, { eventId: event.id, ...(result ? { turnId: result.turnId } : {}) });
   if (restartReason !== undefined) {
     sendControl(CONTROL.restart, { reason: restartReason });
