@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 /**
  * Bench: the daemon's process and routing costs, each against a floor measured in the same run.
- *   spawn → ready        agent process (real plan, real engine), from the warm pool and cold, vs a bare
+ *   spawn → started      agent process (assigned a real plan, engine built), from the warm pool and cold, vs a bare
  *                        Bun child's first IPC message                                                 target ≤ 5×
  *   idle RSS             idle agent process vs a bare Bun child                                          target ≤ 2×
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model (absolute)                target ≤ 2 ms median
@@ -13,20 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { CONTROL, makeEvent, ORCHESTRATOR_SOURCE } from '../shared/ipc/control-events.ts';
+import { makeEvent, ORCHESTRATOR_SOURCE } from '../shared/ipc/control-events.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
-import { agentSpawnSpec, poolSpawnOptions } from '../orchestrator/daemon/spawn-specs.ts';
-import { WarmPool } from '../orchestrator/process/warm-pool.ts';
+import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
+import { agentLaunchOptions, agentSpawnSpec } from '../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
-import { Delivery } from '../orchestrator/delivery/delivery.ts';
-import { Metrics } from '../orchestrator/http/metrics.ts';
+import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
-import { Supervisor } from '../orchestrator/process/supervisor.ts';
-import { ApprovalBroker } from '../orchestrator/approvals/approval-broker.ts';
-import { RuntimeEventBus } from '../orchestrator/daemon/runtime-event-bus.ts';
-import { Router } from '../orchestrator/routing/router.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
@@ -101,8 +96,8 @@ async function rawRelay(): Promise<number> {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit'],
       ipc: (message: { payload?: { type?: string } }) => {
-        if (message.payload?.type === CONTROL.ready) return void (++ready === 2 && go());
-        if (message.payload?.type === CONTROL.turnCompleted && ++acked === FLOOD_EVENTS) {
+        if (message.payload?.type === 'runtime.ready') return void (++ready === 2 && go());
+        if (message.payload?.type === 'runtime.turn.completed' && ++acked === FLOOD_EVENTS) {
           const perSec = FLOOD_EVENTS / ((performance.now() - t0) / 1000);
           sink.kill();
           flood.kill();
@@ -114,7 +109,7 @@ async function rawRelay(): Promise<number> {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit'],
       ipc: (message: { type?: string; payload?: { type?: string } }) => {
-        if (message.payload?.type === CONTROL.ready) return void (++ready === 2 && go());
+        if (message.payload?.type === 'runtime.ready') return void (++ready === 2 && go());
         if (!sink.killed && acked < FLOOD_EVENTS) sink.send(message);
       },
     });
@@ -125,30 +120,38 @@ async function rawRelay(): Promise<number> {
   });
 }
 
-/** Real agent processes: spawn → runtime.ready, cold and from the warm pool, and idle RSS. */
+/** Real agent processes: spawn → runtime.started (assigned, engine built), cold and from the warm pool, and idle RSS. */
 async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs: number; rssBytes: number }> {
   const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
-  const readyAt = new Map<string, () => void>();
-  const pool = new WarmPool({ size: 1, logger: silent, spawnOptions: () => poolSpawnOptions(config, 'inherit') });
+  const startedAt = new Map<string, () => void>();
   let usePool = false;
-  const supervisor = new Supervisor({
+  let core: OrchestratorCore | undefined;
+  core = new OrchestratorCore({
+    onProcessStarted: (proc) => startedAt.get(proc.key)?.(),
+    config: () => ({
+      swarm: config.swarm,
+      connections: [],
+      spawnSpec: (_kind, name, key) => agentSpawnSpec(config, { bundlePath: BUNDLE, stateRoot }, name, key),
+      agentLaunchOptions: () => agentLaunchOptions(config, 'inherit'),
+    }),
+    stateRoot,
+    launcher: bunChildLauncher(() => {}),
     logger: silent,
     backoff: DEFAULT_BACKOFF,
     output: 'inherit',
-    spawnSpec: (_kind, name, key) => agentSpawnSpec(config, { bundlePath: BUNDLE, stateRoot }, name, key),
-    onMessage: (message, proc) => {
-      if (message.type === 'event' && message.payload.type === CONTROL.ready) readyAt.get(proc.key)?.();
-    },
-    onExit: () => {},
-    wantsRestartAfterCleanExit: () => false,
-    takeWarm: () => (usePool ? pool.take() : undefined),
+    warmPoolSize: 1,
+    httpApprovals: false,
+    promptInteractive: () => false,
   });
+  const pool = core.pool;
+  const take = pool.take.bind(pool);
+  pool.take = () => (usePool ? take() : undefined);
   const spawnOnce = async (key: string): Promise<{ ms: number; proc: ManagedProcess | undefined }> => {
     const t0 = performance.now();
     let proc: ManagedProcess | undefined;
     await new Promise<void>((resolve) => {
-      readyAt.set(`alpha:${key}`, resolve);
-      proc = supervisor.ensure('agent', 'alpha', key);
+      startedAt.set(`alpha:${key}`, resolve);
+      proc = core?.supervisor.ensure('agent', 'alpha', key);
     });
     return { ms: performance.now() - t0, proc };
   };
@@ -163,13 +166,12 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
   usePool = true;
   const warm: number[] = [];
   for (let i = 0; i < SPAWNS; i++) {
-    pool.fill();
+    core.pool.fill();
     // Give the pool time to refill, as an idle daemon has between new conversations.
     await Bun.sleep(400);
     warm.push((await spawnOnce(`warm-${i}`)).ms);
   }
-  pool.stop();
-  await supervisor.shutdownAll(5_000);
+  await core.stop(5_000);
   return { coldMs: median(cold), warmMs: median(warm), rssBytes: median(rss) };
 }
 
@@ -212,50 +214,50 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
   return { medianMs: median(measured), p95Ms: measured[Math.floor(measured.length * 0.95)] ?? 0, calleeTurnMs: median(calleeTurns) };
 }
 
-/** flood → orchestrator (validate, route, inbox append, deliver, ack) → sink. */
+/** flood → orchestrator core (validate, route, inbox append, deliver, ack) → sink. */
 async function routedThroughput(stateRoot: string): Promise<number> {
-  const swarm = { name: 'bench', instanceKey: 'bench', workspaceId: 'bench', entryAgent: 'sink', agents: ['flood', 'sink'], maxStepsPerTurn: 1, shutdownGracePeriodMs: 1000 };
-  const delivery = new Delivery({ stateRoot, workspaceId: 'bench', logger: silent });
+  const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
+  const swarm = { ...config.swarm, name: 'bench', workspaceId: 'bench', entryAgent: 'sink', agents: ['flood', 'sink'] };
+  const alpha = config.agents.get('alpha');
+  if (!alpha) throw new Error('the bench bundle has no agent alpha');
   let acked = 0;
   let done: (perSec: number) => void = () => {};
   let t0 = 0;
-  let ready = 0;
-  let router: Router | undefined;
-  const supervisor = new Supervisor({
+  const core = new OrchestratorCore({
+    config: () => ({
+      swarm,
+      connections: [],
+      spawnSpec: (_kind, name) => ({
+        launch: { command: [process.execPath, FLOOD, name, String(FLOOD_EVENTS)], env: process.env, stdin: 'ignore' },
+        assignment: { role: 'agent', agent: name, instanceKey: 'bench', stateRoot, agentPlan: { ...alpha, name }, swarmPlan: swarm },
+      }),
+      agentLaunchOptions: () => ({ command: [process.execPath, FLOOD, 'pool', '0'], env: process.env, stdin: 'ignore', output: 'inherit' }),
+    }),
+    stateRoot,
+    launcher: bunChildLauncher(() => {}),
     logger: silent,
     backoff: DEFAULT_BACKOFF,
     output: 'inherit',
-    spawnSpec: (_kind, name) => ({ command: [process.execPath, FLOOD, name, String(FLOOD_EVENTS)], env: process.env, stdin: 'ignore' }),
-    onMessage: (message, proc) => {
-      router?.handle(message, proc);
-      if (message.type !== 'event') return;
-      if (message.payload.type === CONTROL.ready && ++ready === 2) {
-        t0 = performance.now();
-        supervisor.get('agent', 'flood', 'bench')?.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
-      }
-      if (message.payload.type === CONTROL.turnCompleted && ++acked === FLOOD_EVENTS) done(FLOOD_EVENTS / ((performance.now() - t0) / 1000));
-    },
-    onExit: () => {},
-    wantsRestartAfterCleanExit: () => false,
-  });
-  router = new Router({
-    swarm: () => swarm,
-    connections: () => [],
-    supervisor,
-    delivery,
-    metrics: new Metrics(),
-    runtimeEvents: new RuntimeEventBus(),
-    logger: silent,
-    approvals: new ApprovalBroker({ logger: silent, httpApprovals: false, promptInteractive: () => false }),
-    onRestartRequested: () => {},
+    warmPoolSize: 0,
+    httpApprovals: false,
+    promptInteractive: () => false,
   });
   const finished = new Promise<number>((resolve) => {
     done = resolve;
   });
-  supervisor.ensure('agent', 'sink', 'bench');
-  supervisor.ensure('agent', 'flood', 'bench');
+  // Count acks as the router sees them (the core's own handler runs first).
+  const handle = core.router.handle.bind(core.router);
+  core.router.handle = (message, proc) => {
+    handle(message, proc);
+    if (message.type === 'event' && message.payload.type === 'runtime.turn.completed' && ++acked === FLOOD_EVENTS) done(FLOOD_EVENTS / ((performance.now() - t0) / 1000));
+  };
+  const sink = core.supervisor.ensure('agent', 'sink', 'bench');
+  const flood = core.supervisor.ensure('agent', 'flood', 'bench');
+  while (!sink.ready || !flood.ready) await Bun.sleep(1);
+  t0 = performance.now();
+  flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
   const perSec = await finished;
-  await supervisor.shutdownAll(1_000);
+  await core.stop(1_000);
   return perSec;
 }
 

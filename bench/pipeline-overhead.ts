@@ -46,13 +46,13 @@ async function bareCompose(): Promise<number> {
   const chain = compose<ToolCallMiddlewareContext, ToolResult>(
     'toolCall',
     Array.from({ length: MIDDLEWARES }, (_, i) => ({ owner: `ext-${i}`, fn: passThrough })),
-    async (ctx) => ({ toolCallId: ctx.toolCallId, toolName: ctx.toolName, status: 'ok', output: null }),
   );
+  const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => ({ toolCallId: ctx.toolCallId, toolName: ctx.toolName, status: 'ok', output: null });
   const ctx: ToolCallMiddlewareContext = {
     agentName: 'bench', instanceKey: 'k', turnId: 't', traceId: 'x', stepIndex: 0, toolName: 'echo__say', toolCallId: 'c', args: { text: 'hi' }, metadata: {},
     next: () => Promise.reject(new Error('core ctx')),
   };
-  return perCall(() => chain(ctx));
+  return perCall(() => chain(ctx, core));
 }
 
 async function fullCall(middlewares: number): Promise<number> {
@@ -61,10 +61,7 @@ async function fullCall(middlewares: number): Promise<number> {
   const tool = echoTool();
   registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const executor = new ToolExecutor({ registry, contexts: new ToolContextFactory({ workdir: join(dir, 'workspace'), logger: silent }) });
-  const unused = async () => {
-    throw new Error('not used in this bench');
-  };
-  const pipeline = new PipelineRegistry({ turn: unused, step: unused, toolCall: executor.core });
+  const pipeline = new PipelineRegistry();
   for (let i = 0; i < middlewares; i++) pipeline.register(`ext-${i}`, 'toolCall', passThrough);
   const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), new EventBus(silent), silent);
   const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', pipeline, executor, registry, events });

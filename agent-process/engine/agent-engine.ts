@@ -31,8 +31,6 @@ import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
 import type { EngineInternals } from './engine-internals.ts';
 import { PipelineRegistry } from './pipeline-registry.ts';
-import { createStepCore } from './run-step.ts';
-import { createTurnCore } from './run-turn.ts';
 import { executeTurn, foldConversation, type TurnLifecycleDeps } from './turn-lifecycle.ts';
 
 export interface AgentEngineOptions {
@@ -91,18 +89,13 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const model = await createLanguageModel(plan, options.env ?? process.env);
 
-  let internals: EngineInternals | undefined;
-  const engineRef = (): EngineInternals => {
-    if (!internals) throw new Error('the engine is not initialised yet');
-    return internals;
-  };
   const executor = new ToolExecutor({
     registry,
     contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
-  const pipeline = new PipelineRegistry({ turn: createTurnCore(engineRef), step: createStepCore(engineRef), toolCall: executor.core });
+  const pipeline = new PipelineRegistry();
   const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events });
 
   const append = (message: Parameters<EngineInternals['append']>[0]): void => {
@@ -110,7 +103,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     store.appendEvent(event);
     conversation.apply(event);
   };
-  internals = {
+  const internals: EngineInternals = {
     plan,
     swarm,
     instanceKey,

@@ -41,7 +41,7 @@ export class AsyncReplyInbox {
 
 function replyText(reply: InterAgentReply): string {
   if (reply.status === 'ok') return reply.text;
-  const detail = [reply.errorCode, reply.errorMessage].filter((part) => part !== undefined && part !== '').join(': ');
+  const detail = reply.error ? `${reply.error.code}: ${reply.error.message}` : '';
   return reply.text !== '' ? reply.text : `${reply.status}${detail === '' ? '' : ` (${detail})`}`;
 }
 
@@ -59,7 +59,6 @@ function replyMetadata(reply: InterAgentReply): JsonObject {
   };
   if (reply.responseEventId !== undefined) meta.responseEventId = reply.responseEventId;
   if (reply.traceId !== undefined) meta.traceId = reply.traceId;
-  if (reply.errorCode !== undefined) meta.errorCode = reply.errorCode;
-  if (reply.errorMessage !== undefined) meta.errorMessage = reply.errorMessage;
+  if (reply.error !== undefined) meta.error = reply.error;
   return meta;
 }

@@ -1,7 +1,8 @@
 /**
  * One onion-middleware engine for the `turn`, `step` and `toolCall` chains (SPEC.md §4.2, Hono's
  * compose): entries run outermost first, each gets a view of the shared context whose `next()`
- * runs the rest of the chain, and the core runs when the chain is exhausted.
+ * runs the rest of the chain, and the core — passed per call, so each call carries its own state —
+ * runs when the chain is exhausted.
  */
 
 export interface ChainEntry<C, R> {
@@ -10,12 +11,10 @@ export interface ChainEntry<C, R> {
   fn: (ctx: C) => Promise<R>;
 }
 
-export function compose<C extends { next(): Promise<R> }, R>(
-  chain: string,
-  entries: readonly ChainEntry<C, R>[],
-  core: (ctx: C) => Promise<R>,
-): (ctx: C) => Promise<R> {
-  return (ctx) => {
+export type ComposedChain<C, R> = (ctx: C, core: (ctx: C) => Promise<R>) => Promise<R>;
+
+export function compose<C extends { next(): Promise<R> }, R>(chain: string, entries: readonly ChainEntry<C, R>[]): ComposedChain<C, R> {
+  return (ctx, core) => {
     const dispatch = (index: number): Promise<R> => {
       const entry = entries[index];
       if (entry === undefined) return core(ctx);

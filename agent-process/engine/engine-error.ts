@@ -1,11 +1,9 @@
 /**
- * The structured error the engine throws at start-up (tool / extension / model loading). It carries
- * a stable code, the file at fault and a suggestion, and survives a process boundary: it is
- * recognised by a marker field, not by `instanceof` (STYLE.md, AI SDK errors).
+ * The structured error the engine throws at start-up (tool / extension / model loading): a
+ * GoondanError with a stable code, the file at fault (`details.file`) and a suggestion. It reaches
+ * the orchestrator in `runtime.failed` and from there every waiting caller.
  */
-import type { JsonObject } from '../../shared/types/json.ts';
-
-const MARKER = 'goondan.engine-error';
+import { GoondanError } from '../../shared/errors/index.ts';
 
 export type EngineErrorCode =
   | 'E_TOOL_LOAD'
@@ -28,39 +26,20 @@ export interface EngineErrorDetails {
   cause?: unknown;
 }
 
-export class EngineError extends Error {
-  readonly marker = MARKER;
-  readonly code: EngineErrorCode;
-  readonly file?: string;
-  readonly suggestion?: string;
+export class EngineError extends GoondanError {
+  declare readonly code: EngineErrorCode;
+  declare readonly file?: string;
 
   constructor(details: EngineErrorDetails) {
-    super(details.message, details.cause === undefined ? undefined : { cause: details.cause });
+    // The bundle's author can fix these: their category is `user`.
+    super(details.code, 'user', details.message, {
+      ...(details.suggestion !== undefined ? { suggestion: details.suggestion } : {}),
+      ...(details.file !== undefined ? { details: { file: details.file } } : {}),
+      ...(details.cause !== undefined ? { cause: details.cause } : {}),
+    });
     this.name = 'EngineError';
-    this.code = details.code;
     if (details.file !== undefined) this.file = details.file;
-    if (details.suggestion !== undefined) this.suggestion = details.suggestion;
-  }
-
-  static isInstance(value: unknown): value is EngineError {
-    return typeof value === 'object' && value !== null && 'marker' in value && value.marker === MARKER;
-  }
-
-  toJSON(): JsonObject {
-    const json: JsonObject = { code: this.code, message: this.message };
-    if (this.file !== undefined) json.file = this.file;
-    if (this.suggestion !== undefined) json.suggestion = this.suggestion;
-    return json;
   }
 }
 
-/** `error.message` for anything thrown (non-Error values included). */
-export function errorMessageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
+export { errorMessageOf } from '../../shared/errors/index.ts';

@@ -1,6 +1,7 @@
 /**
  * The registered middleware of one engine, per chain, kept in execution order: ascending
- * `priority` (lower = outer), ties in registration order (SPEC.md §4.2).
+ * `priority` (lower = outer), ties in registration order (SPEC.md §4.2). Each run passes its own
+ * core, so nothing about one call is stored here.
  */
 import type {
   StepMiddlewareContext,
@@ -9,7 +10,7 @@ import type {
 } from '../../shared/types/extensions.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
 import type { StepResult, TurnResult } from '../../shared/types/turns.ts';
-import { compose, type ChainEntry } from './compose.ts';
+import { type ChainEntry, type ComposedChain, compose } from './compose.ts';
 
 export type ChainName = 'turn' | 'step' | 'toolCall';
 
@@ -19,12 +20,9 @@ interface Ordered<C, R> extends ChainEntry<C, R> {
 
 class Chain<C extends { next(): Promise<R> }, R> {
   private readonly entries: Ordered<C, R>[] = [];
-  private composed: ((ctx: C) => Promise<R>) | undefined;
+  private composed: ComposedChain<C, R> | undefined;
 
-  constructor(
-    private readonly name: ChainName,
-    private readonly core: (ctx: C) => Promise<R>,
-  ) {}
+  constructor(private readonly name: ChainName) {}
 
   add(owner: string, fn: (ctx: C) => Promise<R>, priority: number): void {
     // Insert after every entry with priority <= this one: stable for ties.
@@ -34,9 +32,9 @@ class Chain<C extends { next(): Promise<R> }, R> {
     this.composed = undefined;
   }
 
-  run(ctx: C): Promise<R> {
-    this.composed ??= compose(this.name, [...this.entries], this.core);
-    return this.composed(ctx);
+  run(ctx: C, core: (ctx: C) => Promise<R>): Promise<R> {
+    this.composed ??= compose(this.name, [...this.entries]);
+    return this.composed(ctx, core);
   }
 
   get size(): number {
@@ -51,19 +49,10 @@ export interface ChainTypes {
   toolCall: { ctx: ToolCallMiddlewareContext; result: ToolResult };
 }
 export type MiddlewareOf<K extends ChainName> = (ctx: ChainTypes[K]['ctx']) => Promise<ChainTypes[K]['result']>;
-export type PipelineCores = { [K in ChainName]: MiddlewareOf<K> };
 type Chains = { [K in ChainName]: Chain<ChainTypes[K]['ctx'], ChainTypes[K]['result']> };
 
 export class PipelineRegistry {
-  private readonly chains: Chains;
-
-  constructor(cores: PipelineCores) {
-    this.chains = {
-      turn: new Chain('turn', cores.turn),
-      step: new Chain('step', cores.step),
-      toolCall: new Chain('toolCall', cores.toolCall),
-    };
-  }
+  private readonly chains: Chains = { turn: new Chain('turn'), step: new Chain('step'), toolCall: new Chain('toolCall') };
 
   register<K extends ChainName>(owner: string, type: K, fn: MiddlewareOf<K>, priority = 0): void {
     if (!Object.hasOwn(this.chains, type)) {
@@ -74,8 +63,9 @@ export class PipelineRegistry {
     this.chains[type].add(owner, fn, priority);
   }
 
-  run<K extends ChainName>(type: K, ctx: ChainTypes[K]['ctx']): Promise<ChainTypes[K]['result']> {
-    return this.chains[type].run(ctx);
+  /** Runs one call through the chain; `core` is this call's own innermost step. */
+  run<K extends ChainName>(type: K, ctx: ChainTypes[K]['ctx'], core: MiddlewareOf<K>): Promise<ChainTypes[K]['result']> {
+    return this.chains[type].run(ctx, core);
   }
 
   count(type: ChainName): number {

@@ -11,27 +11,18 @@ import type { ToolCatalogItem, ToolResult } from '../../shared/types/tools.ts';
 import type { StepResult } from '../../shared/types/turns.ts';
 import { createMessage } from '../conversation/message-factory.ts';
 import { modelCallError } from '../models/model-error.ts';
-import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
+import { childSpan, spanFields, type Span } from '../observability/trace-span.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { toolResultOutput } from '../tools/tool-result-output.ts';
 import { callModel } from './call-model.ts';
-import { errorMessageOf } from './engine-error.ts';
+import { errorShape } from '../../shared/errors/index.ts';
+import { runChain } from './chain-runner.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
 
 interface StepExtras {
   turn: TurnState;
   stepId: string;
   span: Span;
-}
-
-const stepExtras = new WeakMap<StepMiddlewareContext, StepExtras>();
-
-export function createStepCore(engine: () => EngineInternals): (ctx: StepMiddlewareContext) => Promise<StepResult> {
-  return async (ctx) => {
-    const extras = stepExtras.get(ctx);
-    if (!extras) throw new Error(`step ${ctx.stepIndex} reached the core without its extras`);
-    return stepCore(engine(), ctx, extras);
-  };
 }
 
 async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, extras: StepExtras): Promise<StepResult> {
@@ -99,7 +90,6 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
   const span = childSpan(turn.span);
   turn.currentSpan = span;
   const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId: turn.turnId, stepId, stepIndex };
-  engine.events.emit({ type: 'step.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common });
 
   const ctx: StepMiddlewareContext = {
     agentName: engine.plan.name,
@@ -116,40 +106,35 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
     metadata: {},
     next: () => Promise.reject(new Error('next() of the step core context is not callable')),
   };
-  stepExtras.set(ctx, { turn, stepId, span });
+  const extras: StepExtras = { turn, stepId, span };
 
-  let result: StepResult;
-  try {
-    const returned: unknown = await engine.pipeline.run('step', ctx);
-    result = isStepResult(returned) ? returned : failedStep({ code: 'E_EXT_MIDDLEWARE', message: 'a step middleware returned something that is not a StepResult' });
-  } catch (error) {
-    result = failedStep({ code: 'E_EXT_MIDDLEWARE', message: `step middleware failed: ${errorMessageOf(error)}` });
-  }
-
-  const duration = elapsed(span);
-  if (result.status === 'failed') {
-    engine.events.emit({
-      type: 'step.failed',
-      timestamp: new Date().toISOString(),
-      ...spanFields(span),
-      ...common,
-      duration,
-      errorMessage: result.error?.message ?? 'step failed',
-    });
-  } else {
-    const modelDuration = result.metadata.modelDurationMs;
-    engine.events.emit({
-      type: 'step.completed',
-      timestamp: new Date().toISOString(),
-      ...spanFields(span),
-      ...common,
-      toolCallCount: result.toolCalls.length,
-      duration,
-      ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
-      ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
-    });
-  }
-  return result;
+  return runChain(engine.pipeline, 'step', {
+    ctx,
+    core: (final) => stepCore(engine, final, extras),
+    span,
+    isResult: isStepResult,
+    failed: failedStep,
+    started: () => engine.events.emit({ type: 'step.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common }),
+    finished: (result, duration) => {
+      const timestamp = new Date().toISOString();
+      if (result.status === 'failed') {
+        const error = result.error ?? errorShape('E_STEP_FAILED', 'system', 'step failed');
+        engine.events.emit({ type: 'step.failed', timestamp, ...spanFields(span), ...common, duration, error });
+        return;
+      }
+      const modelDuration = result.metadata.modelDurationMs;
+      engine.events.emit({
+        type: 'step.completed',
+        timestamp,
+        ...spanFields(span),
+        ...common,
+        toolCallCount: result.toolCalls.length,
+        duration,
+        ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
+        ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+      });
+    },
+  });
 }
 
 function failedStep(error: NonNullable<StepResult['error']>): StepResult {

@@ -4,7 +4,7 @@
  * reached. Async replies enter before every step. Every failure becomes `finishReason: 'error'`.
  */
 import { newId } from '../../shared/ids.ts';
-import type { TurnMiddlewareContext } from '../../shared/types/extensions.ts';
+import { errorShape } from '../../shared/errors/index.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { FinishReason, StepResult, TurnError, TurnResult } from '../../shared/types/turns.ts';
 import { createMessage } from '../conversation/message-factory.ts';
@@ -17,21 +17,8 @@ import type { ToolResult } from '../../shared/types/tools.ts';
 import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
 import { runStep } from './run-step.ts';
 
-const turnStates = new WeakMap<TurnMiddlewareContext, TurnState>();
-
-export function attachTurnState(ctx: TurnMiddlewareContext, turn: TurnState): void {
-  turnStates.set(ctx, turn);
-}
-
-export function createTurnCore(engine: () => EngineInternals): (ctx: TurnMiddlewareContext) => Promise<TurnResult> {
-  return async (ctx) => {
-    const turn = turnStates.get(ctx);
-    if (!turn) throw new Error(`turn ${ctx.turnId} reached the core without its state`);
-    return turnCore(engine(), turn);
-  };
-}
-
-async function turnCore(engine: EngineInternals, turn: TurnState): Promise<TurnResult> {
+/** The core of the turn chain for one turn (its state travels in the call, not in the context). */
+export async function turnCore(engine: EngineInternals, turn: TurnState): Promise<TurnResult> {
   let stepIndex = 0;
   if (turn.resumeFrom) {
     stepIndex = turn.resumeFrom.stepsDone;
@@ -54,7 +41,7 @@ async function turnCore(engine: EngineInternals, turn: TurnState): Promise<TurnR
     stepIndex++;
     if (result.status === 'failed') {
       finishReason = 'error';
-      error = result.error ?? { code: 'E_STEP_FAILED', message: 'the step failed' };
+      error = result.error ?? errorShape('E_STEP_FAILED', 'system', 'the step failed');
       break;
     }
     if (!result.shouldContinue) {

@@ -12,13 +12,14 @@ import type { InstanceMetadataFile } from '../conversation/instance-metadata.ts'
 import { messageText } from '../conversation/message-parts.ts';
 import type { MessageStore } from '../conversation/message-store.ts';
 import type { ExtensionStateStore } from '../extensions/extension-state.ts';
-import { elapsed, spanFields, turnSpan } from '../observability/trace-span.ts';
-import { errorMessageOf } from './engine-error.ts';
+import { spanFields, turnSpan } from '../observability/trace-span.ts';
+import { errorShape } from '../../shared/errors/index.ts';
+import { runChain } from './chain-runner.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { createMiddlewareAgents } from './middleware-agents.ts';
 import { locateInput } from './redelivery.ts';
-import { attachTurnState, turnResult } from './run-turn.ts';
+import { turnCore, turnResult } from './run-turn.ts';
 import { middlewareRuntimeInfo } from './runtime-info.ts';
 
 export interface TurnLifecycleDeps {
@@ -33,7 +34,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   const { engine } = deps;
   if (isJsonObjectWithReply(event)) {
     // Replies are routed by the shell (to the waiting request), never run as a turn.
-    return rejectedEvent(event, { code: 'E_EVENT_IS_REPLY', message: `event ${event.id} is a reply (metadata.inReplyTo); replies never start a turn` });
+    return rejectedEvent(event, errorShape('E_EVENT_IS_REPLY', 'system', `event ${event.id} is a reply (metadata.inReplyTo); replies never start a turn`));
   }
 
   const located = locateInput(engine.conversation, event.id);
@@ -72,8 +73,6 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
 
   const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId };
   deps.metadataFile.write('processing');
-  engine.events.emit({ type: 'turn.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common, eventId: event.id });
-
   const ctx: TurnMiddlewareContext = {
     agentName: engine.plan.name,
     instanceKey: engine.instanceKey,
@@ -87,41 +86,33 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
     metadata,
     next: () => Promise.reject(new Error('next() of the turn core context is not callable')),
   };
-  attachTurnState(ctx, turn);
 
-  let result: TurnResult;
-  try {
-    const returned: unknown = await engine.pipeline.run('turn', ctx);
-    result = isTurnResult(returned)
-      ? returned
-      : turnResult(turn, 'error', turn.info.steps.length, { code: 'E_EXT_MIDDLEWARE', message: 'a turn middleware returned something that is not a TurnResult' });
-  } catch (error) {
-    result = turnResult(turn, 'error', turn.info.steps.length, { code: 'E_EXT_MIDDLEWARE', message: `turn failed: ${errorMessageOf(error)}` });
-  }
-
-  const duration = elapsed(span);
-  if (result.finishReason === 'error') {
-    engine.events.emit({
-      type: 'turn.failed',
-      timestamp: new Date().toISOString(),
-      ...spanFields(span),
-      ...common,
-      duration,
-      stepCount: result.stepCount,
-      errorMessage: result.error?.message ?? 'turn failed',
-    });
-  } else {
-    engine.events.emit({
-      type: 'turn.completed',
-      timestamp: new Date().toISOString(),
-      ...spanFields(span),
-      ...common,
-      stepCount: result.stepCount,
-      duration,
-      finishReason: result.finishReason,
-      ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
-    });
-  }
+  const result = await runChain(engine.pipeline, 'turn', {
+    ctx,
+    core: () => turnCore(engine, turn),
+    span,
+    isResult: isTurnResult,
+    failed: (error) => turnResult(turn, 'error', turn.info.steps.length, error),
+    started: () => engine.events.emit({ type: 'turn.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common, eventId: event.id }),
+    finished: (done, duration) => {
+      const timestamp = new Date().toISOString();
+      if (done.finishReason === 'error') {
+        const error = done.error ?? errorShape('E_TURN_FAILED', 'system', 'turn failed');
+        engine.events.emit({ type: 'turn.failed', timestamp, ...spanFields(span), ...common, duration, stepCount: done.stepCount, error });
+        return;
+      }
+      engine.events.emit({
+        type: 'turn.completed',
+        timestamp,
+        ...spanFields(span),
+        ...common,
+        stepCount: done.stepCount,
+        duration,
+        finishReason: done.finishReason,
+        ...(done.tokenUsage ? { tokenUsage: done.tokenUsage } : {}),
+      });
+    },
+  });
 
   try {
     deps.states.flush();

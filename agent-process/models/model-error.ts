@@ -5,27 +5,27 @@
  */
 import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import type { TurnError } from '../../shared/types/turns.ts';
-import { errorMessageOf } from '../engine/engine-error.ts';
+import { errorMessageOf } from '../../shared/errors/index.ts';
 
 export function modelCallError(modelName: string, error: unknown): TurnError {
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';
   if (LoadAPIKeyError.isInstance(last)) {
-    return { code: 'E_MODEL_AUTH', message: `Model '${modelName}': ${last.message}`, suggestion: 'Set spec.apiKey on the Model (a ValueSource) or the provider environment variable.' };
+    return { category: 'provider', code: 'E_MODEL_AUTH', message: `Model '${modelName}': ${last.message}`, suggestion: 'Set spec.apiKey on the Model (a ValueSource) or the provider environment variable.' };
   }
   if (APICallError.isInstance(last)) {
     const status = last.statusCode;
     const where = `Model '${modelName}' (${last.url})`;
     if (status === 401 || status === 403) {
-      return { code: 'E_MODEL_AUTH', message: `${where} rejected the credentials (HTTP ${status}): ${last.message}`, suggestion: 'Check the Model apiKey.' };
+      return { category: 'provider', code: 'E_MODEL_AUTH', message: `${where} rejected the credentials (HTTP ${status}): ${last.message}`, suggestion: 'Check the Model apiKey.' };
     }
     if (status === 429) {
-      return { code: 'E_MODEL_RATE_LIMITED', message: `${where} is rate limiting${attempts}: ${last.message}`, suggestion: 'Retry later or raise Model options.maxRetries.' };
+      return { category: 'provider', code: 'E_MODEL_RATE_LIMITED', message: `${where} is rate limiting${attempts}: ${last.message}`, suggestion: 'Retry later or raise Model options.maxRetries.' };
     }
     if (status === undefined) {
-      return { code: 'E_MODEL_UNREACHABLE', message: `${where} is unreachable${attempts}: ${last.message}`, suggestion: 'Check Model spec.endpoint and the network.' };
+      return { category: 'provider', code: 'E_MODEL_UNREACHABLE', message: `${where} is unreachable${attempts}: ${last.message}`, suggestion: 'Check Model spec.endpoint and the network.' };
     }
-    return { code: 'E_MODEL_API', message: `${where} failed with HTTP ${status}${attempts}: ${last.message}` };
+    return { category: 'provider', code: 'E_MODEL_API', message: `${where} failed with HTTP ${status}${attempts}: ${last.message}` };
   }
-  return { code: 'E_MODEL_CALL', message: `Model '${modelName}' call failed: ${errorMessageOf(last)}` };
+  return { category: 'provider', code: 'E_MODEL_CALL', message: `Model '${modelName}' call failed: ${errorMessageOf(last)}` };
 }

@@ -1,27 +1,37 @@
 /**
- * One request/response exchange with the orchestrator over IPC: a `runtime.*` control event with
- * `replyTo`, answered by `runtime.response` (`metadata.inReplyTo`). Used for spawn/list/catalog and
- * for tool approvals.
+ * One request/response exchange with the orchestrator over IPC: a control event with `replyTo`,
+ * answered by `runtime.response` (`metadata.inReplyTo`) whose result is checked against the
+ * request type's schema (shared/ipc/control-results.ts).
  */
-import { ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
+import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
+import { type ControlPayloads, controlEvent } from '../../shared/ipc/control-protocol.ts';
+import { type ControlRequestType, type ControlResults, parseControlResult } from '../../shared/ipc/control-results.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
-import type { Transport } from '../../shared/ipc/transport.ts';
+import type { ShellChannel } from '../../shared/child/child-shell.ts';
+import { runtimeError, type ErrorShape } from '../../shared/errors/index.ts';
 import { newId } from '../../shared/ids.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
-import type { PendingReplies } from './pending-replies.ts';
+import type { EventSource } from '../../shared/types/events.ts';
 
 export interface ControlChannel {
-  transport: Transport;
-  replies: PendingReplies;
-  agentName: string;
-  instanceKey: string;
+  channel: ShellChannel;
+  self: EventSource;
 }
 
-export function requestControl(channel: ControlChannel, type: string, metadata: JsonObject, timeoutMs: number): Promise<ReplyOutcome> {
+export type ControlAnswer<K extends ControlRequestType> = { ok: true; value: ControlResults[K] } | { ok: false; error: ErrorShape };
+
+export async function requestControl<K extends ControlRequestType>(
+  { channel, self }: ControlChannel,
+  type: K,
+  payload: ControlPayloads[K],
+  timeoutMs: number,
+): Promise<ControlAnswer<K>> {
   const correlationId = newId('corr');
-  const event = makeEvent(type, { kind: 'agent', name: channel.agentName, instanceKey: channel.instanceKey }, { metadata });
-  event.replyTo = { target: channel.agentName, correlationId };
+  const event = controlEvent(type, self, payload, { replyTo: { target: self.name, correlationId } });
   const reply = new Promise<ReplyOutcome>((resolve) => channel.replies.wait(correlationId, timeoutMs, resolve));
-  channel.transport.send({ type: 'event', from: channel.agentName, to: ORCHESTRATOR, payload: event });
-  return reply;
+  channel.post(ORCHESTRATOR, event);
+  const outcome = await reply;
+  if (outcome.status !== 'ok') return { ok: false, error: outcome.error ?? runtimeError('AGENT_TURN_FAILED', `${type} failed`) };
+  const result = parseControlResult(type, outcome.result);
+  if (!result.ok) return { ok: false, error: runtimeError('IPC_DELIVERY_FAILED', result.problem) };
+  return { ok: true, value: result.value };
 }

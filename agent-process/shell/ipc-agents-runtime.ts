@@ -1,16 +1,17 @@
 /**
  * The agent side of inter-agent calls (SPEC.md §2.6): `ToolContext.runtime` and the engine's
  * `ctx.agents` both go through here, over the orchestrator IPC channel. Requests carry `replyTo`
- * and the caller's call chain (cycle detection); responses are matched by correlationId.
- * Failures reject with an error carrying a stable `code` (the agents tool turns it into a
- * ToolResult; middleware sees the throw).
+ * and the caller's call chain (cycle detection); responses are matched by correlationId. A missing
+ * instanceKey is left to the router, which defaults it (ARCHITECTURE §5). Failures reject with an
+ * AgentCallError carrying the ErrorShape's code (the agents tool turns it into a ToolResult;
+ * middleware sees the throw).
  */
-import { CONTROL, ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
+import { ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
-import type { Transport } from '../../shared/ipc/transport.ts';
+import { type ErrorShape, GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import { newId } from '../../shared/ids.ts';
-import type { AgentCallErrorCode, AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
-import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import type { AgentEvent, EventSource, InterAgentReply } from '../../shared/types/events.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import type {
   AgentCatalog,
   AgentInstanceInfo,
@@ -21,26 +22,29 @@ import type {
   AgentToolRuntime,
   OutgoingAgentEvent,
 } from '../../shared/types/tools.ts';
-import { requestControl } from './control-request.ts';
-import type { PendingReplies } from './pending-replies.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf, callNode } from '../../shared/ipc/request-metadata.ts';
+import type { ShellChannel } from '../../shared/child/child-shell.ts';
+import { type ControlAnswer, requestControl } from './control-request.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
+import { agentKey } from '../../shared/ipc/agent-id.ts';
+import type { ControlRequestType } from '../../shared/ipc/control-results.ts';
 
-
-export class AgentCallError extends Error {
-  override name = 'AgentRequestError';
+/** SPEC.md §2.6: the middleware path throws `{name: 'AgentRequestError', code, target}`. */
+export class AgentCallError extends GoondanError {
   constructor(
-    readonly code: AgentCallErrorCode | string,
-    message: string,
+    error: ErrorShape,
     readonly target: string,
-    readonly suggestion?: string,
   ) {
-    super(message);
+    super(error.code, error.category, error.message, {
+      ...(error.suggestion !== undefined ? { suggestion: error.suggestion } : {}),
+      ...(error.details !== undefined ? { details: error.details } : {}),
+    });
+    this.name = 'AgentRequestError';
   }
 }
 
 export interface IpcAgentsRuntimeOptions {
-  transport: Transport;
-  replies: PendingReplies;
+  channel: ShellChannel;
+  self: EventSource;
   agentName: string;
   instanceKey: string;
   /** Agents of the swarm; a send to anything else is refused locally (`accepted: false`). */
@@ -66,21 +70,23 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const input = requireInput(target, event);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const correlationId = newId('corr');
+    const self = { agent: this.options.agentName, instanceKey: this.options.instanceKey };
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.request', {
-      [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), callNode(this.options.agentName, this.options.instanceKey)],
+      [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), agentKey(self)],
       [TIMEOUT_KEY]: timeoutMs,
     });
     outgoing.replyTo = { target: this.options.agentName, correlationId };
+    const { replies } = this.options.channel;
     if (options.async) {
       // The reply goes into the conversation before a later step instead of resolving a promise.
-      this.options.replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, outcome));
-      this.post(target, outgoing);
+      replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, outcome));
+      this.options.channel.post(target, outgoing);
       return { eventId: outgoing.id, target, correlationId, accepted: true, async: true };
     }
-    const reply = new Promise<ReplyOutcome>((resolve) => this.options.replies.wait(correlationId, timeoutMs, resolve));
-    this.post(target, outgoing);
+    const reply = new Promise<ReplyOutcome>((resolve) => replies.wait(correlationId, timeoutMs, resolve));
+    this.options.channel.post(target, outgoing);
     const outcome = await reply;
-    if (outcome.status !== 'ok') throw callError(target, outcome);
+    if (outcome.status !== 'ok') throw new AgentCallError(outcome.error ?? runtimeError('AGENT_TURN_FAILED', `request to '${target}' failed`), target);
     return { eventId: outgoing.id, target, correlationId, response: outcome.output };
   }
 
@@ -89,73 +95,48 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.send', {});
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
-    const accepted = this.post(target, outgoing);
+    const accepted = this.options.channel.post(target, outgoing);
     return { eventId: outgoing.id, target, accepted };
   }
 
   async spawn(target: string, options: { instanceKey?: string; cwd?: string } = {}): Promise<AgentSpawnResult> {
-    const metadata: JsonObject = { target };
-    if (options.instanceKey) metadata.instanceKey = options.instanceKey;
-    if (options.cwd) metadata.cwd = options.cwd;
-    const result = await this.control(CONTROL.spawn, target, metadata);
-    return {
+    return this.control(target, 'runtime.spawn', {
       target,
-      instanceKey: typeof result.instanceKey === 'string' ? result.instanceKey : (options.instanceKey ?? this.options.instanceKey),
-      spawned: result.spawned === true,
-      ...(typeof result.cwd === 'string' ? { cwd: result.cwd } : {}),
-    };
+      ...(options.instanceKey ? { instanceKey: options.instanceKey } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
   }
 
-  async list(options: { includeAll?: boolean } = {}): Promise<{ agents: AgentInstanceInfo[] }> {
-    const result = await this.control(CONTROL.list, ORCHESTRATOR, { includeAll: options.includeAll === true });
-    const rows = Array.isArray(result.agents) ? result.agents.filter(isJsonObject) : [];
-    return {
-      agents: rows.map((row) => ({
-        target: String(row.target ?? ''),
-        instanceKey: String(row.instanceKey ?? ''),
-        status: String(row.status ?? ''),
-        createdAt: String(row.createdAt ?? ''),
-        ...(typeof row.ownerAgent === 'string' ? { ownerAgent: row.ownerAgent } : {}),
-        ...(typeof row.ownerInstanceKey === 'string' ? { ownerInstanceKey: row.ownerInstanceKey } : {}),
-        ...(typeof row.cwd === 'string' ? { cwd: row.cwd } : {}),
-      })),
-    };
+  list(options: { includeAll?: boolean } = {}): Promise<{ agents: AgentInstanceInfo[] }> {
+    return this.control(ORCHESTRATOR, 'runtime.list', { includeAll: options.includeAll === true });
   }
 
-  async catalog(): Promise<AgentCatalog> {
-    const result = await this.control(CONTROL.catalog, ORCHESTRATOR, {});
-    const names = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
-    return {
-      swarmName: String(result.swarmName ?? ''),
-      entryAgent: String(result.entryAgent ?? ''),
-      selfAgent: String(result.selfAgent ?? this.options.agentName),
-      availableAgents: names(result.availableAgents),
-      callableAgents: names(result.callableAgents),
-    };
+  catalog(): Promise<AgentCatalog> {
+    return this.control(ORCHESTRATOR, 'runtime.catalog', {});
   }
 
   // ── internals ───────────────────────────────────────────────────────────
 
   private buildEvent(event: OutgoingAgentEvent, input: string, type: string, extra: JsonObject): AgentEvent {
     const traceId = event.traceId ?? this.currentEvent?.traceId;
-    return makeEvent(type, { kind: 'agent', name: this.options.agentName, instanceKey: this.options.instanceKey }, {
+    return makeEvent(type, this.options.self, {
       input,
-      instanceKey: event.instanceKey ?? this.options.instanceKey,
       metadata: { ...(event.metadata ?? {}), ...extra },
+      ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
       ...(traceId ? { traceId } : {}),
       ...(event.parentSpanId ? { parentSpanId: event.parentSpanId } : {}),
       ...(event.auth ? { auth: event.auth } : {}),
     });
   }
 
-  private async control(type: string, target: string, metadata: JsonObject): Promise<JsonObject> {
-    const outcome = await requestControl(this.options, type, metadata, DEFAULT_REQUEST_TIMEOUT_MS);
-    if (outcome.status !== 'ok') throw callError(target, outcome);
-    return outcome.result ?? {};
-  }
-
-  private post(to: string, event: AgentEvent): boolean {
-    return this.options.transport.send({ type: 'event', from: this.options.agentName, to, payload: event });
+  private async control<K extends ControlRequestType & ('runtime.spawn' | 'runtime.list' | 'runtime.catalog')>(
+    target: string,
+    type: K,
+    payload: Parameters<typeof requestControl<K>>[2],
+  ) {
+    const answer: ControlAnswer<K> = await requestControl({ channel: this.options.channel, self: this.options.self }, type, payload, DEFAULT_REQUEST_TIMEOUT_MS);
+    if (!answer.ok) throw new AgentCallError(answer.error, target);
+    return answer.value;
   }
 
   private deliverAsync(correlationId: string, target: string, request: AgentEvent, outcome: ReplyOutcome): void {
@@ -171,8 +152,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
       text: outcome.output,
       receivedAt: new Date().toISOString(),
       ...(request.traceId ? { traceId: request.traceId } : {}),
-      ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
-      ...(outcome.errorMessage ? { errorMessage: outcome.errorMessage } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
     };
     this.asyncReplyHandler?.(reply);
   }
@@ -181,18 +161,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 function requireInput(target: string, event: OutgoingAgentEvent): string {
   // SPEC.md §2.6 [M]: request/send need a non-empty input.
   if (typeof event.input !== 'string' || event.input.trim() === '') {
-    throw new AgentCallError('INVALID_REQUEST', `a message to '${target}' needs a non-empty input`, target, 'pass the text for the agent in `input`');
+    throw new AgentCallError(runtimeError('INVALID_REQUEST', `a message to '${target}' needs a non-empty input`), target);
   }
   return event.input;
-}
-
-function callError(target: string, outcome: ReplyOutcome): AgentCallError {
-  const code = outcome.errorCode ?? (outcome.status === 'timeout' ? 'AGENT_REQUEST_TIMEOUT' : 'AGENT_TURN_FAILED');
-  const suggestions: Record<string, string> = {
-    AGENT_NOT_FOUND: 'call agents__catalog to see the agents you can call',
-    CIRCULAR_CALL_DETECTED: 'the target is already waiting on this call chain; answer it directly instead of calling back',
-    AGENT_REQUEST_TIMEOUT: 'retry with a larger timeoutMs, or use async: true',
-    AGENT_CRASHED: 'the target agent crashed repeatedly on this request; rephrase or try another agent',
-  };
-  return new AgentCallError(code, outcome.errorMessage ?? `request to '${target}' failed`, target, suggestions[code]);
 }

@@ -1,18 +1,18 @@
 /**
  * One tool call from the model to its ToolResult: builds the `toolCall` middleware context, runs
- * the chain (core = ToolExecutor), turns a throwing middleware into an error result, applies the
- * tool's `errorMessageLimit` and reports `tool.called` / `tool.completed` / `tool.failed`.
+ * the chain (core = ToolExecutor.execute for this call), applies the tool's `errorMessageLimit` and
+ * reports `tool.called` / `tool.completed` / `tool.failed`.
  */
 import type { ToolCallMiddlewareContext } from '../../shared/types/extensions.ts';
 import type { JsonValue } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import type { ToolCall, ToolCatalogItem, ToolResult } from '../../shared/types/tools.ts';
+import { runChain } from '../engine/chain-runner.ts';
 import type { PipelineRegistry } from '../engine/pipeline-registry.ts';
-import { errorMessageOf } from '../engine/engine-error.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
 import type { ToolCallExtras, ToolExecutor } from './tool-executor.ts';
-import { errorResult, invalidArgsError, middlewareError } from './tool-errors.ts';
+import { errorResult, invalidArgsError } from './tool-errors.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT, truncateErrorMessage } from './truncate-error-message.ts';
 
@@ -46,47 +46,50 @@ export class ToolCallRunner {
     const { agentName, instanceKey, events } = this.options;
     const span = childSpan(request.stepSpan);
     const common = { agentName, instanceKey, turnId: request.turnId, stepId: request.stepId, toolCallId: call.id, toolName: call.name };
-    events.emit({ type: 'tool.called', timestamp: new Date().toISOString(), ...spanFields(span), ...common, args: call.args });
-
+    const called = () => events.emit({ type: 'tool.called', timestamp: new Date().toISOString(), ...spanFields(span), ...common, args: call.args });
     const extras: ToolCallExtras = { catalog: request.catalog, message: request.message, trace: { traceId: span.traceId, spanId: span.spanId } };
-    let result: ToolResult;
+    const finished = (result: ToolResult, duration: number) => {
+      const timestamp = new Date().toISOString();
+      if (extras.handlerFailure !== undefined) {
+        events.emit({ type: 'tool.failed', timestamp, ...spanFields(span), ...common, duration, error: extras.handlerFailure });
+        return;
+      }
+      events.emit({ type: 'tool.completed', timestamp, ...spanFields(span), ...common, status: result.status, duration, ...(result.error ? { error: result.error } : {}) });
+    };
+
     if (request.argsError !== undefined) {
       // Unparseable arguments: no middleware or handler sees a made-up `{}` (seed 004 §8).
-      result = errorResult(call.id, call.name, invalidArgsError(call.name, [request.argsError]));
-    } else {
-      const catalogItem = request.catalog.find((item) => item.name === call.name);
-      const metadata: Record<string, JsonValue> = {};
-      const ctx: ToolCallMiddlewareContext = {
-        agentName,
-        instanceKey,
-        turnId: request.turnId,
-        traceId: span.traceId,
-        stepIndex: request.stepIndex,
-        toolName: call.name,
-        toolCallId: call.id,
-        args: call.args,
-        metadata,
-        ...(catalogItem ? { catalogItem } : {}),
-        next: () => Promise.reject(new Error('next() of the toolCall core context is not callable')),
-      };
-      this.options.executor.attach(ctx, extras);
-      try {
-        result = await this.options.pipeline.run('toolCall', ctx);
-        if (!isToolResult(result)) result = errorResult(call.id, call.name, middlewareError(call.name, 'a middleware returned something that is not a ToolResult'));
-      } catch (error) {
-        result = errorResult(call.id, call.name, middlewareError(call.name, errorMessageOf(error)));
-      }
+      called();
+      const result = this.limitErrorMessage(errorResult(call.id, call.name, invalidArgsError(call.name, [request.argsError])));
+      finished(result, elapsed(span));
+      return result;
     }
-
-    result = this.limitErrorMessage(result);
-    const duration = elapsed(span);
-    if (extras.handlerFailure !== undefined) {
-      events.emit({ type: 'tool.failed', timestamp: new Date().toISOString(), ...spanFields(span), ...common, duration, errorMessage: extras.handlerFailure });
-    } else {
-      const event = { type: 'tool.completed' as const, timestamp: new Date().toISOString(), ...spanFields(span), ...common, status: result.status, duration };
-      events.emit(result.error?.code !== undefined ? { ...event, errorCode: result.error.code } : event);
-    }
-    return result;
+    const catalogItem = request.catalog.find((item) => item.name === call.name);
+    const metadata: Record<string, JsonValue> = {};
+    const ctx: ToolCallMiddlewareContext = {
+      agentName,
+      instanceKey,
+      turnId: request.turnId,
+      traceId: span.traceId,
+      stepIndex: request.stepIndex,
+      toolName: call.name,
+      toolCallId: call.id,
+      args: call.args,
+      metadata,
+      ...(catalogItem ? { catalogItem } : {}),
+      next: () => Promise.reject(new Error('next() of the toolCall core context is not callable')),
+    };
+    return runChain(this.options.pipeline, 'toolCall', {
+      ctx,
+      core: (final) => this.options.executor.execute(final, extras),
+      span,
+      isResult: isToolResult,
+      failed: (error) => errorResult(call.id, call.name, error),
+      // The message limit applies before the result is reported and stored (tool spec §2.4.2).
+      settle: (done) => this.limitErrorMessage(done),
+      started: called,
+      finished,
+    });
   }
 
   /** tool spec §2.4.2: every error message is cut to the tool's limit (extension tools: 1000). */

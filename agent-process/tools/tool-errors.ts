@@ -14,6 +14,7 @@ export function notInCatalogError(toolName: string, catalog: readonly ToolCatalo
   return {
     code: 'E_TOOL_NOT_IN_CATALOG',
     name: 'ToolNotInCatalogError',
+    category: 'tool',
     message: `Tool '${toolName}' is not available in the current Tool Catalog.`,
     suggestion:
       offered.length === 0
@@ -26,6 +27,7 @@ export function handlerNotFoundError(toolName: string): ToolError {
   return {
     code: 'E_TOOL_NOT_FOUND',
     name: 'ToolNotFoundError',
+    category: 'tool',
     message: `Tool '${toolName}' is in the catalog but no handler is registered for it.`,
     suggestion: 'The extension that added this catalog item must also register its handler with api.tools.register().',
   };
@@ -35,6 +37,7 @@ export function invalidArgsError(toolName: string, issues: readonly string[], su
   const error: ToolError = {
     code: 'E_TOOL_INVALID_ARGS',
     name: 'ToolInputValidationError',
+    category: 'tool',
     message: `Invalid arguments for '${toolName}': ${issues.join('; ')}`,
   };
   error.suggestion = suggestion ?? `Call '${toolName}' again with arguments that are one JSON object matching its parameters.`;
@@ -45,6 +48,7 @@ export function timeoutError(toolName: string, timeoutMs: number): ToolError {
   return {
     code: 'E_TOOL_TIMEOUT',
     name: 'ToolTimeoutError',
+    category: 'tool',
     message: `Tool '${toolName}' did not finish within ${timeoutMs} ms and was aborted.`,
     suggestion: 'Retry with a smaller job, or ask for a longer tool timeout.',
   };
@@ -54,6 +58,7 @@ export function outputNotJsonError(toolName: string, reason: string): ToolError 
   return {
     code: 'E_TOOL_OUTPUT_INVALID',
     name: 'ToolOutputError',
+    category: 'tool',
     message: `Tool '${toolName}' returned a value that is not JSON: ${reason}`,
     suggestion: 'This is a bug in the tool handler; it must return a JSON value.',
   };
@@ -63,6 +68,7 @@ export function middlewareError(toolName: string, message: string): ToolError {
   return {
     code: 'E_EXT_MIDDLEWARE',
     name: 'ToolCallMiddlewareError',
+    category: 'tool',
     message: `A toolCall middleware failed while calling '${toolName}': ${message}`,
   };
 }
@@ -71,6 +77,7 @@ export function interruptedError(toolName: string): ToolError {
   return {
     code: 'E_TOOL_INTERRUPTED',
     name: 'ToolInterruptedError',
+    category: 'tool',
     message: `The call to '${toolName}' was interrupted before it produced a result.`,
     suggestion: 'Call the tool again if its result is still needed.',
   };

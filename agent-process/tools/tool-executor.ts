@@ -6,7 +6,7 @@
 import type { ToolCallMiddlewareContext } from '../../shared/types/extensions.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import type { ToolCatalogItem, ToolError, ToolResult } from '../../shared/types/tools.ts';
-import { errorMessageOf } from '../engine/engine-error.ts';
+import { toErrorShape } from '../../shared/errors/index.ts';
 import { isJsonValue } from '../validation/json-value.ts';
 import { validateToolArgs } from './args-validation.ts';
 import type { ToolContextFactory } from './tool-context.ts';
@@ -22,7 +22,7 @@ export interface ToolCallExtras {
   message: Message;
   trace: { traceId: string; spanId: string };
   /** Set by the core when the handler threw or timed out (→ `tool.failed`). */
-  handlerFailure?: string;
+  handlerFailure?: ToolError;
 }
 
 export interface ToolExecutorOptions {
@@ -34,24 +34,17 @@ export interface ToolExecutorOptions {
 }
 
 export class ToolExecutor {
-  private readonly extras = new WeakMap<ToolCallMiddlewareContext, ToolCallExtras>();
   private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: ToolExecutorOptions) {}
-
-  /** Associates a call's context with what the core needs; call before running the chain. */
-  attach(ctx: ToolCallMiddlewareContext, extras: ToolCallExtras): void {
-    this.extras.set(ctx, extras);
-  }
 
   /** Aborts every running handler (engine shutdown). */
   abortAll(reason: string): void {
     for (const controller of this.inFlight) controller.abort(new Error(reason));
   }
 
-  readonly core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {
-    const extras = this.extras.get(ctx);
-    if (!extras) throw new Error(`tool call ${ctx.toolCallId} reached the executor without its extras`);
+  /** The core of the toolCall chain for one call (`extras` travel with the call). */
+  async execute(ctx: ToolCallMiddlewareContext, extras: ToolCallExtras): Promise<ToolResult> {
     const { toolName, toolCallId } = ctx;
 
     const inCatalog = extras.catalog.some((item) => item.name === toolName);
@@ -90,36 +83,30 @@ export class ToolExecutor {
       if (output === TIMED_OUT) {
         controller.abort(new Error(`tool call timed out after ${timeoutMs} ms`));
         run.catch(() => {}); // the late rejection of an aborted handler is expected
-        extras.handlerFailure = `timed out after ${timeoutMs} ms`;
-        return errorResult(toolCallId, toolName, timeoutError(toolName, timeoutMs));
+        extras.handlerFailure = timeoutError(toolName, timeoutMs);
+        return errorResult(toolCallId, toolName, extras.handlerFailure);
       }
       const value = output === undefined ? null : output;
       if (!isJsonValue(value)) return errorResult(toolCallId, toolName, outputNotJsonError(toolName, 'functions, class instances, cycles and non-finite numbers cannot be stored or sent to the model'));
       return { toolCallId, toolName, status: 'ok', output: value };
     } catch (error) {
-      extras.handlerFailure = errorMessageOf(error);
-      return errorResult(toolCallId, toolName, handlerError(error));
+      extras.handlerFailure = handlerError(error);
+      return errorResult(toolCallId, toolName, extras.handlerFailure);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-  };
+  }
 }
-
-const CODE_PATTERN = /^E?_?[A-Z][A-Z0-9_]*$/;
 
 /** A thrown value as a ToolError: the handler's code / suggestion / helpUrl are kept (ToolFailure). */
 function handlerError(error: unknown): ToolError {
-  const result: ToolError = { code: 'E_TOOL', name: 'Error', message: errorMessageOf(error) };
-  if (error instanceof Error) {
-    result.name = error.name;
-    const code: unknown = Reflect.get(error, 'code');
-    if (typeof code === 'string' && CODE_PATTERN.test(code)) result.code = code;
-    const suggestion: unknown = Reflect.get(error, 'suggestion');
-    if (typeof suggestion === 'string') result.suggestion = suggestion;
-    const helpUrl: unknown = Reflect.get(error, 'helpUrl');
-    if (typeof helpUrl === 'string') result.helpUrl = helpUrl;
-  }
-  result.suggestion ??= 'Check the arguments against the tool description, or try another approach.';
-  return result;
+  const shape = toErrorShape(error, 'E_TOOL', 'tool');
+  // The handler's code and suggestion survive; whatever it threw, the category is the tool's.
+  return {
+    ...shape,
+    category: 'tool',
+    name: error instanceof Error ? error.name : 'Error',
+    suggestion: shape.suggestion ?? 'Check the arguments against the tool description, or try another approach.',
+  };
 }

@@ -11,6 +11,7 @@ export type ToolResultOutput = ToolResultPart['output'];
 
 export function toolResultOutput(result: ToolResult): ToolResultOutput {
   if (result.status === 'error') {
+    // The model sees tool spec §10.3's fields: code, name, message, suggestion, helpUrl (not category or details).
     const error: JsonObject = { code: result.error?.code ?? 'E_TOOL', message: result.error?.message ?? 'Tool failed' };
     if (result.error?.name !== undefined) error.name = result.error.name;
     if (result.error?.suggestion !== undefined) error.suggestion = result.error.suggestion;

@@ -4,28 +4,16 @@
  * GOONDAN_APPROVALS=http); the first decision wins, no decision in time is a deny, and with no
  * approver at all the request is denied at once, saying why.
  */
+import type { ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import type { ApprovalDecision } from '../../shared/types/extensions.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 
-export interface PendingApproval extends JsonObject {
-  id: string;
-  agent: string;
-  instanceKey: string;
-  toolName: string;
-  toolCallId: string;
-  args: JsonObject;
-  reason: string;
-  createdAt: string;
-  expiresAt: string;
-}
+/** A tool call waiting for a human: what `GET /v1/approvals` lists and the terminal prompt shows. */
+export type PendingApproval = ApprovalPrompt;
 
-export interface ApprovalOutcome extends JsonObject {
-  approved: boolean;
-  scope: 'once' | 'session';
-  decidedBy: string;
-  reason: string;
-}
+export type ApprovalOutcome = ApprovalDecision & { reason: string };
 
 export interface ApprovalBrokerOptions {
   logger: RootLogger;

@@ -2,6 +2,7 @@
 import { Ajv } from 'ajv';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
+import type { ApiRoute } from '../http/api-server.ts';
 import type { ApprovalBroker } from './approval-broker.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -16,7 +17,7 @@ const validateDecision = ajv.compile<{ decision: 'approve' | 'deny'; scope?: 'on
   },
 });
 
-export function approvalRoutes(broker: ApprovalBroker) {
+export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => void = () => {}): ApiRoute[] {
   return [
     {
       method: 'GET',
@@ -25,15 +26,16 @@ export function approvalRoutes(broker: ApprovalBroker) {
     },
     {
       method: 'POST',
-      pattern: /^\/v1\/approvals\/([^/]+)$/,
+      // Approval ids are nanoid-based (`appr_…`): URL-safe, no decoding needed.
+      pattern: /^\/v1\/approvals\/([A-Za-z0-9_-]+)$/,
       handle: async (request: Request, match: RegExpMatchArray) => {
-        const body = await readJsonBody(request, validateDecision);
+        const body = await readJsonBody(request, validateDecision, onMalformedBody);
         if (!body.ok) return body.response;
-        const id = decodeURIComponent(match[1] ?? '');
+        const id = match[1] ?? '';
         const approved = body.value.decision === 'approve';
         const scope = body.value.scope ?? 'once';
         const decided = broker.decide(id, { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' });
-        if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}' (already decided or expired?); see GET /v1/approvals`);
+        if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}'`, { suggestion: 'it was already decided or expired; see GET /v1/approvals' });
         return jsonResponse(200, { id, approved, scope });
       },
     },

@@ -6,6 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -32,15 +33,15 @@ export class Delivery {
 
   constructor(private readonly options: DeliveryOptions) {}
 
-  inbox(agent: string, instanceKey: string): DurableInbox {
-    const key = `${agent}:${instanceKey}`;
+  inbox(id: AgentId): DurableInbox {
+    const key = agentKey(id);
     let inbox = this.inboxes.get(key);
     if (inbox) {
       inbox.lastUsed = ++this.clock;
       return inbox;
     }
-    const path = instancePaths(this.options.stateRoot, this.options.workspaceId, agent, instanceKey).inbox;
-    inbox = DurableInbox.open(path, agent, instanceKey, (line, reason) =>
+    const path = instancePaths(this.options.stateRoot, this.options.workspaceId, id.agent, id.instanceKey).inbox;
+    inbox = DurableInbox.open(path, id.agent, id.instanceKey, (line, reason) =>
       this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
     );
     inbox.lastUsed = ++this.clock;
@@ -63,13 +64,13 @@ export class Delivery {
 
   /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */
   deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
-    this.inbox(proc.name, proc.instanceKey).append(event);
+    this.inbox(proc.id).append(event);
     if (proc.ready) this.send(proc, event, from);
   }
 
   /** On `runtime.ready`: every unacked event, oldest first. */
   flush(proc: ManagedProcess): number {
-    const pending = this.inbox(proc.name, proc.instanceKey).unacked();
+    const pending = this.inbox(proc.id).unacked();
     for (const event of pending) this.send(proc, event, event.source.name);
     return pending.length;
   }
@@ -82,7 +83,7 @@ export class Delivery {
   ack(proc: ManagedProcess, eventId: string): boolean {
     if (this.current.get(proc.key) === eventId) this.current.delete(proc.key);
     this.attempts.delete(eventId);
-    return this.inbox(proc.name, proc.instanceKey).ack(eventId);
+    return this.inbox(proc.id).ack(eventId);
   }
 
   /**
@@ -93,7 +94,7 @@ export class Delivery {
     const eventId = this.current.get(proc.key);
     this.current.delete(proc.key);
     if (!eventId) return undefined;
-    const inbox = this.inbox(proc.name, proc.instanceKey);
+    const inbox = this.inbox(proc.id);
     const event = inbox.get(eventId);
     if (!event) return undefined;
     const attempts = (this.attempts.get(eventId) ?? 0) + 1;
@@ -104,8 +105,17 @@ export class Delivery {
     return event;
   }
 
-  pendingCount(agent: string, instanceKey: string): number {
-    return this.inbox(agent, instanceKey).size;
+  pendingCount(id: AgentId): number {
+    return this.inbox(id).size;
+  }
+
+  /**
+   * Gives up an event whose caller was already answered with an error it cannot retry behind
+   * (e.g. the agent cannot start): it must not run later behind that caller's back.
+   */
+  deadLetter(id: AgentId, eventId: string, reason: string): boolean {
+    this.attempts.delete(eventId);
+    return this.inbox(id).ack(eventId, reason);
   }
 
   /** Instances with unacked events on disk (recovered after a daemon restart). */
@@ -126,9 +136,10 @@ export class Delivery {
   }
 
   /** Forgets an instance's inbox (instance delete). */
-  forget(agent: string, instanceKey: string): void {
-    this.inboxes.get(`${agent}:${instanceKey}`)?.close();
-    this.inboxes.delete(`${agent}:${instanceKey}`);
+  forget(id: AgentId): void {
+    const key = agentKey(id);
+    this.inboxes.get(key)?.close();
+    this.inboxes.delete(key);
   }
 
   close(): void {

@@ -1,18 +1,19 @@
 /**
  * The HTTP control and ingress API (ARCHITECTURE §6) on Bun.serve. Loopback by default; any other
  * host requires GOONDAN_API_TOKEN, and a configured token is then required on every route but the
- * health probes.
+ * health probes. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'bun';
+import { httpStatusOf } from '../../shared/errors/index.ts';
+import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
-import type { ExternalSubmission } from '../routing/router.ts';
-import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
+import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import { eventStream } from './event-stream.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
-import { readJsonBody, validateSubmitEventBody } from './request-body.ts';
+import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 
 export interface ProcessRow extends JsonObject {
   kind: string;
@@ -25,6 +26,14 @@ export interface ProcessRow extends JsonObject {
   restarts: number;
   rss: number | null;
   startedAt: string | null;
+  /** The last failure of this process: a start-up error or a crash (`{code, message, at}`). */
+  lastError: { code: string; message: string; at: string } | null;
+}
+
+export interface ApiRoute {
+  method: string;
+  pattern: RegExp;
+  handle(request: Request, match: RegExpMatchArray): Promise<Response>;
 }
 
 /** What the API needs from the daemon (kept narrow so the server stays one concept). */
@@ -33,12 +42,15 @@ export interface DaemonApi {
   entryAgent(): string;
   isKnownAgent(name: string): boolean;
   processes(): Promise<ProcessRow[]>;
-  submit(submission: ExternalSubmission): { eventId: string; traceId: string; reply?: Promise<ReplyOutcome> };
+  submit(submission: ExternalSubmission): Submitted;
   runtimeEvents: RuntimeEventBus;
   metricsText(): Promise<string>;
   deleteInstance(instanceKey: string): Promise<JsonObject>;
+  restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject>;
+  /** A request body that failed parsing or validation (`goondan_malformed_messages_total{source="http"}`). */
+  countMalformedBody(): void;
   /** Extra routes contributed by other features (e.g. tool approvals). */
-  extraRoutes?: Array<{ method: string; pattern: RegExp; handle(request: Request, match: RegExpMatchArray): Promise<Response> }>;
+  extraRoutes?: ApiRoute[];
 }
 
 export interface ApiServerOptions {
@@ -48,9 +60,6 @@ export interface ApiServerOptions {
   logger: RootLogger;
   daemon: DaemonApi;
 }
-
-export const DEFAULT_INSTANCE_KEY = 'default';
-const SSE_HEARTBEAT_MS = 15_000;
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -74,6 +83,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
+  const routes = coreRoutes(daemon);
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -83,22 +93,14 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: 'starting' });
     }
     if (!authorized(request)) return errorResponse(401, 'E_HTTP_UNAUTHORIZED', "missing or wrong bearer token; send 'Authorization: Bearer <GOONDAN_API_TOKEN>'");
-    if (request.method === 'GET' && path === '/v1/processes') return jsonResponse(200, { processes: await daemon.processes() });
-    if (request.method === 'POST' && path === '/v1/events') return submitEvent(request, daemon);
-    if (request.method === 'GET' && path === '/v1/events/stream') return eventStream(url, daemon.runtimeEvents);
-    if (request.method === 'GET' && path === '/metrics') {
-      return new Response(await daemon.metricsText(), { headers: { 'content-type': 'text/plain; version=0.0.4' } });
-    }
-    const instanceMatch = /^\/v1\/instances\/([^/]+)$/.exec(path);
-    if (request.method === 'DELETE' && instanceMatch?.[1]) return jsonResponse(200, await daemon.deleteInstance(decodeURIComponent(instanceMatch[1])));
-    for (const route of daemon.extraRoutes ?? []) {
+    for (const route of [...routes, ...(daemon.extraRoutes ?? [])]) {
       const match = path.match(route.pattern);
       if (match && request.method === route.method) return route.handle(request, match);
     }
     return errorResponse(404, 'E_HTTP_NOT_FOUND', `no route for ${request.method} ${path}`);
   };
 
-  const server = Bun.serve({
+  return Bun.serve({
     hostname: options.host,
     port: options.port,
     // SSE streams stay open far longer than Bun's default 10 s idle timeout.
@@ -107,73 +109,104 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       try {
         return await handle(request);
       } catch (error) {
+        if (error instanceof BadPathError) return errorResponse(400, 'E_HTTP_BAD_PATH', error.message, { suggestion: 'percent-encode the path segment as UTF-8 (encodeURIComponent)' });
         logger.error({ err: error, url: request.url }, 'HTTP handler failed');
         return errorResponse(500, 'E_HTTP_INTERNAL', 'internal error; see the daemon log');
       }
     },
   });
-  return server;
+}
+
+function coreRoutes(daemon: DaemonApi): ApiRoute[] {
+  const onReject = () => daemon.countMalformedBody();
+  return [
+    { method: 'GET', pattern: /^\/v1\/processes$/, handle: async () => jsonResponse(200, { processes: await daemon.processes() }) },
+    { method: 'POST', pattern: /^\/v1\/events$/, handle: (request) => submitEvent(request, daemon) },
+    { method: 'GET', pattern: /^\/v1\/events\/stream$/, handle: async (request) => eventStream(new URL(request.url), daemon.runtimeEvents) },
+    {
+      method: 'GET',
+      pattern: /^\/metrics$/,
+      handle: async () => new Response(await daemon.metricsText(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } }),
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/v1\/instances\/([^/]+)$/,
+      handle: async (_request, match) => jsonResponse(200, await daemon.deleteInstance(pathSegment(match[1]))),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/instances\/([^/]+)\/restart$/,
+      handle: async (request, match) => {
+        const url = new URL(request.url);
+        const agent = url.searchParams.get('agent') ?? undefined;
+        if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '?agent');
+        const fresh = url.searchParams.get('fresh') === 'true';
+        return jsonResponse(200, await daemon.restartInstance(pathSegment(match[1]), { fresh, ...(agent !== undefined ? { agent } : {}) }));
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/restart$/,
+      handle: async (request) => {
+        const body = await readJsonBody(request, validateRestartBody, onReject);
+        if (!body.ok) return body.response;
+        const { agent, instanceKey, fresh = false } = body.value;
+        if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
+        return jsonResponse(200, await daemon.restartInstance(instanceKey, { fresh, ...(agent !== undefined ? { agent } : {}) }));
+      },
+    },
+  ];
 }
 
 async function submitEvent(request: Request, daemon: DaemonApi): Promise<Response> {
-  const body = await readJsonBody(request, validateSubmitEventBody);
+  const body = await readJsonBody(request, validateSubmitEventBody, () => daemon.countMalformedBody());
   if (!body.ok) return body.response;
-  const { input, wait = true, timeoutMs, traceId, metadata } = body.value;
+  const { input, wait = true, timeoutMs, traceId, metadata, instanceKey } = body.value;
   const agent = body.value.agent ?? daemon.entryAgent();
-  if (!daemon.isKnownAgent(agent)) {
-    return errorResponse(404, 'E_HTTP_UNKNOWN_AGENT', `agent '${agent}' is not part of the running swarm`, { path: '/agent' });
-  }
-  const submission: ExternalSubmission = {
+  if (!daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
+  const submitted = daemon.submit({
     agent,
-    instanceKey: body.value.instanceKey ?? DEFAULT_INSTANCE_KEY,
     input,
     source: { kind: 'api', name: 'http' },
     wait,
+    ...(instanceKey !== undefined ? { instanceKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
-  };
-  const submitted = daemon.submit(submission);
+  });
   if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId });
-  const outcome = await submitted.reply;
-  const result: JsonObject = {
-    status: outcome.status,
-    output: outcome.output,
-    turnId: outcome.turnId ?? null,
-    traceId: outcome.traceId ?? submitted.traceId,
-    eventId: submitted.eventId,
-  };
-  if (outcome.errorCode) result.error = { code: outcome.errorCode, message: outcome.errorMessage ?? '' };
+  return replyResponse(await submitted.reply, submitted);
+}
+
+/**
+ * A turn's own answer is a 200 with its status (ARCHITECTURE §6), also when the turn failed; a
+ * failure where no turn answered (the agent cannot start, crashed, timed out, the daemon stops)
+ * is an error status with the error body.
+ */
+function replyResponse(outcome: ReplyOutcome, submitted: Submitted): Response {
+  const traceId = outcome.traceId ?? submitted.traceId;
+  if (outcome.status !== 'ok' && outcome.turnId === undefined && outcome.error) {
+    return jsonResponse(httpStatusOf(outcome.error), { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId });
+  }
+  const result: JsonObject = { status: outcome.status, output: outcome.output, turnId: outcome.turnId ?? null, traceId, eventId: submitted.eventId };
+  if (outcome.error) result.error = outcome.error;
   return jsonResponse(200, result);
 }
 
-function eventStream(url: URL, bus: RuntimeEventBus): Response {
-  const filters = {
-    agent: url.searchParams.get('agent'),
-    instanceKey: url.searchParams.get('instanceKey'),
-    traceId: url.searchParams.get('traceId'),
-  };
-  const accepts = (e: RuntimeEvent) =>
-    (!filters.agent || e.agentName === filters.agent) &&
-    (!filters.instanceKey || e.instanceKey === filters.instanceKey) &&
-    (!filters.traceId || e.traceId === filters.traceId);
-  let unsubscribe = () => {};
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(': goondan runtime events\n\n'));
-      unsubscribe = bus.subscribe((event) => {
-        if (accepts(event)) controller.enqueue(encoder.encode(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
-      });
-      heartbeat = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), SSE_HEARTBEAT_MS);
-    },
-    cancel() {
-      unsubscribe();
-      if (heartbeat) clearInterval(heartbeat);
-    },
-  });
-  return new Response(stream, {
-    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
+function unknownAgent(agent: string, path: string): Response {
+  return errorResponse(404, 'E_HTTP_UNKNOWN_AGENT', `agent '${agent}' is not part of the running swarm`, {
+    details: { path },
+    suggestion: 'see GET /v1/processes or the Swarm resource for the agent names',
   });
 }
+
+class BadPathError extends Error {}
+
+function pathSegment(raw: string | undefined): string {
+  try {
+    return decodeURIComponent(raw ?? '');
+  } catch {
+    throw new BadPathError(`malformed percent-encoding in path segment '${raw ?? ''}'`);
+  }
+}
+

@@ -33,6 +33,7 @@ export class Metrics {
   readonly tokens = new Counter('goondan_tokens_total', 'Model tokens used, by agent and kind.');
   readonly malformedMessages = new Counter('goondan_malformed_messages_total', 'Dropped malformed IPC messages and HTTP bodies, by source.');
   readonly deadLetters = new Counter('goondan_dead_letters_total', 'Events given up after repeated crashes, by agent.');
+  readonly startFailures = new Counter('goondan_start_failures_total', 'Processes that could not start (runtime.failed or start-up timeout), by agent and code.');
 
   observe(event: RuntimeEvent): void {
     switch (event.type) {
@@ -69,7 +70,7 @@ export class Metrics {
       '# TYPE goondan_uptime_seconds gauge',
       `goondan_uptime_seconds ${uptimeSeconds.toFixed(3)}`,
     ];
-    for (const counter of [this.eventsRouted, this.restarts, this.turns, this.toolCalls, this.tokens, this.malformedMessages, this.deadLetters]) {
+    for (const counter of [this.eventsRouted, this.restarts, this.turns, this.toolCalls, this.tokens, this.malformedMessages, this.deadLetters, this.startFailures]) {
       lines.push(...counter.render());
     }
     return `${lines.join('\n')}\n`;

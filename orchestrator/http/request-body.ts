@@ -35,6 +35,22 @@ export const validateSubmitEventBody = ajv.compile<SubmitEventBody>({
   },
 });
 
+export interface RestartBody {
+  agent?: string;
+  instanceKey?: string;
+  fresh?: boolean;
+}
+
+export const validateRestartBody = ajv.compile<RestartBody>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    agent: { type: 'string', minLength: 1 },
+    instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
+    fresh: { type: 'boolean' },
+  },
+});
+
 export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject[] {
   return (errors ?? []).map((e) => {
     const missing = e.keyword === 'required' && typeof e.params.missingProperty === 'string' ? `/${e.params.missingProperty}` : '';
@@ -44,11 +60,27 @@ export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject
   });
 }
 
-/** Parses and validates a JSON body, or returns the 400 response to send. */
-export async function readJsonBody<T>(request: Request, validate: ValidateFunction<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+/** Parses and validates a JSON body, or returns the 400 response to send (and calls `onReject`). */
+export async function readJsonBody<T>(
+  request: Request,
+  validate: ValidateFunction<T>,
+  onReject: () => void = () => {},
+): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  const result = await parseJsonBody(request, validate);
+  if (!result.ok) onReject();
+  return result;
+}
+
+async function parseJsonBody<T>(request: Request, validate: ValidateFunction<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const length = Number(request.headers.get('content-length') ?? '0');
   if (length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
-  const text = await request.text();
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    // The client went away mid-upload: nothing to answer, nothing worth an error log.
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BODY_ABORTED', 'the request body could not be read (the client aborted the upload)') };
+  }
   if (text.length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
   let value: unknown;
   try {
@@ -61,7 +93,7 @@ export async function readJsonBody<T>(request: Request, validate: ValidateFuncti
     const problems = problemsOf(validate.errors);
     const first = problems[0];
     const message = first ? `${first.path}: ${first.message}` : 'body does not match the schema';
-    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_BODY', message, { problems }) };
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_BODY', message, { details: { problems }, suggestion: 'fix the fields named in details.problems' }) };
   }
   return { ok: true, value };
 }

@@ -1,16 +1,22 @@
 /**
- * One supervised child (agent or connector): spawn with Bun IPC, status, graceful shutdown with a
- * SIGKILL deadline. Restart policy lives in the supervisor; this class only reports exits.
+ * One supervised child (agent or connector) and its start-up protocol (ARCHITECTURE §2): every child
+ * starts bare and says `runtime.ready`; it then receives its identity and plan in one
+ * `runtime.assign` and answers `runtime.started` — or `runtime.failed` with the reason, which is
+ * final until the bundle changes or a restart. A warm pool process has already said ready, so its
+ * start is the same protocol without the wait. No `started` within the start-up timeout is
+ * `E_AGENT_START_TIMEOUT`. Restart policy lives in the supervisor; this class only reports.
  */
-import { CONTROL, controlEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
+import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type Assignment, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
+import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
+import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
 import { processRssBytes } from './process-rss.ts';
-import { SpawnedChild } from './spawned-child.ts';
 
-export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff';
+export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff' | 'failed';
 
 export interface ProcessExit {
   exitCode: number | null;
@@ -19,33 +25,47 @@ export interface ProcessExit {
   crashed: boolean;
 }
 
+/** What `/v1/processes` and `goondan ps` show of the last thing that went wrong. */
+export interface LastError {
+  code: string;
+  message: string;
+  at: string;
+}
+
+export type ProcessKind = 'agent' | 'connector';
+
 export interface ManagedProcessOptions {
-  kind: 'agent' | 'connector';
+  kind: ProcessKind;
   /** Agent name or Connection name (the IPC address). */
   name: string;
   instanceKey: string;
-  command: string[];
-  env: Record<string, string | undefined>;
-  /** Where the child's stdout/stderr go: inherited or a file descriptor (interactive mode). */
-  output: 'inherit' | number;
-  stdin: 'ignore' | 'inherit';
-  /** What a warm pool process needs to become this instance (agents only). */
-  assignment?: JsonObject;
-  /** Takes a warm pool process, if one is ready. */
-  takeWarm?(): SpawnedChild | undefined;
+  /** Command line of a bare child (used when no warm process is available). */
+  launch: LaunchOptions;
+  assignment: Assignment;
+  startupTimeoutMs: number;
+  launcher: ChildLauncher;
+  /** A warm process that already said `runtime.ready` (agents only). */
+  takeWarm?(): LaunchedChild | undefined;
   logger: RootLogger;
+  /** Every message but the start-up protocol's own. */
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  onStarted(process: ManagedProcess): void;
+  onStartFailed(process: ManagedProcess, error: ErrorShape, retryable: boolean): void;
   onExit(process: ManagedProcess, exit: ProcessExit): void;
 }
 
-/** Table key: `agent:instanceKey` for agents, `@connection/<name>` for connectors (never collide). */
-export function processKey(kind: 'agent' | 'connector', name: string, instanceKey: string): string {
-  return kind === 'agent' ? `${name}:${instanceKey}` : `@connection/${name}`;
+/** Table key: `agent:instanceKey` for agents (agentKey), `@connection/<name>` for connectors (never collide). */
+export function processKey(kind: ProcessKind, name: string, instanceKey: string): string {
+  return kind === 'agent' ? agentKey({ agent: name, instanceKey }) : `@connection/${name}`;
 }
+
+/** A child that sent `runtime.failed` gets this long to exit on its own before it is killed. */
+const FAILED_EXIT_GRACE_MS = 2_000;
 
 export class ManagedProcess {
   readonly key: string;
   status: ProcessStatus = 'spawning';
+  /** Started (assigned and built): events may be delivered. */
   ready = false;
   pid: number | undefined;
   /** Increments on every spawn so stale replies to an older incarnation can be recognised. */
@@ -56,8 +76,14 @@ export class ManagedProcess {
   nextSpawnAllowedAt: number | undefined;
   /** Set when the orchestrator wants this process to stay down (shutdown, removed from config). */
   retired = false;
-  private child: SpawnedChild | undefined;
+  lastError: LastError | undefined;
+  /** A deterministic start-up failure: not retried until the bundle changes or a restart. */
+  startFailure: ErrorShape | undefined;
+  private child: LaunchedChild | undefined;
   private shutdownAcked = false;
+  private startupTimer: ReturnType<typeof setTimeout> | undefined;
+  private spawnedAt = 0;
+  private failedToStart = false;
 
   constructor(readonly options: ManagedProcessOptions) {
     this.key = processKey(options.kind, options.name, options.instanceKey);
@@ -73,47 +99,51 @@ export class ManagedProcess {
     return this.options.instanceKey;
   }
   get alive(): boolean {
-    return this.child?.alive === true;
+    return this.child?.handle.alive === true;
+  }
+  /** The agent address (for connectors: the connection name and its key). */
+  get id(): AgentId {
+    return { agent: this.options.name, instanceKey: this.options.instanceKey };
   }
 
-  /** Spawns the child, or adopts a warm one from the pool when the spawn spec allows it. */
+  /** Spawns a bare child (or adopts a warm one) and runs the start-up protocol. */
   start(): void {
     if (this.alive) return;
-    const { logger } = this.options;
     this.incarnation += 1;
     this.ready = false;
     this.shutdownAcked = false;
+    this.startFailure = undefined;
+    this.failedToStart = false;
     this.status = 'spawning';
     const incarnation = this.incarnation;
-    const warm = this.options.assignment ? this.options.takeWarm?.() : undefined;
-    const child = warm ?? new SpawnedChild(this.options);
-    child.onInvalid((problems, raw) => logger.warn({ process: this.key, problems, raw: preview(raw) }, 'dropped malformed IPC message from child'));
-    child.onMessage((message) => {
-      if (message.type === 'shutdown_ack') this.shutdownAcked = true;
-      this.options.onMessage(message, this);
-    });
-    child.onExit(({ exitCode, signal }) => {
-      if (incarnation !== this.incarnation) return;
-      const crashed = !(exitCode === 0 && signal === null);
-      this.ready = false;
-      this.status = crashed ? 'crashed' : 'terminated';
-      this.options.onExit(this, { exitCode, signal, crashed });
-    });
+    const warm = this.options.kind === 'agent' ? this.options.takeWarm?.() : undefined;
+    const child = warm ?? this.options.launcher.launch(this.options.launch);
     this.child = child;
-    this.pid = child.pid;
+    this.pid = child.handle.pid;
+    this.spawnedAt = performance.now();
     this.startedAt = new Date().toISOString();
-    if (warm && this.options.assignment) {
-      child.send({
-        type: 'event',
-        from: 'orchestrator',
-        to: this.name,
-        payload: controlEvent(CONTROL.poolAssign, ORCHESTRATOR_SOURCE, this.options.assignment),
-      });
-    }
+    child.transport.onMessage((message) => {
+      if (incarnation === this.incarnation) this.receive(message);
+    });
+    void child.handle.exited.then((exit) => {
+      if (incarnation !== this.incarnation) return;
+      this.clearStartupTimer();
+      const crashed = !(exit.exitCode === 0 && exit.signal === null);
+      this.ready = false;
+      if (this.startFailure) this.status = 'failed';
+      else {
+        this.status = crashed ? 'crashed' : 'terminated';
+        // A start-up failure already recorded why this incarnation died; keep that.
+        if (crashed && !this.failedToStart) this.recordError('PROCESS_CRASHED', exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.exitCode}`);
+      }
+      this.options.onExit(this, { ...exit, crashed });
+    });
+    this.startupTimer = setTimeout(() => this.startupTimedOut(), this.options.startupTimeoutMs);
+    if (warm) this.assign();
   }
 
   send(message: TypedIpcMessage): boolean {
-    return this.child?.send(message) ?? false;
+    return this.child?.transport.send(message) ?? false;
   }
 
   /**
@@ -123,23 +153,23 @@ export class ManagedProcess {
   async shutdown(gracePeriodMs: number, reason: ShutdownReason): Promise<void> {
     if (!this.alive) return;
     this.status = 'draining';
-    const sent = this.send({ type: 'shutdown', from: 'orchestrator', to: this.name, payload: { gracePeriodMs, reason } });
+    const sent = this.send({ type: 'shutdown', from: ORCHESTRATOR, to: this.name, payload: { gracePeriodMs, reason } });
     if (!sent) this.kill('SIGTERM');
     const timer = setTimeout(() => {
       if (!this.alive) return;
       this.options.logger.warn({ process: this.key, childPid: this.pid, gracePeriodMs, acked: this.shutdownAcked }, 'grace period over: SIGKILL');
       this.kill();
     }, gracePeriodMs);
-    await this.child?.exited;
+    await this.child?.handle.exited;
     clearTimeout(timer);
   }
 
   kill(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): void {
-    this.child?.kill(signal);
+    this.child?.handle.kill(signal);
   }
 
   async waitForExit(): Promise<void> {
-    await this.child?.exited;
+    await this.child?.handle.exited;
   }
 
   /** Resident set size in bytes; undefined when not running. */
@@ -147,14 +177,76 @@ export class ManagedProcess {
     return this.alive && this.pid !== undefined ? processRssBytes(this.pid) : undefined;
   }
 
-}
-
-function preview(raw: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(raw) ?? String(raw);
-  } catch {
-    text = String(raw);
+  recordError(code: string, message: string): void {
+    this.lastError = { code, message, at: new Date().toISOString() };
   }
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+
+  // ── start-up protocol ───────────────────────────────────────────────────
+
+  private receive(message: TypedIpcMessage): void {
+    if (message.type === 'shutdown_ack') this.shutdownAcked = true;
+    if (message.type !== 'event') {
+      this.options.onMessage(message, this);
+      return;
+    }
+    const type = message.payload.type;
+    if (type !== 'runtime.ready' && type !== 'runtime.started' && type !== 'runtime.failed') {
+      this.options.onMessage(message, this);
+      return;
+    }
+    const parsed = parseControl(message.payload);
+    if (!parsed.ok) {
+      this.options.logger.warn({ process: this.key, type, problems: parsed.problems }, 'dropped a malformed start-up message');
+      return;
+    }
+    const control = parsed.message;
+    if (control.type === 'runtime.ready') this.assign();
+    else if (control.type === 'runtime.started') this.started(control.payload.startupMs);
+    else if (control.type === 'runtime.failed') this.failed(control.payload.error, control.payload.retryable);
+  }
+
+  private assign(): void {
+    this.send({ type: 'event', from: ORCHESTRATOR, to: this.name, payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, this.options.assignment) });
+  }
+
+  private started(childStartupMs: number): void {
+    this.clearStartupTimer();
+    this.ready = true;
+    this.status = 'idle';
+    this.options.logger.info(
+      { process: this.key, childPid: this.pid, startupMs: Math.round(performance.now() - this.spawnedAt), childStartupMs: Math.round(childStartupMs) },
+      'process ready',
+    );
+    this.options.onStarted(this);
+  }
+
+  private failed(error: ErrorShape, retryable: boolean): void {
+    this.clearStartupTimer();
+    this.failedToStart = true;
+    this.recordError(error.code, error.message);
+    if (!retryable) this.startFailure = error;
+    this.options.logger.error({ process: this.key, childPid: this.pid, error, retryable }, 'process failed to start');
+    this.options.onStartFailed(this, error, retryable);
+    const incarnation = this.incarnation;
+    setTimeout(() => {
+      if (incarnation === this.incarnation && this.alive) this.kill();
+    }, FAILED_EXIT_GRACE_MS).unref?.();
+  }
+
+  private startupTimedOut(): void {
+    this.startupTimer = undefined;
+    if (this.ready || !this.alive) return;
+    const seconds = Math.round(this.options.startupTimeoutMs / 1000);
+    this.failedToStart = true;
+    const error = runtimeError('E_AGENT_START_TIMEOUT', `${this.options.kind} '${this.name}' (instance '${this.instanceKey}') did not become ready within ${seconds} s`);
+    this.recordError(error.code, error.message);
+    this.options.logger.error({ process: this.key, childPid: this.pid, startupTimeoutMs: this.options.startupTimeoutMs }, 'start-up timed out; killing');
+    this.options.onStartFailed(this, error, true);
+    this.kill();
+  }
+
+  private clearStartupTimer(): void {
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.startupTimer = undefined;
+  }
 }

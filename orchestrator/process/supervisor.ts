@@ -1,39 +1,42 @@
 /**
  * The process table and its restart policy (SPEC.md §2.2): on-demand agents, always-on connectors,
  * crash isolation, immediate respawn then exponential backoff, reconciliation every 5 s, and
- * graceful shutdown of everything.
+ * graceful shutdown of everything. A deterministic start-up failure is not a crash: the process
+ * stays `failed` (no restart loop) until the bundle changes or someone restarts it.
  */
+import type { Assignment } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
+import type { ErrorShape } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
+import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
 import { type BackoffPolicy, backoffDelayMs } from './crash-backoff.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
-import { ManagedProcess, type ProcessExit, processKey } from './managed-process.ts';
-import type { SpawnedChild } from './spawned-child.ts';
+import { ManagedProcess, type ProcessExit, type ProcessKind, processKey } from './managed-process.ts';
 
 export interface SpawnSpec {
-  command: string[];
-  env: Record<string, string | undefined>;
-  stdin: 'ignore' | 'inherit';
-  /** Overrides the supervisor's output (the interactive cli connector writes to the terminal). */
-  output?: 'inherit' | number;
-  /** What a warm pool process needs to become this agent instance; absent = always spawn cold. */
-  assignment?: JsonObject;
+  /** Command line of a bare child; `output` overrides the supervisor's (the interactive cli connector writes to the terminal). */
+  launch: Omit<LaunchOptions, 'output'> & { output?: LaunchOptions['output'] };
+  /** Who the child becomes, sent in its `runtime.assign`. */
+  assignment: Assignment;
 }
 
 export interface SupervisorOptions {
   logger: RootLogger;
+  launcher: ChildLauncher;
   backoff: BackoffPolicy;
   output: 'inherit' | number;
-  spawnSpec(kind: 'agent' | 'connector', name: string, instanceKey: string): SpawnSpec;
+  startupTimeoutMs(): number;
+  spawnSpec(kind: ProcessKind, name: string, instanceKey: string): SpawnSpec;
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  onStarted(process: ManagedProcess): void;
+  onStartFailed(process: ManagedProcess, error: ErrorShape, retryable: boolean): void;
   /** Called after every exit, before any respawn is scheduled. */
   onExit(process: ManagedProcess, exit: ProcessExit): void;
   /** Whether a cleanly exited agent should come back (e.g. it still has pending events). */
   wantsRestartAfterCleanExit(process: ManagedProcess): boolean;
   onRestart?(process: ManagedProcess): void;
   /** A warm agent process, if the pool has one ready. */
-  takeWarm?(): SpawnedChild | undefined;
+  takeWarm?(): LaunchedChild | undefined;
 }
 
 export const RECONCILE_INTERVAL_MS = 5_000;
@@ -50,7 +53,7 @@ export class Supervisor {
     this.reconcileTimer ??= setInterval(() => this.reconcile(), RECONCILE_INTERVAL_MS);
   }
 
-  get(kind: 'agent' | 'connector', name: string, instanceKey: string): ManagedProcess | undefined {
+  get(kind: ProcessKind, name: string, instanceKey: string): ManagedProcess | undefined {
     return this.table.get(processKey(kind, name, instanceKey));
   }
 
@@ -63,44 +66,38 @@ export class Supervisor {
     return [...this.table.values()];
   }
 
-  /** The process for `(name, instanceKey)`, spawned on first use (auto-spawn, ARCHITECTURE §2). */
-  ensure(kind: 'agent' | 'connector', name: string, instanceKey: string): ManagedProcess {
+  /**
+   * The process for `(name, instanceKey)`, spawned on first use (auto-spawn, ARCHITECTURE §2). A
+   * process in backoff waits for its timer; a failed one waits for a restart; one that is down for
+   * another reason comes back now.
+   */
+  ensure(kind: ProcessKind, name: string, instanceKey: string): ManagedProcess {
     const key = processKey(kind, name, instanceKey);
     let proc = this.table.get(key);
     if (!proc) {
-      const spec = this.options.spawnSpec(kind, name, instanceKey);
-      proc = new ManagedProcess({
-        kind,
-        name,
-        instanceKey,
-        command: spec.command,
-        env: spec.env,
-        stdin: spec.stdin,
-        output: spec.output ?? this.options.output,
-        ...(spec.assignment ? { assignment: spec.assignment } : {}),
-        ...(this.options.takeWarm ? { takeWarm: this.options.takeWarm } : {}),
-        logger: this.options.logger,
-        onMessage: (message, p) => this.options.onMessage(message, p),
-        onExit: (p, exit) => this.handleExit(p, exit),
-      });
+      proc = this.create(kind, name, instanceKey);
       this.table.set(key, proc);
     }
-    // A process in backoff waits for its timer; one that is down for another reason comes back now.
-    if (!proc.alive && !this.stopping && proc.status !== 'crashLoopBackOff' && proc.status !== 'draining') this.spawn(proc);
+    const waiting = proc.status === 'crashLoopBackOff' || proc.status === 'draining' || proc.status === 'failed';
+    if (!proc.alive && !this.stopping && !waiting) this.spawn(proc);
     return proc;
   }
 
-  /** Graceful stop; `restart` brings it back with a fresh spawn spec afterwards. */
+  /** Graceful stop; `restart` brings it back with a fresh spawn spec (and a clean record) afterwards. */
   async stop(proc: ManagedProcess, gracePeriodMs: number, reason: ShutdownReason, restart: boolean): Promise<void> {
     this.clearTimer(proc.key);
     proc.retired = !restart;
     await proc.shutdown(gracePeriodMs, reason);
-    if (restart && !this.stopping) {
-      this.table.delete(proc.key);
-      this.ensure(proc.kind, proc.name, proc.instanceKey);
-    } else {
-      this.table.delete(proc.key);
-    }
+    // A newer process may have taken the slot meanwhile; only remove our own.
+    if (this.table.get(proc.key) === proc) this.table.delete(proc.key);
+    if (restart && !this.stopping) this.ensure(proc.kind, proc.name, proc.instanceKey);
+  }
+
+  /** Forgets a process that is down (failed or crashed), so that its next `ensure` starts afresh. */
+  forget(proc: ManagedProcess): void {
+    if (proc.alive) return;
+    this.clearTimer(proc.key);
+    if (this.table.get(proc.key) === proc) this.table.delete(proc.key);
   }
 
   async shutdownAll(gracePeriodMs: number): Promise<void> {
@@ -116,6 +113,10 @@ export class Supervisor {
     await Promise.all(connectors.map((p) => p.shutdown(Math.min(gracePeriodMs, 5_000), 'orchestrator_shutdown')));
   }
 
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   /** SPEC.md §2.2: respawn what is due. Called every 5 s and after every exit. */
   reconcile(): void {
     if (this.stopping) return;
@@ -127,6 +128,25 @@ export class Supervisor {
     }
   }
 
+  private create(kind: ProcessKind, name: string, instanceKey: string): ManagedProcess {
+    const spec = this.options.spawnSpec(kind, name, instanceKey);
+    return new ManagedProcess({
+      kind,
+      name,
+      instanceKey,
+      launch: { ...spec.launch, output: spec.launch.output ?? this.options.output },
+      assignment: spec.assignment,
+      startupTimeoutMs: this.options.startupTimeoutMs(),
+      launcher: this.options.launcher,
+      ...(this.options.takeWarm ? { takeWarm: this.options.takeWarm } : {}),
+      logger: this.options.logger,
+      onMessage: (message, p) => this.options.onMessage(message, p),
+      onStarted: (p) => this.options.onStarted(p),
+      onStartFailed: (p, error, retryable) => this.options.onStartFailed(p, error, retryable),
+      onExit: (p, exit) => this.handleExit(p, exit),
+    });
+  }
+
   private spawn(proc: ManagedProcess): void {
     proc.nextSpawnAllowedAt = undefined;
     try {
@@ -134,6 +154,7 @@ export class Supervisor {
     } catch (error) {
       this.options.logger.error({ process: proc.key, err: error }, 'spawn failed');
       proc.status = 'crashed';
+      proc.recordError('SPAWN_FAILED', error instanceof Error ? error.message : String(error));
       this.handleExit(proc, { exitCode: null, signal: null, crashed: true });
     }
   }
@@ -142,6 +163,10 @@ export class Supervisor {
     const { logger } = this.options;
     this.options.onExit(proc, exit);
     if (proc.retired || this.stopping) return;
+    if (proc.startFailure) {
+      logger.warn({ process: proc.key, code: proc.startFailure.code }, 'not restarting a process that cannot start; fix the bundle, then restart it');
+      return;
+    }
     if (!exit.crashed) {
       logger.info({ process: proc.key, childPid: proc.pid }, 'process exited cleanly');
       if (this.options.wantsRestartAfterCleanExit(proc)) this.spawn(proc);

@@ -1,26 +1,32 @@
 /**
- * Warm agent processes: started ahead of need with every module loaded (about 140 ms of an agent's
- * ~150 ms start-up), then assigned to an instance with one IPC message. The pool refills in the
- * background; a pool process that keeps dying turns the pool off instead of looping.
+ * Warm agent processes: bare agent processes started ahead of need, with every module loaded,
+ * that have said `runtime.ready` and wait for their `runtime.assign` (the same start-up protocol
+ * as a cold start, minus the wait). The pool refills in the background; a pool process that keeps
+ * dying turns the pool off instead of looping.
  */
-import { CONTROL } from '../../shared/ipc/control-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { type SpawnChildOptions, SpawnedChild } from './spawned-child.ts';
+import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
 
 export interface WarmPoolOptions {
   size: number;
   logger: RootLogger;
-  /** Command and environment of a pool process (the agent entry with `--pool`). */
-  spawnOptions(): SpawnChildOptions;
+  launcher: ChildLauncher;
+  /** Command line of a bare agent process. */
+  launchOptions(): LaunchOptions;
 }
 
 /** Pool processes that die before assignment this many times in a row disable the pool. */
 const MAX_CONSECUTIVE_FAILURES = 3;
 const REFILL_DELAY_MS = 50;
 
+interface PoolEntry {
+  child: LaunchedChild;
+  stopListening: () => void;
+}
+
 export class WarmPool {
-  private readonly ready: SpawnedChild[] = [];
-  private readonly starting = new Set<SpawnedChild>();
+  private readonly ready: PoolEntry[] = [];
+  private readonly starting = new Set<PoolEntry>();
   private failures = 0;
   private stopped = false;
   private refillTimer: ReturnType<typeof setTimeout> | undefined;
@@ -36,50 +42,55 @@ export class WarmPool {
   }
 
   /** A ready process, handed over to a new owner; the pool refills behind it. */
-  take(): SpawnedChild | undefined {
-    const child = this.ready.shift();
-    if (child) this.scheduleRefill();
-    return child;
+  take(): LaunchedChild | undefined {
+    const entry = this.ready.shift();
+    if (!entry) return undefined;
+    entry.stopListening();
+    this.scheduleRefill();
+    return entry.child;
   }
 
   /** Replaces every idle pool process (e.g. after the environment changed on reload). */
   recycle(): void {
-    for (const child of [...this.ready, ...this.starting]) child.kill('SIGKILL');
-    this.ready.length = 0;
-    this.starting.clear();
+    this.killIdle();
     this.scheduleRefill();
   }
 
   stop(): void {
     this.stopped = true;
     if (this.refillTimer) clearTimeout(this.refillTimer);
-    for (const child of [...this.ready, ...this.starting]) child.kill('SIGKILL');
-    this.ready.length = 0;
-    this.starting.clear();
+    this.killIdle();
   }
 
   /** Pool processes not yet assigned (for `ps`-style accounting and tests). */
   pids(): number[] {
-    return [...this.ready, ...this.starting].map((c) => c.pid);
+    return [...this.ready, ...this.starting].map((e) => e.child.handle.pid);
+  }
+
+  private killIdle(): void {
+    for (const entry of [...this.ready, ...this.starting]) entry.child.handle.kill('SIGKILL');
+    this.ready.length = 0;
+    this.starting.clear();
   }
 
   private startOne(): void {
-    const child = new SpawnedChild(this.options.spawnOptions());
-    this.starting.add(child);
-    child.onInvalid((problems) => this.options.logger.warn({ childPid: child.pid, problems }, 'dropped malformed IPC message from a pool process'));
-    child.onMessage((message) => {
-      if (message.type !== 'event' || message.payload.type !== CONTROL.poolReady || !this.starting.delete(child)) return;
-      this.failures = 0;
-      this.ready.push(child);
-    });
-    child.onExit((exit) => {
-      const wasIdle = this.starting.delete(child) || this.ready.includes(child);
-      if (!wasIdle) return;
-      const index = this.ready.indexOf(child);
+    const child = this.options.launcher.launch(this.options.launchOptions());
+    const entry: PoolEntry = {
+      child,
+      stopListening: child.transport.onMessage((message) => {
+        if (message.type !== 'event' || message.payload.type !== 'runtime.ready' || !this.starting.delete(entry)) return;
+        this.failures = 0;
+        this.ready.push(entry);
+      }),
+    };
+    this.starting.add(entry);
+    void child.handle.exited.then((exit) => {
+      const index = this.ready.indexOf(entry);
       if (index >= 0) this.ready.splice(index, 1);
-      if (this.stopped) return;
+      const wasIdle = this.starting.delete(entry) || index >= 0;
+      if (!wasIdle || this.stopped) return;
       this.failures += 1;
-      this.options.logger.warn({ childPid: child.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
+      this.options.logger.warn({ childPid: child.handle.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
       if (!this.enabled) this.options.logger.error('warm pool disabled after repeated failures; agents start cold');
       else this.scheduleRefill();
     });

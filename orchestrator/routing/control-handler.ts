@@ -1,15 +1,20 @@
 /**
- * Control traffic from children (`runtime.*` events, ARCHITECTURE §2): readiness and turn
- * acknowledgements (delivery), runtime events (SSE, metrics), spawn/list/catalog requests, tool
- * approvals, self-restart and connector status. None of it ever becomes a turn.
+ * Control traffic from children (`runtime.*` events, ARCHITECTURE §2), each validated against its
+ * type's schema (shared/ipc/control-protocol.ts): turn acknowledgements (delivery), runtime events
+ * (SSE, metrics), spawn/list/catalog requests, tool approvals, self-restart. None of it ever
+ * becomes a turn. The start-up protocol (ready/started/failed) is the managed process's own.
  */
-import { CONTROL, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
+import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type ControlMessage, type ControlPayloads, parseControl } from '../../shared/ipc/control-protocol.ts';
+import { type ControlRequestType, type ControlResults, resultJson } from '../../shared/ipc/control-results.ts';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
-import { type ReplyOutcome, errorOutcome, makeReplyEvent } from '../../shared/ipc/reply-events.ts';
+import { type ReplyOutcome, failureOutcome, makeReplyEvent, CONTROL_RESPONSE_TYPE } from '../../shared/ipc/reply-events.ts';
+import { runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
-import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import type { AgentInstanceInfo } from '../../shared/types/tools.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
@@ -18,9 +23,14 @@ import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import type { InstanceOwners } from './instance-owners.ts';
 
+/** An approval nobody answers is denied after this long unless the request says otherwise. */
+const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
+
 export interface ControlHandlerDeps {
   swarm(): SwarmPlan;
   isKnownAgent(name: string): boolean;
+  /** Auto-spawn of the routing layer (spawn requests use the same path as events). */
+  ensure(target: AgentId): ManagedProcess;
   supervisor: Supervisor;
   delivery: Delivery;
   metrics: Metrics;
@@ -35,140 +45,118 @@ export class ControlHandler {
   constructor(private readonly deps: ControlHandlerDeps) {}
 
   handle(event: AgentEvent, from: ManagedProcess): void {
-    const meta = event.metadata ?? {};
-    switch (event.type) {
-      case CONTROL.ready: {
-        from.ready = true;
-        from.status = 'idle';
-        const flushed = from.kind === 'agent' ? this.deps.delivery.flush(from) : 0;
-        if (flushed > 0) from.status = 'processing';
-        this.deps.logger.info({ process: from.key, childPid: from.pid, redelivered: flushed }, 'process ready');
-        return;
-      }
-      case CONTROL.turnStarted:
-        if (typeof meta.eventId === 'string') this.deps.delivery.markStarted(from, meta.eventId);
+    const parsed = parseControl(event);
+    if (!parsed.ok) {
+      this.deps.metrics.malformedMessages.inc({ source: 'ipc' });
+      this.deps.logger.warn({ process: from.key, type: event.type, problems: parsed.problems }, 'dropped a malformed control event');
+      return;
+    }
+    this.dispatch(parsed.message, from);
+  }
+
+  private dispatch(control: ControlMessage, from: ManagedProcess): void {
+    switch (control.type) {
+      case 'runtime.turn.started':
+        this.deps.delivery.markStarted(from, control.payload.eventId);
         from.status = 'processing';
         return;
-      case CONTROL.turnCompleted:
-        if (typeof meta.eventId === 'string') this.deps.delivery.ack(from, meta.eventId);
+      case 'runtime.turn.completed':
+        this.deps.delivery.ack(from, control.payload.eventId);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
-        if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.name, from.instanceKey) > 0 ? 'processing' : 'idle';
+        if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
         return;
-      case CONTROL.observe: {
-        const result = validateRuntimeEvent(meta.event);
-        if (!result.ok) {
-          this.deps.logger.warn({ process: from.key, problems: result.problems }, 'dropped a malformed runtime event');
-          return;
-        }
-        this.deps.metrics.observe(result.value);
-        this.deps.runtimeEvents.publish(result.value);
+      case 'runtime.observe':
+        this.observe(control.payload.event, from);
         return;
-      }
-      case CONTROL.spawn:
-        this.controlSpawn(event, from);
+      case 'runtime.spawn':
+        this.spawn(control.event, control.payload, from);
         return;
-      case CONTROL.list:
-        this.controlReply(from, event, { status: 'ok', output: '', result: { agents: this.listInstances(from, meta.includeAll === true) } });
+      case 'runtime.list':
+        this.reply(from, control.event, 'runtime.list', { agents: this.listInstances(from, control.payload.includeAll) });
         return;
-      case CONTROL.catalog: {
+      case 'runtime.catalog': {
         const swarm = this.deps.swarm();
-        const result: JsonObject = {
+        this.reply(from, control.event, 'runtime.catalog', {
           swarmName: swarm.name,
           entryAgent: swarm.entryAgent,
           selfAgent: from.name,
           availableAgents: swarm.agents,
           callableAgents: swarm.agents.filter((a) => a !== from.name),
-        };
-        this.controlReply(from, event, { status: 'ok', output: '', result });
+        });
         return;
       }
-      case CONTROL.approvalRequest: {
-        const timeoutMs = typeof meta.timeoutMs === 'number' && meta.timeoutMs > 0 ? meta.timeoutMs : 300_000;
+      case 'runtime.approval.request': {
+        const request = control.payload;
         this.deps.approvals.open(
-          {
-            agent: from.name,
-            instanceKey: from.instanceKey,
-            processKey: from.key,
-            toolName: typeof meta.toolName === 'string' ? meta.toolName : '',
-            toolCallId: typeof meta.toolCallId === 'string' ? meta.toolCallId : '',
-            args: isJsonObject(meta.args) ? meta.args : {},
-            reason: typeof meta.reason === 'string' ? meta.reason : '',
-          },
-          timeoutMs,
-          (outcome) => this.controlReply(from, event, { status: 'ok', output: '', result: outcome }),
+          { ...request, agent: from.name, instanceKey: from.instanceKey, processKey: from.key },
+          request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS,
+          (decision) => this.reply(from, control.event, 'runtime.approval.request', decision),
         );
         return;
       }
-      case CONTROL.approvalDecision: {
-        const id = typeof meta.id === 'string' ? meta.id : '';
-        const decided = this.deps.approvals.decide(id, {
-          approved: meta.approved === true,
-          scope: meta.scope === 'session' ? 'session' : 'once',
-          decidedBy: from.kind === 'connector' ? from.name : 'agent',
-          reason: typeof meta.reason === 'string' ? meta.reason : '',
-        });
+      case 'runtime.approval.decision': {
+        const { id, approved, scope, reason } = control.payload;
+        const decided = this.deps.approvals.decide(id, { approved, scope, decidedBy: from.kind === 'connector' ? from.name : 'agent', reason: reason ?? '' });
         if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
         return;
       }
-      case CONTROL.restart:
-        this.deps.onRestartRequested(from, typeof meta.reason === 'string' ? meta.reason : 'requested by the agent');
-        return;
-      case CONTROL.connectorStarted:
-        from.ready = true;
-        from.status = 'idle';
-        this.deps.logger.info({ process: from.key, childPid: from.pid }, 'connector started');
-        return;
-      case CONTROL.connectorFailed:
-        this.deps.logger.error({ process: from.key, error: meta.message }, 'connector failed to start');
+      case 'runtime.restart':
+        this.deps.onRestartRequested(from, control.payload.reason);
         return;
       default:
-        this.deps.logger.warn({ process: from.key, type: event.type }, 'unknown control event; dropped');
+        this.deps.logger.warn({ process: from.key, type: control.type }, 'control event not expected from a child; dropped');
     }
   }
 
-  private controlSpawn(event: AgentEvent, from: ManagedProcess): void {
-    const meta = event.metadata ?? {};
-    const target = typeof meta.target === 'string' ? meta.target : '';
-    const instanceKey = typeof meta.instanceKey === 'string' && meta.instanceKey !== '' ? meta.instanceKey : from.instanceKey;
-    if (!this.deps.isKnownAgent(target)) {
-      this.controlReply(from, event, errorOutcome('AGENT_NOT_FOUND', `agent '${target}' is not part of swarm '${this.deps.swarm().name}'`));
+  private observe(record: ControlPayloads['runtime.observe']['event'], from: ManagedProcess): void {
+    const result = validateRuntimeEvent(record);
+    if (!result.ok) {
+      this.deps.metrics.malformedMessages.inc({ source: 'ipc' });
+      this.deps.logger.warn({ process: from.key, problems: result.problems }, 'dropped a malformed runtime event');
       return;
     }
-    const existed = this.deps.supervisor.get('agent', target, instanceKey)?.alive === true;
-    this.deps.owners.record(target, instanceKey, {
-      ownerAgent: from.name,
-      ownerInstanceKey: from.instanceKey,
-      ...(typeof meta.cwd === 'string' ? { cwd: meta.cwd } : {}),
-    });
-    this.deps.supervisor.ensure('agent', target, instanceKey);
-    const result: JsonObject = { target, instanceKey, spawned: !existed };
-    if (typeof meta.cwd === 'string') result.cwd = meta.cwd;
-    this.controlReply(from, event, { status: 'ok', output: '', result });
+    this.deps.metrics.observe(result.value);
+    this.deps.runtimeEvents.publish(result.value);
   }
 
-  private listInstances(from: ManagedProcess, includeAll: boolean): JsonObject[] {
-    const rows: JsonObject[] = [];
+  private spawn(event: AgentEvent, request: ControlPayloads['runtime.spawn'], from: ManagedProcess): void {
+    const target: AgentId = { agent: request.target, instanceKey: request.instanceKey ?? from.instanceKey }; // ARCHITECTURE §5
+    if (!this.deps.isKnownAgent(target.agent)) {
+      this.answer(from, event, failureOutcome(runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`)));
+      return;
+    }
+    const existed = this.deps.supervisor.get('agent', target.agent, target.instanceKey)?.alive === true;
+    this.deps.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}) });
+    this.deps.ensure(target);
+    this.reply(from, event, 'runtime.spawn', { target: target.agent, instanceKey: target.instanceKey, spawned: !existed, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}) });
+  }
+
+  private listInstances(from: ManagedProcess, includeAll: boolean): AgentInstanceInfo[] {
+    const rows: AgentInstanceInfo[] = [];
     for (const proc of this.deps.supervisor.list()) {
       if (proc.kind !== 'agent') continue;
-      const owner = this.deps.owners.get(proc.name, proc.instanceKey);
+      const owner = this.deps.owners.get(proc.id);
       const mine = owner?.ownerAgent === from.name && owner.ownerInstanceKey === from.instanceKey;
       if (!includeAll && !mine) continue;
-      const row: JsonObject = { target: proc.name, instanceKey: proc.instanceKey, status: proc.status, createdAt: owner?.createdAt ?? proc.startedAt ?? '' };
-      if (owner?.ownerAgent) row.ownerAgent = owner.ownerAgent;
-      if (owner?.ownerInstanceKey) row.ownerInstanceKey = owner.ownerInstanceKey;
-      if (owner?.cwd) row.cwd = owner.cwd;
-      rows.push(row);
+      rows.push({
+        target: proc.name,
+        instanceKey: proc.instanceKey,
+        status: proc.status,
+        createdAt: owner?.createdAt ?? proc.startedAt ?? '',
+        ...(owner?.ownerAgent ? { ownerAgent: owner.ownerAgent } : {}),
+        ...(owner?.ownerInstanceKey ? { ownerInstanceKey: owner.ownerInstanceKey } : {}),
+        ...(owner?.cwd ? { cwd: owner.cwd } : {}),
+      });
     }
     return rows;
   }
 
-  private controlReply(to: ManagedProcess, request: AgentEvent, outcome: ReplyOutcome): void {
+  private reply<K extends ControlRequestType>(to: ManagedProcess, request: AgentEvent, _type: K, result: ControlResults[K]): void {
+    this.answer(to, request, { status: 'ok', output: '', result: resultJson(result) });
+  }
+
+  private answer(to: ManagedProcess, request: AgentEvent, outcome: ReplyOutcome): void {
     if (!request.replyTo) return;
-    to.send({
-      type: 'event',
-      from: ORCHESTRATOR,
-      to: to.name,
-      payload: makeReplyEvent(request.replyTo.correlationId, ORCHESTRATOR_SOURCE, outcome, CONTROL.response),
-    });
+    to.send({ type: 'event', from: ORCHESTRATOR, to: to.name, payload: makeReplyEvent(request.replyTo.correlationId, ORCHESTRATOR_SOURCE, outcome, CONTROL_RESPONSE_TYPE) });
   }
 }

@@ -2,7 +2,7 @@
  * Who started which agent instance (by calling or spawning it) — what `agents__list` shows by
  * default (SPEC.md §2.6: a caller's own spawns). The first starter stays the owner.
  */
-import { callNode } from '../../shared/ipc/request-metadata.ts';
+import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 
 export interface InstanceOwner {
   ownerAgent?: string;
@@ -15,12 +15,12 @@ export class InstanceOwners {
   private readonly owners = new Map<string, InstanceOwner>();
 
   /** Records the owner unless the instance already has one. */
-  record(agent: string, instanceKey: string, owner: Omit<InstanceOwner, 'createdAt'>): void {
-    const node = callNode(agent, instanceKey);
-    if (!this.owners.has(node)) this.owners.set(node, { ...owner, createdAt: new Date().toISOString() });
+  record(instance: AgentId, owner: Omit<InstanceOwner, 'createdAt'>): void {
+    const key = agentKey(instance);
+    if (!this.owners.has(key)) this.owners.set(key, { ...owner, createdAt: new Date().toISOString() });
   }
 
-  get(agent: string, instanceKey: string): InstanceOwner | undefined {
-    return this.owners.get(callNode(agent, instanceKey));
+  get(instance: AgentId): InstanceOwner | undefined {
+    return this.owners.get(agentKey(instance));
   }
 }

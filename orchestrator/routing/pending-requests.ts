@@ -49,6 +49,10 @@ export class PendingRequests {
     return [...this.entries.values()].map((e) => e.request).filter((r) => r.requestEventId === eventId);
   }
 
+  all(): PendingRequest[] {
+    return [...this.entries.values()].map((e) => e.request);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -2,15 +2,20 @@
  * Routes every message the orchestrator receives (ARCHITECTURE §2): requests and sends by target
  * agent + instanceKey (auto-spawn), responses by correlationId to the exact requester, control
  * events (`runtime.*`) to the ControlHandler, connector events through the Connection's ingress rules.
- * The router knows nothing about turns; it only moves events and keeps the pending table.
+ * The router knows nothing about turns; it only moves events and keeps the pending table. It is
+ * the one place where a missing instanceKey gets its default.
  */
-import { CONTROL, ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
+import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import { type ReplyOutcome, errorOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
+import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { type ErrorShape, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
-import type { AgentCallErrorCode, AgentEvent, EventSource } from '../../shared/types/events.ts';
+import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
@@ -18,13 +23,14 @@ import type { Delivery } from '../delivery/delivery.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, callNode, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
 import { extendCallChain } from './call-chain.ts';
 import { ControlHandler } from './control-handler.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 
+/** The conversation of an external submission that names none (HTTP, `send`, one-shot runs). */
+export const DEFAULT_INSTANCE_KEY = 'default';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -53,7 +59,8 @@ export interface RouterDeps {
 
 export interface ExternalSubmission {
   agent: string;
-  instanceKey: string;
+  /** Absent: DEFAULT_INSTANCE_KEY. */
+  instanceKey?: string;
   input: string;
   source: EventSource;
   wait: boolean;
@@ -62,13 +69,25 @@ export interface ExternalSubmission {
   metadata?: JsonObject;
 }
 
+export interface Submitted {
+  eventId: string;
+  traceId: string;
+  instanceKey: string;
+  reply?: Promise<ReplyOutcome>;
+}
+
 export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
   private readonly control: ControlHandler;
 
   constructor(private readonly deps: RouterDeps) {
-    this.control = new ControlHandler({ ...deps, owners: this.owners, isKnownAgent: (name) => this.isKnownAgent(name) });
+    this.control = new ControlHandler({
+      ...deps,
+      owners: this.owners,
+      isKnownAgent: (name) => this.isKnownAgent(name),
+      ensure: (target) => this.deps.supervisor.ensure('agent', target.agent, target.instanceKey),
+    });
   }
 
   /** Entry point for every validated message from a child process. */
@@ -87,31 +106,56 @@ export class Router {
   }
 
   /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply. */
-  submit(submission: ExternalSubmission): { eventId: string; traceId: string; reply?: Promise<ReplyOutcome> } {
+  submit(submission: ExternalSubmission): Submitted {
     const traceId = submission.traceId ?? newTraceId();
+    const target: AgentId = { agent: submission.agent, instanceKey: submission.instanceKey ?? DEFAULT_INSTANCE_KEY };
     const correlationId = submission.wait ? newId('corr') : undefined;
     const event = makeEvent('api.input', submission.source, {
       input: submission.input,
-      instanceKey: submission.instanceKey,
+      instanceKey: target.instanceKey,
       traceId,
       ...(submission.metadata ? { metadata: submission.metadata } : {}),
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
     if (!correlationId) {
-      this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'send', true);
-      return { eventId: event.id, traceId };
+      this.dispatch(target, event, submission.source.name, 'send', true);
+      return { eventId: event.id, traceId, instanceKey: target.instanceKey };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
-      this.addPending(correlationId, { kind: 'local', resolve }, submission.agent, submission.instanceKey, event, submission.timeoutMs);
+      this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
     });
-    this.dispatch(submission.agent, submission.instanceKey, event, submission.source.name, 'request', true);
-    return { eventId: event.id, traceId, reply };
+    this.dispatch(target, event, submission.source.name, 'request', true);
+    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply };
   }
 
   isKnownAgent(name: string): boolean {
     return this.deps.swarm().agents.includes(name);
   }
 
+  /** Fails every request waiting on a dead-lettered event. */
+  failRequestsFor(event: AgentEvent, code: RuntimeErrorCode, message: string): void {
+    this.fail(this.pending.forRequestEvent(event.id), runtimeError(code, message));
+  }
+
+  /**
+   * Answers every request waiting on `target` with `error` at once, instead of letting callers wait
+   * out their timeout. With `deadLetter`, the requests' events are given up too (the caller was
+   * told they failed); without it they stay queued for the instance's next start.
+   */
+  failRequestsTargeting(target: AgentId, error: ErrorShape, options: { deadLetter: boolean }): void {
+    const requests = this.pending.forTarget(agentKey(target));
+    this.fail(requests, error);
+    if (!options.deadLetter) return;
+    for (const request of requests) this.deps.delivery.deadLetter(target, request.requestEventId, `${error.code}: ${error.message}`);
+  }
+
+  /** Daemon shutdown: waiters — HTTP, one-shot, connector, agent — on the chosen targets get DAEMON_STOPPING now. */
+  failPendingWhere(targetKeyMatches: (targetKey: string) => boolean, message: string): void {
+    this.fail(
+      this.pending.all().filter((request) => targetKeyMatches(request.targetKey)),
+      runtimeError('DAEMON_STOPPING', message),
+    );
+  }
 
   // ── events from children ────────────────────────────────────────────────
 
@@ -132,24 +176,24 @@ export class Router {
     this.routeAgentCall(to, event, from);
   }
 
-  private routeAgentCall(target: string, event: AgentEvent, from: ManagedProcess): void {
-    const instanceKey = event.instanceKey ?? from.instanceKey; // ARCHITECTURE §5: default = caller's key
+  private routeAgentCall(targetAgent: string, event: AgentEvent, from: ManagedProcess): void {
+    const target: AgentId = { agent: targetAgent, instanceKey: event.instanceKey ?? from.instanceKey }; // ARCHITECTURE §5: default = caller's key
     const kind = event.replyTo ? 'request' : 'send';
-    if (!this.isKnownAgent(target)) {
-      this.refuse(from, event, 'AGENT_NOT_FOUND', `agent '${target}' is not part of swarm '${this.deps.swarm().name}'`);
+    if (!this.isKnownAgent(target.agent)) {
+      this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
       return;
     }
     if (event.replyTo) {
-      const cycle = extendCallChain(callChainOf(event), callNode(target, instanceKey));
+      const cycle = extendCallChain(callChainOf(event), agentKey(target));
       if (!cycle.ok) {
-        this.refuse(from, event, 'CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`);
+        this.refuse(from, event, runtimeError('CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`));
         return;
       }
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
-      this.addPending(event.replyTo.correlationId, requester, target, instanceKey, event, requestTimeoutOf(event));
+      this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
     }
-    this.owners.record(target, instanceKey, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
-    this.dispatch(target, instanceKey, { ...event, instanceKey }, from.name, kind, false);
+    this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
+    this.dispatch(target, { ...event, instanceKey: target.instanceKey }, from.name, kind, false);
   }
 
   private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
@@ -160,23 +204,24 @@ export class Router {
       if (key !== 'kind' && key !== 'name' && key !== 'event' && value !== null && typeof value !== 'object') properties[key] = String(value);
     }
     const eventName = typeof event.source.event === 'string' ? event.source.event : event.type.replace(/^connector\./, '');
-    const target = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: event.instanceKey ?? from.name });
-    if (!target) {
+    const routed = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: event.instanceKey ?? from.name });
+    if (!routed) {
       this.deps.logger.info({ connection: from.name, event: eventName, eventId: event.id }, 'no ingress rule matched; event dropped');
-      if (event.replyTo) this.refuse(from, event, 'AGENT_NOT_FOUND', `no ingress rule of connection '${from.name}' matched event '${eventName}'`);
+      if (event.replyTo) this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `no ingress rule of connection '${from.name}' matched event '${eventName}'`));
       return;
     }
-    if (!this.isKnownAgent(target.agent)) {
-      this.refuse(from, event, 'AGENT_NOT_FOUND', `ingress routes to '${target.agent}', which is not part of swarm '${swarm.name}'`);
+    if (!this.isKnownAgent(routed.agent)) {
+      this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `ingress routes to '${routed.agent}', which is not part of swarm '${swarm.name}'`));
       return;
     }
+    const target: AgentId = { agent: routed.agent, instanceKey: routed.instanceKey };
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
-    const routed: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
+    const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
     if (event.replyTo) {
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
-      this.addPending(event.replyTo.correlationId, requester, target.agent, target.instanceKey, routed, undefined);
+      this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
     }
-    this.dispatch(target.agent, target.instanceKey, routed, from.name, event.replyTo ? 'request' : 'send', true);
+    this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
   }
 
   private routeResponse(correlationId: string, event: AgentEvent, from: ManagedProcess): void {
@@ -193,7 +238,7 @@ export class Router {
       external,
       from: from.name,
       to: request.requester.kind === 'local' ? 'you' : request.requester.agent,
-      text: outcome.status === 'ok' ? outcome.output : `${outcome.errorCode ?? outcome.status}: ${outcome.errorMessage ?? ''}`,
+      text: outcome.status === 'ok' ? outcome.output : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`,
       ...(event.traceId ? { traceId: event.traceId } : {}),
     });
     this.answer(request.requester, correlationId, outcome, event);
@@ -201,51 +246,39 @@ export class Router {
 
   // ── shared mechanics ────────────────────────────────────────────────────
 
-  private dispatch(agent: string, instanceKey: string, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): void {
-    const proc = this.deps.supervisor.ensure('agent', agent, instanceKey);
+  private dispatch(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): void {
+    const proc = this.deps.supervisor.ensure('agent', target.agent, target.instanceKey);
     this.deps.delivery.deliver(proc, event, from);
     this.deps.metrics.eventsRouted.inc({ kind });
     this.deps.logger.debug({ eventId: event.id, kind, from, to: proc.key, traceId: event.traceId, parentSpanId: event.parentSpanId }, 'event routed');
-    this.deps.onExchange?.({ kind, from, to: agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
+    this.deps.onExchange?.({ kind, from, to: target.agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
+    // An instance that cannot start answers at once with why (it is not retried by itself).
+    if (proc.startFailure && event.replyTo) this.failRequestsTargeting(target, proc.startFailure, { deadLetter: true });
   }
 
-  private addPending(correlationId: string, requester: Requester, targetAgent: string, instanceKey: string, event: AgentEvent, timeoutMs: number | undefined): void {
+  private addPending(correlationId: string, requester: Requester, target: AgentId, event: AgentEvent, timeoutMs: number | undefined): void {
     const timeout = timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : DEFAULT_REQUEST_TIMEOUT_MS;
     this.pending.add(
       {
         correlationId,
         requester,
-        targetAgent,
-        targetKey: callNode(targetAgent, instanceKey),
+        targetAgent: target.agent,
+        targetKey: agentKey(target),
         requestEventId: event.id,
         ...(event.traceId ? { traceId: event.traceId } : {}),
         deadline: Date.now() + timeout,
       },
       (request) => {
         this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
-        this.answer(request.requester, correlationId, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${targetAgent}' did not answer within ${timeout} ms`, request.traceId));
+        this.answer(request.requester, correlationId, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
       },
     );
   }
 
-  /** Fails every request waiting on a dead-lettered event. */
-  failRequestsFor(event: AgentEvent, code: AgentCallErrorCode, message: string): void {
-    this.fail(this.pending.forRequestEvent(event.id), code, message);
-  }
-
-  /**
-   * Fails every request waiting on a process that stopped for good (shutdown, removed by a
-   * reload, instance deleted): its unprocessed events stay in the inbox for the next start, but
-   * callers must not wait out their timeout — a caller blocked on it could never drain.
-   */
-  failRequestsTargeting(targetKey: string, code: AgentCallErrorCode, message: string): void {
-    this.fail(this.pending.forTarget(targetKey), code, message);
-  }
-
-  private fail(requests: PendingRequest[], code: AgentCallErrorCode, message: string): void {
+  private fail(requests: PendingRequest[], error: ErrorShape): void {
     for (const request of requests) {
       this.pending.take(request.correlationId);
-      this.answer(request.requester, request.correlationId, errorOutcome(code, message, request.traceId));
+      this.answer(request.requester, request.correlationId, failureOutcome(error, request.traceId));
     }
   }
 
@@ -265,23 +298,12 @@ export class Router {
   }
 
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */
-  private refuse(from: ManagedProcess, event: AgentEvent, code: AgentCallErrorCode, message: string): void {
-    this.deps.logger.warn({ from: from.key, code, eventId: event.id, traceId: event.traceId }, message);
-    this.deps.onExchange?.({ kind: 'error', from: ORCHESTRATOR, to: from.name, text: `${code}: ${message}`, external: from.kind === 'connector' });
-    if (!event.replyTo) {
-      from.send({
-        type: 'event',
-        from: ORCHESTRATOR,
-        to: from.name,
-        payload: makeEvent(CONTROL.error, ORCHESTRATOR_SOURCE, { metadata: { code, message, eventId: event.id } }),
-      });
-      return;
-    }
-    from.send({
-      type: 'event',
-      from: ORCHESTRATOR,
-      to: from.name,
-      payload: makeReplyEvent(event.replyTo.correlationId, ORCHESTRATOR_SOURCE, errorOutcome(code, message, event.traceId)),
-    });
+  private refuse(from: ManagedProcess, event: AgentEvent, error: ErrorShape): void {
+    this.deps.logger.warn({ from: from.key, code: error.code, eventId: event.id, traceId: event.traceId }, error.message);
+    this.deps.onExchange?.({ kind: 'error', from: ORCHESTRATOR, to: from.name, text: `${error.code}: ${error.message}`, external: from.kind === 'connector' });
+    const payload = event.replyTo
+      ? makeReplyEvent(event.replyTo.correlationId, ORCHESTRATOR_SOURCE, failureOutcome(error, event.traceId))
+      : controlEvent('runtime.error', ORCHESTRATOR_SOURCE, { eventId: event.id, error });
+    from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload });
   }
 }

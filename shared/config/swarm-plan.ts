@@ -5,6 +5,7 @@ import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 32;
 export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 300;
+export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
 
 export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPlan {
   assertLoadable(bundle);
@@ -20,5 +21,6 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
     agents,
     maxStepsPerTurn: spec.policy?.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN,
     shutdownGracePeriodMs: (spec.policy?.shutdown?.gracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
+    startupTimeoutMs: (spec.policy?.startupTimeoutSeconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
   };
 }

@@ -2,8 +2,8 @@
  * Child side of the Bun IPC channel (`process.send` / `process.on('message')`), used by agent and
  * connector processes. When the parent goes away the channel disconnects and `onDisconnect` runs.
  */
-import type { InvalidMessageHandler, Transport } from './transport.ts';
 import { type TypedIpcMessage, validateIpcMessage } from './ipc-schemas.ts';
+import { type InvalidMessageHandler, Listeners, type Transport } from './transport.ts';
 
 export interface ParentChannelTransport extends Transport {
   onDisconnect(handler: () => void): void;
@@ -13,14 +13,11 @@ export function createParentChannelTransport(onInvalid: InvalidMessageHandler): 
   const send = process.send?.bind(process);
   if (!send) throw new Error('no IPC channel: this process must be started by the goondan orchestrator');
   let closed = false;
-  const handlers: Array<(m: TypedIpcMessage) => void> = [];
+  const listeners = new Listeners<TypedIpcMessage>();
   process.on('message', (raw: unknown) => {
     const result = validateIpcMessage(raw);
-    if (!result.ok) {
-      onInvalid(result.problems, raw);
-      return;
-    }
-    for (const handler of handlers) handler(result.value);
+    if (result.ok) listeners.emit(result.value);
+    else onInvalid(result.problems, raw);
   });
   process.on('disconnect', () => {
     closed = true;
@@ -31,9 +28,7 @@ export function createParentChannelTransport(onInvalid: InvalidMessageHandler): 
       send(message);
       return true;
     },
-    onMessage(handler) {
-      handlers.push(handler);
-    },
+    onMessage: (listener) => listeners.add(listener),
     onDisconnect(handler) {
       process.on('disconnect', handler);
     },

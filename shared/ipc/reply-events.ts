@@ -1,13 +1,19 @@
 /**
  * Responses to requests (ARCHITECTURE §2): an event with `metadata.inReplyTo = correlationId`,
- * `metadata.status`, and on failure `errorCode`/`errorMessage`. Built here so the callee, the
- * orchestrator (timeouts, cycles, unknown targets) and every reader agree on the shape.
+ * `metadata.status`, `metadata.error` (the one ErrorShape) on failure and `metadata.result` for
+ * control answers. Built and read here so the callee, the orchestrator (timeouts, cycles, unknown
+ * targets, start failures) and every reader agree on the shape; read back with a schema.
  */
-import type { AgentCallErrorCode, AgentEvent, EventSource, ReplyStatus } from '../types/events.ts';
+import { Ajv } from 'ajv';
+import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
+import { runtimeError, type RuntimeErrorCode } from '../errors/runtime-errors.ts';
+import type { AgentEvent, EventSource, ReplyStatus } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
 import { makeEvent } from './control-events.ts';
 
 export const RESPONSE_EVENT_TYPE = 'agent.response';
+/** The type of the orchestrator's answers to control requests (spawn, list, catalog, approvals). */
+export const CONTROL_RESPONSE_TYPE = 'runtime.response';
 
 export interface ReplyOutcome {
   status: ReplyStatus;
@@ -15,35 +21,62 @@ export interface ReplyOutcome {
   output: string;
   turnId?: string;
   traceId?: string;
-  errorCode?: AgentCallErrorCode | string;
-  errorMessage?: string;
-  /** Extra result data (control responses: spawn/list/catalog results). */
+  error?: ErrorShape;
+  /** Extra result data (control responses: spawn/list/catalog results, approval decisions). */
   result?: JsonObject;
 }
+
+interface ReplyMetadata {
+  inReplyTo: string;
+  status: ReplyStatus;
+  turnId?: string;
+  error?: ErrorShape;
+  result?: JsonObject;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+ajv.addSchema(errorShapeSchema);
+const validateReplyMetadata = ajv.compile<ReplyMetadata>({
+  type: 'object',
+  required: ['inReplyTo', 'status'],
+  properties: {
+    inReplyTo: { type: 'string', minLength: 1 },
+    status: { enum: ['ok', 'error', 'timeout'] },
+    turnId: { type: 'string' },
+    error: { $ref: errorShapeSchema.$id },
+    result: { type: 'object' },
+  },
+});
 
 export function makeReplyEvent(correlationId: string, source: EventSource, outcome: ReplyOutcome, type = RESPONSE_EVENT_TYPE): AgentEvent {
   const metadata: JsonObject = { inReplyTo: correlationId, status: outcome.status };
   if (outcome.turnId) metadata.turnId = outcome.turnId;
-  if (outcome.errorCode) metadata.errorCode = outcome.errorCode;
-  if (outcome.errorMessage) metadata.errorMessage = outcome.errorMessage;
+  if (outcome.error) metadata.error = outcome.error;
   if (outcome.result) metadata.result = outcome.result;
   return makeEvent(type, source, { input: outcome.output, metadata, ...(outcome.traceId ? { traceId: outcome.traceId } : {}) });
 }
 
-/** Reads a response event back into an outcome. */
+/** Reads a response event back into an outcome; a malformed one becomes an IPC_DELIVERY_FAILED error. */
 export function replyOutcomeOf(event: AgentEvent): ReplyOutcome {
   const meta = event.metadata ?? {};
-  const status: ReplyStatus = meta.status === 'error' || meta.status === 'timeout' ? meta.status : 'ok';
-  const outcome: ReplyOutcome = { status, output: event.input ?? '' };
-  if (typeof meta.turnId === 'string') outcome.turnId = meta.turnId;
+  if (!validateReplyMetadata(meta)) {
+    const problems = (validateReplyMetadata.errors ?? []).map((e) => `${e.instancePath || '(metadata)'} ${e.message ?? ''}`).join('; ');
+    return errorOutcome('IPC_DELIVERY_FAILED', `malformed reply ${event.id} from '${event.source.name}': ${problems}`, event.traceId);
+  }
+  const outcome: ReplyOutcome = { status: meta.status, output: event.input ?? '' };
+  if (meta.turnId !== undefined) outcome.turnId = meta.turnId;
   if (event.traceId) outcome.traceId = event.traceId;
-  if (typeof meta.errorCode === 'string') outcome.errorCode = meta.errorCode;
-  if (typeof meta.errorMessage === 'string') outcome.errorMessage = meta.errorMessage;
-  const result = meta.result;
-  if (typeof result === 'object' && result !== null && !Array.isArray(result)) outcome.result = result;
+  if (meta.error !== undefined) outcome.error = meta.error;
+  if (meta.result !== undefined) outcome.result = meta.result;
+  if (outcome.status !== 'ok' && !outcome.error) outcome.error = runtimeError('AGENT_TURN_FAILED', `'${event.source.name}' answered with status ${outcome.status}`);
   return outcome;
 }
 
-export function errorOutcome(code: AgentCallErrorCode, message: string, traceId?: string): ReplyOutcome {
-  return { status: code === 'AGENT_REQUEST_TIMEOUT' ? 'timeout' : 'error', output: '', errorCode: code, errorMessage: message, ...(traceId ? { traceId } : {}) };
+export function errorOutcome(code: RuntimeErrorCode, message: string, traceId?: string): ReplyOutcome {
+  return failureOutcome(runtimeError(code, message), traceId);
+}
+
+/** Any error as a failed outcome (timeouts keep their own status). */
+export function failureOutcome(error: ErrorShape, traceId?: string): ReplyOutcome {
+  return { status: error.code === 'AGENT_REQUEST_TIMEOUT' ? 'timeout' : 'error', output: '', error, ...(traceId ? { traceId } : {}) };
 }

@@ -18,6 +18,11 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
       additionalProperties: false,
       properties: {
         maxStepsPerTurn: { type: 'integer', minimum: 1, description: 'Step limit per turn (default 32).' },
+        startupTimeoutSeconds: {
+          type: 'integer',
+          minimum: 1,
+          description: 'An agent process that has not become ready this long after its spawn is a start-up failure (E_AGENT_START_TIMEOUT; default 30).',
+        },
         lifecycle: {
           type: 'object',
           description: 'Idle instance lifetime.',

@@ -115,6 +115,8 @@ export interface SwarmPlan {
   agents: string[];
   maxStepsPerTurn: number;
   shutdownGracePeriodMs: number;
+  /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
+  startupTimeoutMs: number;
 }
 
 export interface ConnectionPlan {

@@ -2,6 +2,7 @@
  * The Connector contract (SPEC.md §6): one process per Connection; the entry's default export
  * receives this context and emits events the orchestrator routes by the Connection's ingress rules.
  */
+import type { ErrorShape } from '../errors/error-shape.ts';
 import type { Logger } from './tools.ts';
 
 export type ConnectorMessage =
@@ -20,9 +21,11 @@ export interface ConnectorEvent {
 
 export interface ConnectorReply {
   status: 'ok' | 'error' | 'timeout';
+  /** The reply, or the error message when the status is not ok. */
   text: string;
   turnId?: string;
   traceId?: string;
+  error?: ErrorShape;
 }
 
 /** A tool call an agent wants to make, shown to the person at an interactive connector. */

@@ -2,6 +2,7 @@
  * Events that travel between processes (SPEC.md §2.5, tool spec §11.2) and the trace context they
  * carry (SPEC.md §3.2).
  */
+import type { ErrorShape } from '../errors/error-shape.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
 /** W3C-style trace ids: traceId 32 hex chars, spanId 16 hex chars, crypto-random. */
@@ -72,16 +73,6 @@ export interface ShutdownPayload {
 /** Status of a response event (`metadata.status`), also reported to HTTP callers. */
 export type ReplyStatus = 'ok' | 'error' | 'timeout';
 
-/** Stable error codes of inter-agent calls (SPEC.md §2.6). */
-export type AgentCallErrorCode =
-  | 'AGENT_NOT_FOUND'
-  | 'CIRCULAR_CALL_DETECTED'
-  | 'AGENT_REQUEST_TIMEOUT'
-  | 'AGENT_CRASHED'
-  | 'AGENT_UNAVAILABLE'
-  | 'IPC_DELIVERY_FAILED'
-  | 'AGENT_TURN_FAILED'
-  | 'INVALID_REQUEST';
 
 /**
  * A reply to an `async: true` request, injected into the requester's conversation before its next
@@ -102,6 +93,6 @@ export interface InterAgentReply {
   text: string;
   receivedAt: string;
   traceId?: string;
-  errorCode?: string;
-  errorMessage?: string;
+  /** Why the request failed (status error or timeout). */
+  error?: ErrorShape;
 }

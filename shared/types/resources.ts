@@ -132,6 +132,8 @@ export interface SwarmPolicy {
   /** Swarm-wide tool permission policy. */
   tools?: ToolPolicySpec;
   maxStepsPerTurn?: number;
+  /** An agent that is not ready this long after its spawn failed to start (default 30). */
+  startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
   shutdown?: { gracePeriodSeconds?: number };
 }

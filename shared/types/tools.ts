@@ -2,6 +2,7 @@
  * The Tool system contract (tool spec v2, `../shared/seeds/000_…txt`). Tool entry modules import
  * these types only: `export const handlers: Record<string, ToolHandler> = { … }`.
  */
+import type { ErrorShape } from '../errors/error-shape.ts';
 import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';
@@ -35,13 +36,8 @@ export interface ToolCall {
   rawArgs?: string;
 }
 
-export interface ToolError {
-  message: string;
-  name?: string;
-  code?: string;
-  suggestion?: string;
-  helpUrl?: string;
-}
+/** The error of a ToolResult (tool spec §10.3): the one ErrorShape, `code` always set. */
+export type ToolError = ErrorShape;
 
 /** Result of one tool call as the model (and the toolCall middleware) sees it (tool spec §10). */
 export interface ToolResult {

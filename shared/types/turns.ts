@@ -1,6 +1,7 @@
 /**
  * Turns, steps and the observation events they emit (SPEC.md §2.7, §3.2).
  */
+import type { ErrorShape } from '../errors/error-shape.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';
 import type { ToolCall, ToolResult } from './tools.ts';
@@ -11,11 +12,8 @@ export interface TokenUsage {
   totalTokens: number;
 }
 
-export interface TurnError {
-  code: string;
-  message: string;
-  suggestion?: string;
-}
+/** Why a turn or step failed: the one ErrorShape of every boundary. */
+export type TurnError = ErrorShape;
 
 export type FinishReason = 'text_response' | 'max_steps' | 'error';
 
@@ -65,7 +63,7 @@ export type RuntimeEvent =
       finishReason: FinishReason;
       tokenUsage?: TokenUsage;
     })
-  | (RuntimeEventBase & { type: 'turn.failed'; turnId: string; duration: number; errorMessage: string; stepCount: number })
+  | (RuntimeEventBase & { type: 'turn.failed'; turnId: string; duration: number; error: ErrorShape; stepCount: number })
   | (RuntimeEventBase & {
       type: 'step.started';
       turnId: string;
@@ -84,7 +82,7 @@ export type RuntimeEvent =
       modelDuration?: number;
       tokenUsage?: TokenUsage;
     })
-  | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; errorMessage: string })
+  | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; error: ErrorShape })
   | (RuntimeEventBase & { type: 'tool.called'; turnId: string; stepId: string; toolCallId: string; toolName: string; args?: JsonObject })
   | (RuntimeEventBase & {
       type: 'tool.completed';
@@ -94,7 +92,8 @@ export type RuntimeEvent =
       toolName: string;
       status: ToolResult['status'];
       duration: number;
-      errorCode?: string;
+      /** The error the model saw, when the result is an error (a handler that threw is tool.failed). */
+      error?: ErrorShape;
     })
   | (RuntimeEventBase & {
       type: 'tool.failed';
@@ -103,7 +102,7 @@ export type RuntimeEvent =
       toolCallId: string;
       toolName: string;
       duration: number;
-      errorMessage: string;
+      error: ErrorShape;
     });
 
 export type RuntimeEventType = RuntimeEvent['type'];

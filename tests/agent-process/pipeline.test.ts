@@ -140,7 +140,7 @@ describe('extension loading (SPEC.md §4.3)', () => {
     const ext = fixtureExtension('lazy', 'no-register.ts');
     const error = await startEngine(makePlan({ extensions: [ext] })).catch((e: unknown) => e);
     expect(EngineError.isInstance(error) && error.code).toBe('E_EXT_LOAD');
-    expect(EngineError.isInstance(error) && error.file).toBe(ext.entryPath);
+    expect(EngineError.isInstance(error) && error.details?.file).toBe(ext.entryPath);
     expect(String(error)).toContain("Extension 'lazy'");
   });
 

@@ -120,7 +120,7 @@ describe('§2.4 Errors are ToolResults, never exceptions', () => {
     const result = await h.engine.runTurn(userEvent('fail'));
     expect(result.finishReason).toBe('text_response');
     expect(result.responseText).toBe('saw: E_TOOL: disk full');
-    expect(h.runtimeEvents.some((e) => e.type === 'tool.failed' && e.errorMessage === 'disk full')).toBe(true);
+    expect(h.runtimeEvents.some((e) => e.type === 'tool.failed' && e.error.message === 'disk full')).toBe(true);
   });
 
   test('2.4.2 error messages are cut to Tool.spec.errorMessageLimit', async () => {
@@ -262,8 +262,8 @@ describe('§2.7 Tool resource vs entry module (checked at load, naming the file)
       expect(EngineError.isInstance(error)).toBe(true);
       if (!EngineError.isInstance(error)) return;
       expect<string>(error.code).toBe(code);
-      expect(error.file).toBe(tool.entryPath);
-      expect(error.toJSON()).toMatchObject({ code, file: tool.entryPath });
+      expect(error.details?.file).toBe(tool.entryPath);
+      expect(error.toJSON()).toMatchObject({ code, category: 'user', details: { file: tool.entryPath } });
     });
   }
 });

@@ -73,7 +73,7 @@ describe('async replies (SPEC.md §2.6)', () => {
 
   test('a reply delivered while idle enters at the start of the next turn, before its input', async () => {
     const h = await engineFor(makePlan());
-    h.engine.deliverAsyncReply(reply('', { status: 'timeout', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: 'no answer in 60000 ms' }));
+    h.engine.deliverAsyncReply(reply('', { status: 'timeout', error: { code: 'AGENT_REQUEST_TIMEOUT', category: 'system', message: 'no answer in 60000 ms' } }));
     const result = await h.engine.runTurn(userEvent('next question'));
     expect(result.responseText).toBe('next question');
     expect(baseMessages(h.paths).map((m) => m.data.content)).toEqual([

@@ -54,8 +54,8 @@ describe('replies become readable before the model sees them', () => {
 
   test('errors and timeouts show their code and message; includeRequestId false drops the id', async () => {
     const { h, capture } = await engine({ includeRequestId: false });
-    h.engine.deliverAsyncReply(reply('corr_3', '', { status: 'error', errorCode: 'AGENT_TURN_FAILED', errorMessage: 'model unavailable' }));
-    h.engine.deliverAsyncReply(reply('corr_4', '', { status: 'timeout', fromAgentId: 'translator', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: 'no answer in 60000 ms' }));
+    h.engine.deliverAsyncReply(reply('corr_3', '', { status: 'error', error: { code: 'AGENT_TURN_FAILED', category: 'system', message: 'model unavailable' } }));
+    h.engine.deliverAsyncReply(reply('corr_4', '', { status: 'timeout', fromAgentId: 'translator', error: { code: 'AGENT_REQUEST_TIMEOUT', category: 'system', message: 'no answer in 60000 ms' } }));
     await h.engine.runTurn(userEvent('so?'));
     expect(capture.steps[0]?.messages.filter((m) => m.metadata[REPLY] !== undefined).map(textOf)).toEqual([
       '[reply from reviewer · error]\nAGENT_TURN_FAILED: model unavailable',

@@ -121,12 +121,12 @@ describe('levels', () => {
     await h.engine.runTurn(userEvent('bad arguments'));
     await h.engine.runTurn(userEvent('fail now'));
     const lines = loggingLines(h);
-    expect(lines.find((line) => line.event === 'tool.completed')).toMatchObject({ level: PINO.warn, status: 'error', errorCode: 'E_TOOL_INVALID_ARGS', toolName: 'vault__login' });
+    expect(lines.find((line) => line.event === 'tool.completed')).toMatchObject({ level: PINO.warn, status: 'error', error: { code: 'E_TOOL_INVALID_ARGS' }, toolName: 'vault__login' });
     expect(lines.find((line) => line.event === 'tool.failed')).toMatchObject({
       level: PINO.error,
       toolName: 'fail__throw',
-      errorMessage: 'disk on fire',
-      msg: expect.stringMatching(/^tool fail__throw failed after \d+ ms: disk on fire$/),
+      error: { code: 'E_FIRE', message: 'disk on fire' },
+      msg: expect.stringMatching(/^tool fail__throw failed after \d+ ms: E_FIRE: disk on fire$/),
     });
   });
 
@@ -135,7 +135,7 @@ describe('levels', () => {
     const result = await h.engine.runTurn(userEvent('hello'));
     expect(result.finishReason).toBe('error');
     const lines = loggingLines(h);
-    expect(lines.find((line) => line.event === 'step.failed')).toMatchObject({ level: PINO.error, errorMessage: expect.stringContaining('middleware exploded in step') });
+    expect(lines.find((line) => line.event === 'step.failed')).toMatchObject({ level: PINO.error, error: { code: 'E_EXT_MIDDLEWARE', message: expect.stringContaining('middleware exploded in step') } });
     expect(lines.find((line) => line.event === 'turn.failed')).toMatchObject({ level: PINO.error, durationMs: expect.any(Number) });
   });
 

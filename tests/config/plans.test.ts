@@ -62,6 +62,7 @@ describe('buildSwarmPlan', () => {
       agents: ['greeter', 'helper'],
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: 5000,
+      startupTimeoutMs: 30000,
     });
   });
 

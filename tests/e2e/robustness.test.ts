@@ -36,16 +36,16 @@ describe('malformed HTTP bodies get a 400 naming the field', () => {
   test('missing input names /input', async () => {
     const response = await post('{"agent": "alpha"}');
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; message: string; problems: Array<{ path: string }> } };
-    expect(body.error.code).toBe('E_HTTP_BAD_BODY');
-    expect(body.error.problems.map((p) => p.path)).toContain('/input');
+    const body = (await response.json()) as { error: { code: string; category: string; message: string; details: { problems: Array<{ path: string }> } } };
+    expect(body.error).toMatchObject({ code: 'E_HTTP_BAD_BODY', category: 'user' });
+    expect(body.error.details.problems.map((p) => p.path)).toContain('/input');
   });
 
   test('wrong types and unknown fields name their paths', async () => {
     const response = await post(JSON.stringify({ input: 'hi', wait: 'yes', colour: 'blue' }));
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { problems: Array<{ path: string }> } };
-    const paths = body.error.problems.map((p) => p.path);
+    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string }> } } };
+    const paths = body.error.details.problems.map((p) => p.path);
     expect(paths).toContain('/wait');
     expect(paths).toContain('/colour');
   });

@@ -106,7 +106,7 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     for (const pid of pids) expect(pidAlive(pid)).toBe(false);
   });
 
-  test('a caller waiting on an agent that stops for good gets AGENT_UNAVAILABLE instead of blocking the drain', async () => {
+  test('a caller waiting on an agent that stops for good gets DAEMON_STOPPING at once instead of blocking the drain', async () => {
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     // alpha:q and gamma:q both ask beta:q; beta runs alpha's request, gamma's waits in its queue.
@@ -121,7 +121,7 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     await Promise.allSettled([first, second]);
     const gamma = await readRuntimeEvents(daemon.stateRoot, 'e2e', 'gamma', 'q');
     const failed = gamma.find((e) => e.type === 'tool.failed' && e.toolName === 'agents__request');
-    expect(String(failed?.errorMessage)).toContain("agent 'beta' stopped (the swarm is shutting down)");
+    expect(failed?.error).toMatchObject({ code: 'DAEMON_STOPPING', message: expect.stringContaining("agent 'beta' stopped (the swarm is shutting down)") });
   });
 
   test('children notice a killed orchestrator and exit; unacked events are redelivered by the next run', async () => {

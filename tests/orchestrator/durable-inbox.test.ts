@@ -85,7 +85,7 @@ describe('delivery keeps a bounded number of inbox files open', () => {
     dirs.push(stateRoot);
     const delivery = new Delivery({ stateRoot, workspaceId: 'ws', logger: pino({ level: 'silent' }) });
     const inboxes = Array.from({ length: MAX_OPEN_INBOX_FILES + 20 }, (_, i) => {
-      const inbox = delivery.inbox('agent', `k${i}`);
+      const inbox = delivery.inbox({ agent: 'agent', instanceKey: `k${i}` });
       inbox.append(event(`e${i}`));
       return inbox;
     });

@@ -48,7 +48,13 @@ describe('responses and call chains (SPEC.md §2.6)', () => {
     expect(reply.metadata?.inReplyTo).toBe('corr_1');
     expect(replyOutcomeOf(reply)).toMatchObject({ status: 'ok', output: 'done', turnId: 't1' });
     const timeout = makeReplyEvent('corr_2', { kind: 'agent', name: 'orchestrator' }, errorOutcome('AGENT_REQUEST_TIMEOUT', 'late'));
-    expect(replyOutcomeOf(timeout)).toMatchObject({ status: 'timeout', errorCode: 'AGENT_REQUEST_TIMEOUT' });
+    expect(replyOutcomeOf(timeout)).toMatchObject({ status: 'timeout', error: { code: 'AGENT_REQUEST_TIMEOUT', category: 'system', message: 'late' } });
+  });
+
+  test('a reply whose metadata does not match the reply schema is read as IPC_DELIVERY_FAILED, never trusted', () => {
+    const forged = makeReplyEvent('corr_3', { kind: 'agent', name: 'b' }, { status: 'ok', output: 'x' });
+    if (forged.metadata) forged.metadata.error = { code: 'lowercase is not a code', message: 1 };
+    expect(replyOutcomeOf(forged)).toMatchObject({ status: 'error', error: { code: 'IPC_DELIVERY_FAILED' } });
   });
 
   test('a target already on the call chain is a cycle (nodes are agent:instance)', () => {

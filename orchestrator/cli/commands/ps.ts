@@ -9,7 +9,16 @@ import { formatTable } from '../format-table.ts';
 const usage = `Usage: goondan ps [--json] [--state-root DIR]
 
 List the processes of the running daemon: agent instances and connectors with pid, status,
-consecutive crashes, restarts and resident memory.`;
+consecutive crashes, restarts, resident memory and the last error (why it could not start, or
+how it last crashed).`;
+
+const LAST_ERROR_WIDTH = 72;
+
+function formatLastError(value: unknown): string {
+  if (!isJsonObject(value)) return '-';
+  const text = `${String(value.code)}: ${String(value.message)}`;
+  return text.length > LAST_ERROR_WIDTH ? `${text.slice(0, LAST_ERROR_WIDTH - 1)}…` : text;
+}
 
 function formatBytes(value: unknown): string {
   return typeof value === 'number' ? `${(value / 1024 / 1024).toFixed(1)} MB` : '-';
@@ -36,8 +45,17 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
   const name = (r: JsonObject) => (r.kind === 'agent' ? String(r.agent) : r.kind === 'pool' ? '(warm)' : `connection/${String(r.connection)}`);
   io.stdout(
     formatTable(
-      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS'],
-      rows.map((r) => [name(r), String(r.instanceKey), String(r.pid ?? '-'), String(r.status), String(r.crashes), String(r.restarts), formatBytes(r.rss)]),
+      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS', 'LAST ERROR'],
+      rows.map((r) => [
+        name(r),
+        String(r.instanceKey),
+        String(r.pid ?? '-'),
+        String(r.status),
+        String(r.crashes),
+        String(r.restarts),
+        formatBytes(r.rss),
+        formatLastError(r.lastError),
+      ]),
     ),
   );
   return EXIT.ok;

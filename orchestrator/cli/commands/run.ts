@@ -9,9 +9,10 @@ import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../s
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
-import { ApiConfigError, DEFAULT_INSTANCE_KEY } from '../../http/api-server.ts';
+import { ApiConfigError } from '../../http/api-server.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
+import { formatFailure } from '../format-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
 const usage = `Usage: goondan run [PATH] [options]
@@ -23,7 +24,7 @@ Options:
   -s, --swarm NAME      swarm to run (default: the only one, else 'default')
       --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)
       --host HOST       API host (default 127.0.0.1; any other host needs GOONDAN_API_TOKEN)
-      --port N          API port (default 7420; 0 picks a free port)
+      --port N          API port (default 7420, with --input a free one; 0 picks a free port)
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
       --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
@@ -60,7 +61,8 @@ function parseRunArgs(argv: string[]): RunOptions {
     });
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  // A one-shot run serves nobody else: it must not collide with a daemon on the default port.
+  const port = values.port === undefined ? (values.input !== undefined ? 0 : DEFAULT_PORT) : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got '${values.port}'`);
   if (values.input !== undefined && values.input.trim() === '') throw new UsageError('--input needs a non-empty TEXT');
   if (values['env-file'] !== undefined && !existsSync(values['env-file'])) throw new UsageError(`--env-file '${values['env-file']}' does not exist`);
@@ -137,7 +139,6 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   if (oneShot && options.input !== undefined) {
     const submitted = orchestrator.submit({
       agent: swarm.entryAgent,
-      instanceKey: DEFAULT_INSTANCE_KEY,
       input: options.input,
       source: { kind: 'cli', name: 'you' },
       wait: true,
@@ -149,7 +150,7 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
       io.stdout(outcome.output);
       return EXIT.ok;
     }
-    io.stderr(`goondan run: ${outcome.errorCode ?? outcome.status}: ${outcome.errorMessage ?? 'the turn failed'} (trace ${outcome.traceId ?? submitted.traceId}; log ${logFile})`);
+    io.stderr(formatFailure('goondan run', outcome.error, outcome.status, `trace ${outcome.traceId ?? submitted.traceId}; log ${logFile}`));
     return EXIT.runtimeError;
   }
 

@@ -4,6 +4,7 @@ import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { formatFailure } from '../format-failure.ts';
 
 const usage = `Usage: goondan send TEXT [options]
 
@@ -51,8 +52,7 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   }
   if (values.json) io.stdout(JSON.stringify(result, null, 2));
   if (!response.ok) {
-    const error = isJsonObject(result.error) ? result.error : {};
-    io.stderr(`goondan send: ${String(error.code ?? response.status)}: ${String(error.message ?? 'request failed')}`);
+    io.stderr(formatFailure('goondan send', result.error, `HTTP_${response.status}`, typeof result.traceId === 'string' ? `trace ${result.traceId}` : undefined));
     return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
   }
   if (response.status === 202) {
@@ -60,8 +60,7 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
     return EXIT.ok;
   }
   if (result.status !== 'ok') {
-    const error = isJsonObject(result.error) ? result.error : {};
-    io.stderr(`goondan send: ${String(error.code ?? result.status)}: ${String(error.message ?? '')} (trace ${String(result.traceId)})`);
+    io.stderr(formatFailure('goondan send', result.error, String(result.status).toUpperCase(), `trace ${String(result.traceId)}`));
     return EXIT.runtimeError;
   }
   if (!values.json) io.stdout(String(result.output ?? ''));

@@ -120,6 +120,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     agents,
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
+    startupTimeoutMs: 30000,
   };
 }
 

@@ -31,8 +31,9 @@ export function unformattedReply(message: Message): ReplyFacts | undefined {
     status: stringOf(meta.status) ?? 'ok',
     requestId: stringOf(meta.requestId) ?? '',
   };
-  const errorCode = stringOf(meta.errorCode);
-  const errorMessage = stringOf(meta.errorMessage);
+  const error = objectOf(meta.error);
+  const errorCode = stringOf(error?.code);
+  const errorMessage = stringOf(error?.message);
   if (errorCode !== undefined) facts.errorCode = errorCode;
   if (errorMessage !== undefined) facts.errorMessage = errorMessage;
   return facts;

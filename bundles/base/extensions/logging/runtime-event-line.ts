@@ -29,8 +29,8 @@ export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): Lo
     case 'turn.failed':
       return {
         level: 'error',
-        fields: { ...trace, turnId: event.turnId, stepCount: event.stepCount, durationMs: event.duration, errorMessage: event.errorMessage },
-        message: `turn failed after ${ms(event.duration)}: ${event.errorMessage}`,
+        fields: { ...trace, turnId: event.turnId, stepCount: event.stepCount, durationMs: event.duration, error: event.error },
+        message: `turn failed after ${ms(event.duration)}: ${event.error.code}: ${event.error.message}`,
       };
     case 'step.started':
       return { level: progress, fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex }, message: `step ${event.stepIndex} started` };
@@ -52,8 +52,8 @@ export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): Lo
     case 'step.failed':
       return {
         level: 'error',
-        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex, durationMs: event.duration, errorMessage: event.errorMessage },
-        message: `step ${event.stepIndex} failed after ${ms(event.duration)}: ${event.errorMessage}`,
+        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex, durationMs: event.duration, error: event.error },
+        message: `step ${event.stepIndex} failed after ${ms(event.duration)}: ${event.error.code}: ${event.error.message}`,
       };
     case 'tool.called': {
       const fields: Record<string, unknown> = { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName };
@@ -71,18 +71,18 @@ export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): Lo
           toolName: event.toolName,
           status: event.status,
           durationMs: event.duration,
-          ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
+          ...(event.error !== undefined ? { error: event.error } : {}),
         },
         message:
           event.status === 'error'
-            ? `tool ${event.toolName} returned an error${event.errorCode ? ` (${event.errorCode})` : ''} after ${ms(event.duration)}`
+            ? `tool ${event.toolName} returned an error${event.error ? ` (${event.error.code})` : ''} after ${ms(event.duration)}`
             : `tool ${event.toolName} completed in ${ms(event.duration)} (${event.status})`,
       };
     case 'tool.failed':
       return {
         level: 'error',
-        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName, durationMs: event.duration, errorMessage: event.errorMessage },
-        message: `tool ${event.toolName} failed after ${ms(event.duration)}: ${event.errorMessage}`,
+        fields: { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName, durationMs: event.duration, error: event.error },
+        message: `tool ${event.toolName} failed after ${ms(event.duration)}: ${event.error.code}: ${event.error.message}`,
       };
   }
 }

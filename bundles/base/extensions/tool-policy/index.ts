@@ -37,7 +37,7 @@ const DEFAULT_ASK_TIMEOUT_SECONDS = 300;
 const PRIORITY = -1000;
 
 function denied(toolCallId: string, toolName: string, message: string, suggestion: string): ToolResult {
-  return { toolCallId, toolName, status: 'error', error: { code: 'E_TOOL_DENIED', name: 'ToolDeniedError', message, suggestion } };
+  return { toolCallId, toolName, status: 'error', error: { code: 'E_TOOL_DENIED', category: 'user', name: 'ToolDeniedError', message, suggestion } };
 }
 
 export function register(api: ExtensionApi, config: JsonObject): void {

@@ -1,10 +1,11 @@
 /**
- * Replies this agent process waits for, by correlationId: inter-agent responses, control answers
- * (spawn, list, catalog) and approval decisions all arrive as events with `metadata.inReplyTo`.
+ * Replies a child process waits for, by correlationId: inter-agent responses, control answers
+ * (spawn, list, catalog), approval decisions and a connector's requests all arrive as events with
+ * `metadata.inReplyTo`.
  */
-import { inReplyToOf } from '../../shared/ipc/control-events.ts';
-import { type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import type { AgentEvent } from '../../shared/types/events.ts';
+import { errorOutcome, type ReplyOutcome, replyOutcomeOf } from '../ipc/reply-events.ts';
+import { inReplyToOf } from '../ipc/control-events.ts';
+import type { AgentEvent } from '../types/events.ts';
 
 /** The orchestrator owns deadlines; this margin only guards against a lost channel. */
 const LOCAL_TIMEOUT_MARGIN_MS = 5_000;
@@ -16,7 +17,7 @@ export class PendingReplies {
   wait(correlationId: string, timeoutMs: number, resolve: (outcome: ReplyOutcome) => void): void {
     const timer = setTimeout(() => {
       this.waiters.delete(correlationId);
-      resolve({ status: 'timeout', output: '', errorCode: 'AGENT_REQUEST_TIMEOUT', errorMessage: `no reply within ${timeoutMs} ms` });
+      resolve(errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms`));
     }, timeoutMs + LOCAL_TIMEOUT_MARGIN_MS);
     this.waiters.set(correlationId, { resolve, timer });
   }
@@ -37,7 +38,7 @@ export class PendingReplies {
     for (const [correlationId, waiter] of this.waiters) {
       clearTimeout(waiter.timer);
       this.waiters.delete(correlationId);
-      waiter.resolve({ status: 'error', output: '', errorCode: 'IPC_DELIVERY_FAILED', errorMessage: message });
+      waiter.resolve(errorOutcome('IPC_DELIVERY_FAILED', message));
     }
   }
 }

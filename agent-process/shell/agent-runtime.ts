@@ -1,0 +1,94 @@
+/**
+ * What an agent process becomes once assigned (ARCHITECTURE §4): the engine for its plan, the
+ * FIFO of turns, the inter-agent runtime and approvals over IPC. Each event's turn is announced
+ * (`runtime.turn.started`), answered (`replyTo`, also on failure) and acknowledged after it was
+ * folded (`runtime.turn.completed`); a self-restart request follows the turn.
+ */
+import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.ts';
+import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
+import type { Assignment } from '../../shared/ipc/control-protocol.ts';
+import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
+import { createLogger } from '../../shared/logger.ts';
+import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
+import { isJsonObject } from '../../shared/types/json.ts';
+import type { TurnResult } from '../../shared/types/turns.ts';
+import { createAgentEngine } from '../engine/agent-engine.ts';
+import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
+import { createIpcApprovals } from './ipc-approvals.ts';
+import { TurnQueue } from './turn-queue.ts';
+
+export async function startAgent(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
+  if (assignment.role !== 'agent') {
+    throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `an agent process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
+  }
+  const { agent: agentName, instanceKey } = assignment;
+  const logger = createLogger({ name: 'agent', base: { agent: agentName, instanceKey } });
+  const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
+  const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
+  let restartReason: string | undefined;
+  const engine = await createAgentEngine({
+    plan: assignment.agentPlan,
+    swarm: assignment.swarmPlan,
+    instanceKey,
+    stateRoot: assignment.stateRoot,
+    logger,
+    agentsRuntime: agents,
+    approvals: createIpcApprovals({ channel, self }),
+    env: process.env,
+    onRuntimeEvent: (event) => {
+      // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
+      const record: unknown = event;
+      if (isJsonObject(record)) channel.control('runtime.observe', { event: record });
+    },
+    onRestartRequested: (reason) => {
+      restartReason = reason;
+    },
+  });
+  agents.onAsyncReply((reply) => engine.deliverAsyncReply(reply));
+
+  const queue = new TurnQueue(async (event) => {
+    channel.control('runtime.turn.started', { eventId: event.id });
+    agents.setCurrentEvent(event);
+    let result: TurnResult | undefined;
+    try {
+      result = await engine.runTurn(event);
+    } catch (error) {
+      // runTurn reports failures in its result; a throw here is a defect, still answered below.
+      logger.error({ err: error, eventId: event.id }, 'runTurn threw');
+    } finally {
+      agents.setCurrentEvent(undefined);
+    }
+    answer(channel, self, event, result);
+    channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}) });
+    if (restartReason !== undefined) {
+      channel.control('runtime.restart', { reason: restartReason });
+      restartReason = undefined;
+    }
+  });
+
+  return {
+    name: agentName,
+    source: self,
+    logger,
+    ackPayload: { instanceKey },
+    onEvent: (event) => queue.push(event),
+    async drain() {
+      await queue.drain();
+      await engine.close();
+    },
+  };
+}
+
+/** The callee answers `replyTo` when its turn ends, also when it failed (SPEC.md §9.4 gap). */
+function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, result: TurnResult | undefined): void {
+  if (!event.replyTo) return;
+  const ok = result !== undefined && result.finishReason !== 'error';
+  const reply = makeReplyEvent(event.replyTo.correlationId, self, {
+    status: ok ? 'ok' : 'error',
+    output: result?.responseText ?? '',
+    ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
+    ...(ok ? {} : { error: result?.error ?? runtimeError('AGENT_TURN_FAILED', 'the turn failed') }),
+  });
+  channel.post(event.replyTo.target, reply);
+}
+

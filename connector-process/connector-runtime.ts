@@ -1,0 +1,179 @@
+/**
+ * What a connector process becomes once assigned (SPEC.md §6): it loads the connector's entry
+ * module and runs its default export with a ConnectorContext; emitted events go to the
+ * orchestrator, which applies the Connection's ingress rules. The connector owns its protocol,
+ * nothing else. A module that cannot be loaded is a start-up failure; an entry that rejects later
+ * ends the process (the orchestrator restarts it with backoff).
+ */
+import pino from 'pino';
+import { Ajv } from 'ajv';
+import type { ChildRuntime, ShellChannel } from '../shared/child/child-shell.ts';
+import { GoondanError, errorMessageOf } from '../shared/errors/index.ts';
+import { ORCHESTRATOR, makeEvent } from '../shared/ipc/control-events.ts';
+import type { Assignment, ControlMessage } from '../shared/ipc/control-protocol.ts';
+import { TIMEOUT_KEY } from '../shared/ipc/request-metadata.ts';
+import type { ReplyOutcome } from '../shared/ipc/reply-events.ts';
+import { newId } from '../shared/ids.ts';
+import { createLogger, type RootLogger } from '../shared/logger.ts';
+import type { ConnectionPlan } from '../shared/types/bundle.ts';
+import type { ConnectorApprovalPrompt, ConnectorContext, ConnectorEntry, ConnectorEvent, ConnectorReply } from '../shared/types/connectors.ts';
+import type { AgentEvent, EventSource } from '../shared/types/events.ts';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateConnectorEvent = ajv.compile<ConnectorEvent>({
+  type: 'object',
+  required: ['name', 'message', 'instanceKey'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    instanceKey: { type: 'string', minLength: 1 },
+    properties: { type: 'object', additionalProperties: { type: 'string' } },
+    message: {
+      oneOf: [
+        { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+        { type: 'object', required: ['type', 'url'], properties: { type: { const: 'image' }, url: { type: 'string' } } },
+        { type: 'object', required: ['type', 'url', 'name'], properties: { type: { const: 'file' }, url: { type: 'string' }, name: { type: 'string' } } },
+      ],
+    },
+  },
+});
+
+/** A connector whose requests nobody answers gives up after the orchestrator's own deadline plus this. */
+const DEFAULT_CONNECTOR_REQUEST_TIMEOUT_MS = 60_000;
+
+export async function startConnector(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
+  if (assignment.role !== 'connector') {
+    throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `a connector process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
+  }
+  const plan = assignment.connection;
+  const logger = createLogger({
+    name: 'connector',
+    base: { connection: plan.name },
+    ...(assignment.logFile ? { destination: pino.destination({ dest: assignment.logFile, append: true, sync: true }) } : {}),
+  });
+  const entry = await loadEntry(plan);
+  const self: EventSource = { kind: 'connector', name: plan.name };
+  const abort = new AbortController();
+  let approvalHandler: Parameters<ConnectorContext['onApproval']>[0] | undefined;
+
+  const ctx: ConnectorContext = {
+    async emit(event) {
+      channel.post(ORCHESTRATOR, toAgentEvent(plan, self, logger, event));
+    },
+    async request(event, options = {}): Promise<ConnectorReply> {
+      const correlationId = newId('corr');
+      const payload = toAgentEvent(plan, self, logger, event, { target: plan.name, correlationId });
+      const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECTOR_REQUEST_TIMEOUT_MS;
+      payload.metadata = { ...payload.metadata, [TIMEOUT_KEY]: timeoutMs };
+      const reply = new Promise<ReplyOutcome>((resolve) => channel.replies.wait(correlationId, timeoutMs, resolve));
+      channel.post(ORCHESTRATOR, payload);
+      const outcome = await reply;
+      return {
+        status: outcome.status,
+        text: outcome.status === 'ok' ? outcome.output : (outcome.error?.message ?? outcome.status),
+        ...(outcome.turnId ? { turnId: outcome.turnId } : {}),
+        ...(outcome.traceId ? { traceId: outcome.traceId } : {}),
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+    },
+    config: plan.config,
+    secrets: plan.secrets,
+    logger,
+    signal: abort.signal,
+    onApproval(handler) {
+      approvalHandler = handler;
+    },
+  };
+
+  const running = Promise.resolve()
+    .then(() => entry(ctx))
+    .then(
+      () => {
+        // During a drain the shell acks and exits; otherwise the connector is simply done.
+        if (!abort.signal.aborted) {
+          logger.info('connector finished');
+          process.exit(0);
+        }
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'connector failed; exiting so the orchestrator restarts it');
+        setTimeout(() => process.exit(1), 20);
+      },
+    );
+
+  return {
+    name: plan.name,
+    source: self,
+    logger,
+    ackPayload: { connection: plan.name },
+    onEvent: (event) => logger.warn({ eventId: event.id, type: event.type }, 'a connector receives no events; dropped'),
+    onControl: (control) => void answerApproval(control, approvalHandler, channel, logger),
+    async drain(reason) {
+      abort.abort();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, 5_000));
+      logger.info({ reason }, 'connector stopping');
+      await Promise.race([running, grace]);
+    },
+  };
+}
+
+async function loadEntry(plan: ConnectionPlan): Promise<ConnectorEntry> {
+  let module: unknown;
+  try {
+    module = await import(plan.connectorEntryPath);
+  } catch (error) {
+    throw new GoondanError('E_CONNECTOR_LOAD', 'user', `Connector '${plan.connectorName}': cannot load ${plan.connectorEntryPath}: ${errorMessageOf(error)}`, {
+      details: { file: plan.connectorEntryPath },
+      suggestion: 'Check the Connector entry path and that the module imports cleanly (`goondan validate`).',
+    });
+  }
+  const entry = typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
+  if (!isConnectorEntry(entry)) {
+    throw new GoondanError('E_CONNECTOR_ENTRY', 'user', `Connector '${plan.connectorName}': ${plan.connectorEntryPath} has no default export function`, {
+      details: { file: plan.connectorEntryPath },
+      suggestion: 'Export it: export default async function (ctx) { … }',
+    });
+  }
+  return entry;
+}
+
+function isConnectorEntry(value: unknown): value is ConnectorEntry {
+  return typeof value === 'function';
+}
+
+function toAgentEvent(plan: ConnectionPlan, self: EventSource, logger: RootLogger, event: ConnectorEvent, replyTo?: { target: string; correlationId: string }): AgentEvent {
+  if (!validateConnectorEvent(event)) throw new Error(`invalid connector event: ${ajv.errorsText(validateConnectorEvent.errors)}`);
+  if (!plan.events.some((e) => e.name === event.name)) logger.warn({ event: event.name }, 'event name is not declared by the connector');
+  const message = event.message;
+  const input = message.type === 'text' ? message.text : message.type === 'image' ? `[image] ${message.url}` : `[file ${message.name}] ${message.url}`;
+  // Connector properties reach the agent in AgentEvent.source (SPEC.md §6; a §9.11 gap in the reference).
+  return makeEvent(`connector.${event.name}`, { ...self, event: event.name, ...(event.properties ?? {}) }, {
+    input,
+    instanceKey: event.instanceKey,
+    metadata: { connection: plan.name, message: { ...message } },
+    ...(replyTo ? { replyTo } : {}),
+  });
+}
+
+async function answerApproval(
+  control: ControlMessage,
+  handler: ((prompt: ConnectorApprovalPrompt) => Promise<{ approved: boolean; scope: 'once' | 'session' }>) | undefined,
+  channel: ShellChannel,
+  logger: RootLogger,
+): Promise<void> {
+  if (control.type !== 'runtime.approval.prompt') {
+    logger.warn({ type: control.type }, 'control event not expected by a connector; dropped');
+    return;
+  }
+  const prompt = control.payload;
+  let decision: { approved: boolean; scope: 'once' | 'session' } = { approved: false, scope: 'once' };
+  let reason = '';
+  if (!handler) reason = 'this connector cannot ask for approvals';
+  else {
+    try {
+      decision = await handler({ ...prompt });
+    } catch (error) {
+      reason = `approval prompt failed: ${errorMessageOf(error)}`;
+    }
+  }
+  channel.control('runtime.approval.decision', { id: prompt.id, approved: decision.approved, scope: decision.scope, reason });
+}

@@ -1,0 +1,250 @@
+/**
+ * The orchestrator core: process table, delivery, routing, approvals and the warm pool, wired to
+ * each other and to a ChildLauncher — nothing here knows about HTTP, files of the bundle, Bun
+ * subprocesses or terminals, so it runs over the in-memory launcher in unit tests exactly as it
+ * runs over Bun IPC in the daemon (ARCHITECTURE §2).
+ */
+import { rmSync } from 'node:fs';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
+import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
+import { STARTUP_PHASE } from '../../shared/errors/runtime-errors.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import { instancePaths } from '../../shared/state-paths.ts';
+import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { ShutdownReason } from '../../shared/types/events.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
+import { Delivery } from '../delivery/delivery.ts';
+import { Metrics } from '../http/metrics.ts';
+import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
+import type { BackoffPolicy } from '../process/crash-backoff.ts';
+import type { ManagedProcess, ProcessExit, ProcessKind } from '../process/managed-process.ts';
+import { processRssBytes } from '../process/process-rss.ts';
+import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
+import { WarmPool } from '../process/warm-pool.ts';
+import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
+import type { ProcessRow } from '../http/api-server.ts';
+import { RuntimeEventBus } from './runtime-event-bus.ts';
+
+/** What the core needs of the loaded bundle; swapped as a whole on reload. */
+export interface CoreConfig {
+  swarm: SwarmPlan;
+  connections: ConnectionPlan[];
+  spawnSpec(kind: ProcessKind, name: string, instanceKey: string): SpawnSpec;
+  /** Command line of a bare agent process (warm pool). */
+  agentLaunchOptions(): LaunchOptions;
+}
+
+export interface OrchestratorCoreOptions {
+  config(): CoreConfig;
+  stateRoot: string;
+  launcher: ChildLauncher;
+  logger: RootLogger;
+  backoff: BackoffPolicy;
+  output: 'inherit' | number;
+  warmPoolSize: number;
+  /** GOONDAN_APPROVALS=http: decisions may come through the API. */
+  httpApprovals: boolean;
+  /** Shows an approval at an interactive terminal; false when there is none. */
+  promptInteractive(approval: PendingApproval): boolean;
+  onExchange?(note: ExchangeNote): void;
+  /** After the core handled an exit (the daemon watches its interactive connector). */
+  onProcessExit?(proc: ManagedProcess, exit: ProcessExit): void;
+  /** After a process said `runtime.started` and its queued events were delivered. */
+  onProcessStarted?(proc: ManagedProcess): void;
+}
+
+export class OrchestratorCore {
+  readonly metrics = new Metrics();
+  readonly runtimeEvents = new RuntimeEventBus();
+  readonly supervisor: Supervisor;
+  readonly delivery: Delivery;
+  readonly router: Router;
+  readonly approvals: ApprovalBroker;
+  readonly pool: WarmPool;
+  private stopping = false;
+
+  constructor(private readonly options: OrchestratorCoreOptions) {
+    const { logger } = options;
+    const config = options.config;
+    this.delivery = new Delivery({ stateRoot: options.stateRoot, workspaceId: config().swarm.workspaceId, logger });
+    this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
+    this.supervisor = new Supervisor({
+      logger,
+      launcher: options.launcher,
+      takeWarm: () => this.pool.take(),
+      backoff: options.backoff,
+      output: options.output,
+      startupTimeoutMs: () => config().swarm.startupTimeoutMs,
+      spawnSpec: (kind, name, instanceKey) => config().spawnSpec(kind, name, instanceKey),
+      onMessage: (message, proc) => this.router.handle(message, proc),
+      onStarted: (proc) => this.onStarted(proc),
+      onStartFailed: (proc, error, retryable) => this.onStartFailed(proc, error, retryable),
+      onExit: (proc, exit) => this.onExit(proc, exit),
+      wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
+      onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
+    });
+    this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
+    this.router = new Router({
+      approvals: this.approvals,
+      swarm: () => config().swarm,
+      connections: () => config().connections,
+      supervisor: this.supervisor,
+      delivery: this.delivery,
+      metrics: this.metrics,
+      runtimeEvents: this.runtimeEvents,
+      logger,
+      ...(options.onExchange ? { onExchange: options.onExchange } : {}),
+      onRestartRequested: (proc, reason) => {
+        logger.info({ process: proc.key, reason }, 'agent requested a restart');
+        void this.supervisor.stop(proc, config().swarm.shutdownGracePeriodMs, 'restart', true);
+      },
+    });
+  }
+
+  /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
+  start(isKnownAgent: (name: string) => boolean): void {
+    for (const pending of this.delivery.recoverPending()) {
+      if (!isKnownAgent(pending.agent)) continue;
+      this.options.logger.info(pending, 'redelivering events left unacknowledged by a previous run');
+      this.supervisor.ensure('agent', pending.agent, pending.instanceKey);
+    }
+    this.pool.fill();
+    this.supervisor.startReconciling();
+  }
+
+  submit(submission: ExternalSubmission): Submitted {
+    return this.router.submit(submission);
+  }
+
+  /** Graceful shutdown (SPEC.md §2.3): answer every waiter, drain every child, SIGKILL stragglers. */
+  async stop(gracePeriodMs: number): Promise<void> {
+    this.stopping = true;
+    this.pool.stop();
+    // Running turns finish and answer their callers; a caller waiting on a process that is not
+    // running (crash backoff, cannot start) would wait out the whole grace period: answer it now.
+    this.router.failPendingWhere((targetKey) => this.supervisor.byKey(targetKey)?.alive !== true, 'the daemon is shutting down');
+    await this.supervisor.shutdownAll(gracePeriodMs);
+    this.router.failPendingWhere(() => true, 'the daemon is shutting down');
+    this.approvals.clear();
+    this.delivery.close();
+  }
+
+  /**
+   * Stops and starts again the processes of `filter` (`goondan restart`, `--watch`): the
+   * replacement gets a fresh spawn spec and a clean record, also when the old one could not start.
+   */
+  async restart(filter: (proc: ManagedProcess) => boolean, reason: ShutdownReason): Promise<number> {
+    const grace = this.options.config().swarm.shutdownGracePeriodMs;
+    const targets = this.supervisor.list().filter(filter);
+    await Promise.all(targets.map((proc) => this.restartOne(proc, grace, reason)));
+    return targets.length;
+  }
+
+  /** `instance delete` and `restart --fresh`: stop the instance's processes and remove their state. */
+  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+    const grace = this.options.config().swarm.shutdownGracePeriodMs;
+    const procs = this.supervisor.list().filter((p) => p.kind === 'agent' && p.instanceKey === instanceKey && agents.includes(p.name));
+    await Promise.all(procs.map((p) => this.supervisor.stop(p, grace, 'restart', false)));
+    const deleted: string[] = [];
+    for (const agent of agents) {
+      const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
+      this.delivery.forget({ agent, instanceKey });
+      try {
+        rmSync(paths.root, { recursive: true, force: false });
+        deleted.push(paths.root);
+      } catch {
+        // no state for this agent under that key
+      }
+    }
+    return { instanceKey, stopped: procs.length, deleted };
+  }
+
+  async processRows(): Promise<ProcessRow[]> {
+    const rows: ProcessRow[] = [];
+    for (const proc of this.supervisor.list()) {
+      const rss = await proc.rssBytes();
+      rows.push({
+        kind: proc.kind,
+        agent: proc.kind === 'agent' ? proc.name : null,
+        connection: proc.kind === 'connector' ? proc.name : null,
+        instanceKey: proc.instanceKey,
+        pid: proc.alive ? (proc.pid ?? null) : null,
+        status: proc.status,
+        crashes: proc.consecutiveCrashes,
+        restarts: proc.restarts,
+        rss: rss ?? null,
+        startedAt: proc.startedAt ?? null,
+        lastError: proc.lastError ? { ...proc.lastError } : null,
+        ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
+      });
+    }
+    // Warm processes not yet assigned to an instance.
+    for (const pid of this.pool.pids()) {
+      const rss = await processRssBytes(pid);
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null, lastError: null });
+    }
+    return rows;
+  }
+
+  processStatusCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const proc of this.supervisor.list()) counts[`${proc.kind}/${proc.status}`] = (counts[`${proc.kind}/${proc.status}`] ?? 0) + 1;
+    const warm = this.pool.pids().length;
+    if (warm > 0) counts['pool/idle'] = warm;
+    return counts;
+  }
+
+  // ── process lifecycle ───────────────────────────────────────────────────
+
+  private async restartOne(proc: ManagedProcess, grace: number, reason: ShutdownReason): Promise<void> {
+    if (proc.alive) {
+      await this.supervisor.stop(proc, grace, reason, true);
+      return;
+    }
+    // Down (failed, crashed, in backoff): start afresh if anything waits for it; connectors always.
+    this.supervisor.forget(proc);
+    if (proc.kind === 'connector' || this.delivery.pendingCount(proc.id) > 0) this.supervisor.ensure(proc.kind, proc.name, proc.instanceKey);
+  }
+
+  private onStarted(proc: ManagedProcess): void {
+    if (proc.kind === 'agent') {
+      const flushed = this.delivery.flush(proc);
+      if (flushed > 0) {
+        proc.status = 'processing';
+        this.options.logger.info({ process: proc.key, redelivered: flushed }, 'delivered queued events');
+      }
+    }
+    this.options.onProcessStarted?.(proc);
+  }
+
+  private onStartFailed(proc: ManagedProcess, error: ErrorShape, retryable: boolean): void {
+    this.metrics.startFailures.inc({ agent: proc.kind === 'agent' ? proc.name : `connection/${proc.name}`, code: error.code });
+    if (proc.kind !== 'agent') return;
+    const target: AgentId = proc.id;
+    const answered: ErrorShape = { ...error, details: { ...error.details, agent: target.agent, instanceKey: target.instanceKey, phase: STARTUP_PHASE } };
+    // A caller told that its request cannot run must not have it run later behind its back.
+    this.router.failRequestsTargeting(target, answered, { deadLetter: !retryable });
+  }
+
+  private onExit(proc: ManagedProcess, exit: ProcessExit): void {
+    this.approvals.dropFor(proc.key);
+    if (proc.kind === 'agent' && proc.retired) {
+      const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
+      const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';
+      this.router.failRequestsTargeting(proc.id, runtimeError(code, `agent '${proc.name}' stopped (${why}); the request stays queued for its next start`), { deadLetter: false });
+    }
+    if (proc.kind === 'agent' && exit.crashed && !proc.startFailure) this.recordCrash(proc);
+    this.options.onProcessExit?.(proc, exit);
+  }
+
+  private recordCrash(proc: ManagedProcess): void {
+    const dead = this.delivery.recordCrash(proc);
+    if (!dead) return;
+    // The poison event is gone: a healthy instance must not stay in a long backoff because of it.
+    proc.consecutiveCrashes = 0;
+    this.metrics.deadLetters.inc({ agent: proc.name });
+    this.options.logger.error({ process: proc.key, eventId: dead.id }, 'event dead-lettered after repeated crashes');
+    this.router.failRequestsFor(dead, 'AGENT_CRASHED', `agent '${proc.name}' crashed repeatedly while handling this request`);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The one shell of every child process (agent and connector): its state is declared before any
+ * await, it says `runtime.ready`, becomes what its `runtime.assign` says (or reports
+ * `runtime.failed` with the reason and exits), routes replies to their waiters and events to the
+ * runtime, and on `shutdown` drains, acknowledges and exits. A shutdown may arrive at any moment,
+ * also while the child is still starting.
+ */
+import { toErrorShape } from '../errors/index.ts';
+import { ORCHESTRATOR, inReplyToOf, isControlEvent } from '../ipc/control-events.ts';
+import { type Assignment, type ControlMessage, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../ipc/control-protocol.ts';
+import { createParentChannelTransport } from '../ipc/parent-channel-transport.ts';
+import type { Transport } from '../ipc/transport.ts';
+import { createLogger, type RootLogger } from '../logger.ts';
+import type { AgentEvent, EventSource, ShutdownReason } from '../types/events.ts';
+import type { JsonObject } from '../types/json.ts';
+import { PendingReplies } from './pending-replies.ts';
+
+/** What a child becomes once assigned. */
+export interface ChildRuntime {
+  /** The IPC address (`from` of everything it sends): agent or connection name. */
+  readonly name: string;
+  readonly source: EventSource;
+  readonly logger: RootLogger;
+  /** Work from the orchestrator (never a reply, never a control event). */
+  onEvent(event: AgentEvent): void;
+  /** Control events other than the start-up protocol (e.g. an approval prompt). */
+  onControl?(control: ControlMessage): void;
+  /** Stop taking work, finish what runs, release resources; then the shell acks and exits. */
+  drain(reason: ShutdownReason | 'SIGTERM'): Promise<void>;
+  /** Payload of the `shutdown_ack`. */
+  readonly ackPayload: JsonObject;
+}
+
+/** What the shell offers the runtime it starts. */
+export interface ShellChannel {
+  readonly transport: Transport;
+  readonly replies: PendingReplies;
+  control<K extends ControlType>(type: K, payload: ControlPayloads[K]): boolean;
+  post(to: string, event: AgentEvent): boolean;
+}
+
+export interface ChildShellOptions {
+  /** Logger name before the assignment (`agent`, `connector`). */
+  role: string;
+  /** Builds the runtime; a throw is reported as `runtime.failed` (retryable only if it says so). */
+  start(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime>;
+  /**
+   * An uncaught exception or unhandled rejection: return true when it was attributed and handled
+   * (the process keeps running); false ends the process so the orchestrator restarts it.
+   */
+  onUncaught?(error: unknown, kind: 'exception' | 'rejection'): boolean;
+}
+
+type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
+
+/** Give an IPC write a moment to flush before the process goes away. */
+const EXIT_FLUSH_MS = 20;
+
+export function runChildShell(options: ChildShellOptions): void {
+  // All state first: messages may arrive between any two awaits below (ARCHITECTURE §2).
+  let phase: Phase = 'waiting';
+  let runtime: ChildRuntime | undefined;
+  let shutdownRequested = false;
+  const bootLogger = createLogger({ name: options.role });
+  const log = (): RootLogger => runtime?.logger ?? bootLogger;
+  const replies = new PendingReplies();
+  const transport = createParentChannelTransport((problems) => log().warn({ problems }, 'dropped a malformed IPC message'));
+  const self = (): EventSource => runtime?.source ?? { kind: options.role === 'connector' ? 'connector' : 'agent', name: 'pool' };
+  const channel: ShellChannel = {
+    transport,
+    replies,
+    control: (type, payload) => transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent(type, self(), payload) }),
+    post: (to, event) => transport.send({ type: 'event', from: self().name, to, payload: event }),
+  };
+
+  const exitSoon = (code: number) => setTimeout(() => process.exit(code), EXIT_FLUSH_MS);
+
+  // Without the orchestrator nobody can receive replies or acks: exit; unfolded state is recovered on the next start.
+  transport.onDisconnect(() => {
+    replies.failAll('the orchestrator is gone');
+    log().warn('IPC channel closed (orchestrator gone); exiting');
+    process.exit(0);
+  });
+  // A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('uncaughtException', (error) => uncaught(error, 'exception'));
+  process.on('unhandledRejection', (reason) => uncaught(reason, 'rejection'));
+
+  function uncaught(error: unknown, kind: 'exception' | 'rejection'): void {
+    if (options.onUncaught?.(error, kind)) return;
+    log().fatal({ err: error, kind }, `uncaught ${kind}; exiting so the orchestrator restarts this process`);
+    process.exit(1);
+  }
+
+  async function begin(assignment: Assignment): Promise<void> {
+    if (phase !== 'waiting') {
+      log().warn('a second assignment was ignored');
+      return;
+    }
+    phase = 'starting';
+    const startedAt = performance.now();
+    try {
+      runtime = await options.start(assignment, channel);
+    } catch (error) {
+      const shape = toErrorShape(error, 'E_CHILD_START', 'system');
+      const retryable = shape.details?.retryable === true;
+      log().fatal({ error: shape, retryable }, 'cannot start');
+      channel.control('runtime.failed', { error: shape, retryable });
+      exitSoon(1);
+      return;
+    }
+    if (shutdownRequested) {
+      process.exit(0);
+      return;
+    }
+    phase = 'serving';
+    channel.control('runtime.started', { startupMs: performance.now() - startedAt });
+  }
+
+  async function shutdown(reason: ShutdownReason | 'SIGTERM'): Promise<void> {
+    shutdownRequested = true;
+    // Still waiting for an assignment, or still starting: nothing to drain.
+    if (phase === 'waiting') process.exit(0);
+    if (phase !== 'serving' || !runtime) return;
+    phase = 'draining';
+    log().info({ reason }, 'draining');
+    try {
+      await runtime.drain(reason);
+    } catch (error) {
+      log().error({ err: error }, 'drain failed');
+    }
+    transport.send({ type: 'shutdown_ack', from: runtime.name, to: ORCHESTRATOR, payload: runtime.ackPayload });
+    exitSoon(0);
+  }
+
+  transport.onMessage((message) => {
+    if (message.type === 'shutdown') {
+      void shutdown(message.payload.reason);
+      return;
+    }
+    if (message.type !== 'event') return;
+    const event = message.payload;
+    if (inReplyToOf(event)) {
+      if (!replies.handleResponse(event)) log().debug({ eventId: event.id }, 'reply for an unknown request; dropped');
+      return;
+    }
+    if (isControlEvent(event)) {
+      handleControl(event);
+      return;
+    }
+    // Events are sent only after `runtime.started`; one that raced a drain stays in the durable inbox.
+    if (phase === 'serving') runtime?.onEvent(event);
+  });
+
+  function handleControl(event: AgentEvent): void {
+    const parsed = parseControl(event);
+    if (!parsed.ok) {
+      log().warn({ type: event.type, problems: parsed.problems }, 'dropped a malformed control event');
+      return;
+    }
+    const control = parsed.message;
+    if (control.type === 'runtime.assign') void begin(control.payload);
+    else if (control.type === 'runtime.error') log().warn({ eventId: control.payload.eventId, error: control.payload.error }, 'the orchestrator could not route a message');
+    else runtime?.onControl?.(control);
+  }
+
+  channel.control('runtime.ready', { pid: process.pid });
+}
+

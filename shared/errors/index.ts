@@ -1,0 +1,3 @@
+export * from './error-shape.ts';
+export * from './goondan-error.ts';
+export * from './runtime-errors.ts';

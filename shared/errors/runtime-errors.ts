@@ -1,0 +1,59 @@
+/**
+ * The errors the runtime itself produces between processes (SPEC.md §2.6 and the daemon): one
+ * place that knows each code's category and what the caller — a person or a model — can do next.
+ */
+import type { JsonObject } from '../types/json.ts';
+import { type ErrorCategory, type ErrorShape, errorShape } from './error-shape.ts';
+
+interface RuntimeErrorInfo {
+  category: ErrorCategory;
+  suggestion?: string;
+  /** HTTP status when no turn ran (a turn's own failure is a 200 with status "error"). */
+  httpStatus: number;
+}
+
+export const RUNTIME_ERRORS = {
+  AGENT_NOT_FOUND: { category: 'user', httpStatus: 404, suggestion: 'call agents__catalog (or GET /v1/processes) to see the agents of the swarm' },
+  CIRCULAR_CALL_DETECTED: {
+    category: 'user',
+    httpStatus: 409,
+    suggestion: 'the target is already waiting on this call chain; answer it directly instead of calling back',
+  },
+  AGENT_REQUEST_TIMEOUT: { category: 'system', httpStatus: 504, suggestion: 'retry with a larger timeoutMs, or use async: true' },
+  AGENT_CRASHED: { category: 'system', httpStatus: 502, suggestion: 'the agent crashed repeatedly on this event; see `goondan logs` and the daemon log, then rephrase or fix the tool' },
+  AGENT_UNAVAILABLE: { category: 'system', httpStatus: 503, suggestion: 'the agent was stopped; the event stays queued and runs when the agent starts again' },
+  E_AGENT_START_TIMEOUT: {
+    category: 'system',
+    httpStatus: 503,
+    suggestion: 'the agent did not become ready in time; check the daemon log, or raise Swarm.spec.policy.startupTimeoutSeconds',
+  },
+  AGENT_TURN_FAILED: { category: 'system', httpStatus: 200 },
+  IPC_DELIVERY_FAILED: { category: 'system', httpStatus: 502, suggestion: 'the process that should answer is gone; retry the request' },
+  INVALID_REQUEST: { category: 'user', httpStatus: 400, suggestion: 'pass the text for the agent in `input`' },
+  DAEMON_STOPPING: { category: 'system', httpStatus: 503, suggestion: 'the daemon is shutting down; the event stays queued and runs after the next start' },
+} as const satisfies Record<string, RuntimeErrorInfo>;
+
+export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
+
+export function isRuntimeErrorCode(code: string): code is RuntimeErrorCode {
+  return Object.hasOwn(RUNTIME_ERRORS, code);
+}
+
+export function runtimeError(code: RuntimeErrorCode, message: string, details?: JsonObject): ErrorShape {
+  const info: RuntimeErrorInfo = RUNTIME_ERRORS[code];
+  return errorShape(code, info.category, message, {
+    ...(info.suggestion !== undefined ? { suggestion: info.suggestion } : {}),
+    ...(details !== undefined ? { details } : {}),
+  });
+}
+
+/** The HTTP status for an error that reached a caller without a turn answering it. */
+export function httpStatusOf(error: ErrorShape): number {
+  if (isRuntimeErrorCode(error.code)) return RUNTIME_ERRORS[error.code].httpStatus;
+  // An agent that cannot start (its tool module, extension or model is broken) is unavailable.
+  if (error.details?.phase === STARTUP_PHASE) return 503;
+  return error.category === 'user' ? 400 : 502;
+}
+
+/** `details.phase` of an error an agent process reported before it could serve (runtime.failed). */
+export const STARTUP_PHASE = 'startup';

@@ -1,0 +1,180 @@
+/**
+ * The typed control protocol (ARCHITECTURE §2): control traffic is `event`s whose `type` starts with
+ * `runtime.`; each type has ONE payload schema (ajv, compiled once on first use) and ONE TypeScript
+ * type, used by sender and receiver alike. The payload travels in `event.metadata`.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
+import { agentPlanSchema, connectionPlanSchema, swarmPlanSchema } from '../schemas/plans.ts';
+import type { AgentPlan, ConnectionPlan, SwarmPlan } from '../types/bundle.ts';
+import type { AgentEvent, EventSource } from '../types/events.ts';
+import { isJsonObject, type JsonObject } from '../types/json.ts';
+import { makeEvent } from './control-events.ts';
+
+/** Who the child becomes: an agent instance … */
+export type AgentAssignment = {
+  role: 'agent';
+  agent: string;
+  instanceKey: string;
+  stateRoot: string;
+  agentPlan: AgentPlan;
+  swarmPlan: SwarmPlan;
+};
+/** … or the process of one Connection. */
+export type ConnectorAssignment = {
+  role: 'connector';
+  connection: ConnectionPlan;
+  /** Where an interactive connector logs (its stdout is the user's terminal). */
+  logFile?: string;
+};
+export type Assignment = AgentAssignment | ConnectorAssignment;
+
+export type ApprovalPrompt = {
+  id: string;
+  agent: string;
+  instanceKey: string;
+  toolName: string;
+  toolCallId: string;
+  args: JsonObject;
+  reason: string;
+  createdAt: string;
+  expiresAt: string;
+};
+
+export interface ControlPayloads {
+  /** child → orchestrator: the bare process is up (modules loaded) and waits for its assignment. */
+  'runtime.ready': { pid: number };
+  /** orchestrator → child: identity and plan, in one message (cold and warm starts alike). */
+  'runtime.assign': Assignment;
+  /** child → orchestrator: built from its assignment; deliver queued events now. */
+  'runtime.started': { startupMs: number };
+  /** child → orchestrator: cannot start; the process exits. Not retried unless `retryable`. */
+  'runtime.failed': { error: ErrorShape; retryable: boolean };
+  /** agent → orchestrator: `eventId` dequeued (status `processing`). */
+  'runtime.turn.started': { eventId: string };
+  /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. */
+  'runtime.turn.completed': { eventId: string; turnId?: string };
+  /** agent → orchestrator: one RuntimeEvent (validated again as such by the receiver). */
+  'runtime.observe': { event: JsonObject };
+  /** agent → orchestrator requests, answered with `runtime.response` (see ControlResults). */
+  'runtime.spawn': { target: string; instanceKey?: string; cwd?: string };
+  'runtime.list': { includeAll: boolean };
+  'runtime.catalog': Record<string, never>;
+  'runtime.approval.request': { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number };
+  /** orchestrator → interactive connector: ask the person at the terminal. */
+  'runtime.approval.prompt': ApprovalPrompt;
+  /** interactive connector → orchestrator. */
+  'runtime.approval.decision': { id: string; approved: boolean; scope: 'once' | 'session'; reason?: string };
+  /** agent → orchestrator: restart me after this turn (self-restart tool). */
+  'runtime.restart': { reason: string };
+  /** orchestrator → child: a send could not be routed. */
+  'runtime.error': { eventId: string; error: ErrorShape };
+}
+
+export type ControlType = keyof ControlPayloads;
+
+/** A validated control event, narrowed by `type`. */
+export type ControlMessage = { [K in ControlType]: { type: K; payload: ControlPayloads[K]; event: AgentEvent } }[ControlType];
+
+const str = { type: 'string' } as const;
+const name = { type: 'string', minLength: 1 } as const;
+const anyObject = { type: 'object' } as const;
+const errorRef = { $ref: errorShapeSchema.$id } as const;
+
+function closed(required: string[], properties: Record<string, object>): object {
+  return { type: 'object', required, properties, additionalProperties: false };
+}
+
+const SCHEMAS: Record<ControlType, object> = {
+  'runtime.ready': closed(['pid'], { pid: { type: 'integer', minimum: 1 } }),
+  'runtime.assign': {
+    oneOf: [
+      closed(['role', 'agent', 'instanceKey', 'stateRoot', 'agentPlan', 'swarmPlan'], {
+        role: { const: 'agent' },
+        agent: name,
+        instanceKey: name,
+        stateRoot: name,
+        agentPlan: { $ref: agentPlanSchema.$id },
+        swarmPlan: { $ref: swarmPlanSchema.$id },
+      }),
+      closed(['role', 'connection'], { role: { const: 'connector' }, connection: { $ref: connectionPlanSchema.$id }, logFile: name }),
+    ],
+  },
+  'runtime.started': closed(['startupMs'], { startupMs: { type: 'number', minimum: 0 } }),
+  'runtime.failed': closed(['error', 'retryable'], { error: errorRef, retryable: { type: 'boolean' } }),
+  'runtime.turn.started': closed(['eventId'], { eventId: name }),
+  'runtime.turn.completed': closed(['eventId'], { eventId: name, turnId: name }),
+  'runtime.observe': closed(['event'], { event: anyObject }),
+  'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
+  'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),
+  'runtime.catalog': closed([], {}),
+  'runtime.approval.request': closed(['toolName', 'toolCallId', 'args', 'reason', 'timeoutMs'], {
+    toolName: name,
+    toolCallId: str,
+    args: anyObject,
+    reason: str,
+    timeoutMs: { type: 'integer', minimum: 1 },
+  }),
+  'runtime.approval.prompt': closed(['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'], {
+    id: name,
+    agent: name,
+    instanceKey: name,
+    toolName: name,
+    toolCallId: str,
+    args: anyObject,
+    reason: str,
+    createdAt: str,
+    expiresAt: str,
+  }),
+  'runtime.approval.decision': closed(['id', 'approved', 'scope'], { id: name, approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, reason: str }),
+  'runtime.restart': closed(['reason'], { reason: str }),
+  'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
+};
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+ajv.addSchema(errorShapeSchema);
+ajv.addSchema(agentPlanSchema);
+ajv.addSchema(swarmPlanSchema);
+ajv.addSchema(connectionPlanSchema);
+const validators = new Map<ControlType, ValidateFunction>();
+
+function validatorFor(type: ControlType): ValidateFunction {
+  let validator = validators.get(type);
+  if (!validator) {
+    // Compiled on first use: an agent process only ever needs a few of these.
+    validator = ajv.compile(SCHEMAS[type]);
+    validators.set(type, validator);
+  }
+  return validator;
+}
+
+export function isControlType(type: string): type is ControlType {
+  return Object.hasOwn(SCHEMAS, type);
+}
+
+export type ParsedControl = { ok: true; message: ControlMessage } | { ok: false; problems: string[] };
+
+/** Validates a `runtime.*` event's payload against its type's schema. */
+export function parseControl(event: AgentEvent): ParsedControl {
+  if (!isControlType(event.type)) return { ok: false, problems: [`unknown control type '${event.type}'`] };
+  const validate = validatorFor(event.type);
+  const payload = event.metadata ?? {};
+  if (!validate(payload)) {
+    const problems = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(payload)'} ${e.message ?? 'is invalid'}`);
+    return { ok: false, problems };
+  }
+  // The schema for `event.type` just accepted `payload`: this pairing is what ControlMessage states.
+  return { ok: true, message: { type: event.type, payload, event } as ControlMessage };
+}
+
+/** A control event of `type` carrying `payload` (plus `replyTo` for requests). */
+export function controlEvent<K extends ControlType>(type: K, from: EventSource, payload: ControlPayloads[K], fields: Pick<AgentEvent, 'replyTo'> = {}): AgentEvent {
+  return makeEvent(type, from, { metadata: asJsonObject(payload), ...fields });
+}
+
+/** Payload types are plain JSON records; narrow instead of copying (some are sent several times a turn). */
+function asJsonObject(payload: object): JsonObject {
+  const record: unknown = payload;
+  if (!isJsonObject(record)) throw new TypeError('a control payload must be a JSON object');
+  return record;
+}

@@ -1,0 +1,83 @@
+/**
+ * What the orchestrator answers to each control request (the `result` of a `runtime.response`):
+ * one schema and one type per request type, checked by the requester on receipt.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { ApprovalDecision } from '../types/extensions.ts';
+import type { AgentCatalog, AgentInstanceInfo, AgentSpawnResult } from '../types/tools.ts';
+import { isJsonObject, type JsonObject } from '../types/json.ts';
+
+export interface ControlResults {
+  'runtime.spawn': AgentSpawnResult;
+  'runtime.list': { agents: AgentInstanceInfo[] };
+  'runtime.catalog': AgentCatalog;
+  'runtime.approval.request': ApprovalDecision;
+}
+
+export type ControlRequestType = keyof ControlResults;
+
+const str = { type: 'string' } as const;
+const strings = { type: 'array', items: str } as const;
+
+const SCHEMAS: Record<ControlRequestType, object> = {
+  'runtime.spawn': {
+    type: 'object',
+    required: ['target', 'instanceKey', 'spawned'],
+    properties: { target: str, instanceKey: str, spawned: { type: 'boolean' }, cwd: str },
+  },
+  'runtime.list': {
+    type: 'object',
+    required: ['agents'],
+    properties: {
+      agents: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['target', 'instanceKey', 'createdAt', 'status'],
+          properties: { target: str, instanceKey: str, ownerAgent: str, ownerInstanceKey: str, createdAt: str, status: str, cwd: str },
+        },
+      },
+    },
+  },
+  'runtime.catalog': {
+    type: 'object',
+    required: ['swarmName', 'entryAgent', 'selfAgent', 'availableAgents', 'callableAgents'],
+    properties: { swarmName: str, entryAgent: str, selfAgent: str, availableAgents: strings, callableAgents: strings },
+  },
+  'runtime.approval.request': {
+    type: 'object',
+    required: ['approved', 'scope', 'decidedBy'],
+    properties: { approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, decidedBy: str, reason: str },
+  },
+};
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validators = new Map<ControlRequestType, ValidateFunction>();
+
+function validatorFor(type: ControlRequestType): ValidateFunction {
+  let validate = validators.get(type);
+  if (!validate) {
+    // Compiled on first use, once per type.
+    validate = ajv.compile(SCHEMAS[type]);
+    validators.set(type, validate);
+  }
+  return validate;
+}
+
+function isResult<K extends ControlRequestType>(type: K, value: unknown): value is ControlResults[K] {
+  return validatorFor(type)(value) === true;
+}
+
+export type ParsedResult<K extends ControlRequestType> = { ok: true; value: ControlResults[K] } | { ok: false; problem: string };
+
+export function parseControlResult<K extends ControlRequestType>(type: K, result: JsonObject | undefined): ParsedResult<K> {
+  if (!isResult(type, result)) return { ok: false, problem: `malformed ${type} result: ${ajv.errorsText(validatorFor(type).errors)}` };
+  return { ok: true, value: result };
+}
+
+/** A typed result as the JSON record a reply event carries (results are plain JSON data). */
+export function resultJson(value: ControlResults[ControlRequestType]): JsonObject {
+  const record: unknown = value;
+  if (!isJsonObject(record)) throw new TypeError('a control result must be a JSON object');
+  return record;
+}

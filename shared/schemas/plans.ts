@@ -1,0 +1,117 @@
+/**
+ * JSON Schemas of the resolved plans (shared/types/bundle.ts) — what the orchestrator hands an agent
+ * or connector process in its `runtime.assign` message. Plans cross a process boundary, so the child
+ * validates them whole with these (ARCHITECTURE §2), compiled once.
+ */
+import { MODEL_PROVIDERS } from './model.ts';
+
+const text = { type: 'string' } as const;
+const name = { type: 'string', minLength: 1 } as const;
+const object = { type: 'object' } as const;
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+const modelPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'provider', 'model', 'options', 'capabilities'],
+  properties: {
+    name,
+    provider: { enum: MODEL_PROVIDERS },
+    model: name,
+    endpoint: text,
+    apiKey: text,
+    options: object,
+    capabilities: { type: 'object', additionalProperties: { type: 'boolean' } },
+  },
+} as const;
+
+const toolExportSchema = {
+  type: 'object',
+  required: ['name', 'description', 'parameters'],
+  properties: {
+    name,
+    description: text,
+    parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
+    readOnly: { type: 'boolean' },
+  },
+} as const;
+
+const toolPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'packageName', 'entryPath', 'errorMessageLimit', 'exports', 'config'],
+  properties: {
+    name,
+    packageName: text,
+    entryPath: name,
+    errorMessageLimit: { type: 'integer', minimum: 1 },
+    exports: { type: 'array', minItems: 1, items: toolExportSchema },
+    config: object,
+  },
+} as const;
+
+const extensionPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'packageName', 'entryPath', 'config'],
+  properties: { name, packageName: text, entryPath: name, config: object },
+} as const;
+
+export const agentPlanSchema = {
+  $id: 'goondan://plans/agent',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools'],
+  properties: {
+    name,
+    packageName: text,
+    bundleRoot: name,
+    systemPrompt: text,
+    model: modelPlanSchema,
+    modelParams: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { temperature: { type: 'number' }, maxTokens: { type: 'integer' }, topP: { type: 'number' } },
+    },
+    tools: { type: 'array', items: toolPlanSchema },
+    extensions: { type: 'array', items: extensionPlanSchema },
+    requiredTools: { type: 'array', items: name },
+  },
+} as const;
+
+export const swarmPlanSchema = {
+  $id: 'goondan://plans/swarm',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs'],
+  properties: {
+    name,
+    instanceKey: name,
+    workspaceId: name,
+    entryAgent: name,
+    agents: { type: 'array', minItems: 1, items: name },
+    maxStepsPerTurn: { type: 'integer', minimum: 1 },
+    shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
+    startupTimeoutMs: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+export const connectionPlanSchema = {
+  $id: 'goondan://plans/connection',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'connectorName', 'connectorEntryPath', 'events', 'swarmName', 'config', 'secrets', 'rules'],
+  properties: {
+    name,
+    connectorName: name,
+    connectorEntryPath: name,
+    events: {
+      type: 'array',
+      items: { type: 'object', required: ['name'], properties: { name, properties: object } },
+    },
+    swarmName: name,
+    config: stringMap,
+    secrets: stringMap,
+    rules: { type: 'array', items: { type: 'object', required: ['route'], properties: { match: object, route: object } } },
+  },
+} as const;
