@@ -5,5 +5,8 @@
  */
 import { runChildShell } from '../shared/child/child-shell.ts';
 import { startAgent } from './shell/agent-runtime.ts';
+import { handleStray, installToolCallScopes } from './tools/tool-call-scope.ts';
 
-runChildShell({ role: 'agent', start: startAgent });
+// Before any tool module loads: promises made by tool code are remembered from the start.
+installToolCallScopes();
+runChildShell({ role: 'agent', start: startAgent, onUncaught: handleStray });

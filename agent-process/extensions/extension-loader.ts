@@ -36,6 +36,7 @@ export async function loadExtension(plan: ExtensionPlan, api: ExtensionApi): Pro
       code: 'E_EXT_INIT',
       message: `Extension '${plan.name}': register() failed: ${errorMessageOf(error)}`,
       file: plan.entryPath,
+      suggestion: `Fix register() in ${plan.entryPath} or its config; the agent starts again after 'goondan restart' or, with --watch, when the bundle is saved.`,
       cause: error,
     });
   }

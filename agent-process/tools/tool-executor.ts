@@ -6,9 +6,10 @@
 import type { ToolCallMiddlewareContext } from '../../shared/types/extensions.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import type { ToolCatalogItem, ToolError, ToolResult } from '../../shared/types/tools.ts';
-import { toErrorShape } from '../../shared/errors/index.ts';
+import { errorMessageOf, GoondanError, toErrorShape } from '../../shared/errors/index.ts';
 import { isJsonValue } from '../validation/json-value.ts';
 import { validateToolArgs } from './args-validation.ts';
+import { runInToolCallScope, type ToolCallScope } from './tool-call-scope.ts';
 import type { ToolContextFactory } from './tool-context.ts';
 import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, timeoutError } from './tool-errors.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -78,8 +79,14 @@ export class ToolExecutor {
       const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
         timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
       });
-      const run = Promise.resolve().then(() => tool.handler(toolContext, ctx.args));
-      const output = await Promise.race([run, timeout]);
+      // A rejection the handler created but never awaited ends this call, not the process.
+      let strayRejection: (reason: unknown) => void = () => {};
+      const stray = new Promise<never>((_resolve, reject) => {
+        strayRejection = reject;
+      });
+      const scope: ToolCallScope = { toolCallId, toolName, done: false, fail: (reason) => strayRejection(strayError(reason)) };
+      const run = runInToolCallScope(scope, async () => tool.handler(toolContext, ctx.args));
+      const output = await Promise.race([run, timeout, stray]);
       if (output === TIMED_OUT) {
         controller.abort(new Error(`tool call timed out after ${timeoutMs} ms`));
         run.catch(() => {}); // the late rejection of an aborted handler is expected
@@ -97,6 +104,13 @@ export class ToolExecutor {
       this.inFlight.delete(controller);
     }
   }
+}
+
+/** A promise the handler started but never awaited rejected while the call ran. */
+function strayError(reason: unknown): GoondanError {
+  return new GoondanError('E_TOOL', 'tool', `the tool left a promise unawaited and it rejected: ${errorMessageOf(reason)}`, {
+    suggestion: 'The tool handler must await (or .catch) every promise it starts; retry or use another tool.',
+  });
 }
 
 /** A thrown value as a ToolError: the handler's code / suggestion / helpUrl are kept (ToolFailure). */

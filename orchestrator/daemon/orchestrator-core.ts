@@ -5,9 +5,7 @@
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
 import { rmSync } from 'node:fs';
-import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
-import { STARTUP_PHASE } from '../../shared/errors/runtime-errors.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
@@ -221,10 +219,8 @@ export class OrchestratorCore {
   private onStartFailed(proc: ManagedProcess, error: ErrorShape, retryable: boolean): void {
     this.metrics.startFailures.inc({ agent: proc.kind === 'agent' ? proc.name : `connection/${proc.name}`, code: error.code });
     if (proc.kind !== 'agent') return;
-    const target: AgentId = proc.id;
-    const answered: ErrorShape = { ...error, details: { ...error.details, agent: target.agent, instanceKey: target.instanceKey, phase: STARTUP_PHASE } };
     // A caller told that its request cannot run must not have it run later behind its back.
-    this.router.failRequestsTargeting(target, answered, { deadLetter: !retryable });
+    this.router.failRequestsTargeting(proc.id, error, { deadLetter: !retryable });
   }
 
   private onExit(proc: ManagedProcess, exit: ProcessExit): void {

@@ -10,7 +10,7 @@ import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { type Assignment, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
+import { type ErrorShape, runtimeError, STARTUP_PHASE } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
@@ -220,9 +220,11 @@ export class ManagedProcess {
     this.options.onStarted(this);
   }
 
-  private failed(error: ErrorShape, retryable: boolean): void {
+  private failed(reported: ErrorShape, retryable: boolean): void {
     this.clearStartupTimer();
     this.failedToStart = true;
+    // Callers are told which instance could not start, and that it happened before it served.
+    const error: ErrorShape = { ...reported, details: { ...reported.details, agent: this.name, instanceKey: this.instanceKey, phase: STARTUP_PHASE } };
     this.recordError(error.code, error.message);
     if (!retryable) this.startFailure = error;
     this.options.logger.error({ process: this.key, childPid: this.pid, error, retryable }, 'process failed to start');
@@ -238,7 +240,11 @@ export class ManagedProcess {
     if (this.ready || !this.alive) return;
     const seconds = Math.round(this.options.startupTimeoutMs / 1000);
     this.failedToStart = true;
-    const error = runtimeError('E_AGENT_START_TIMEOUT', `${this.options.kind} '${this.name}' (instance '${this.instanceKey}') did not become ready within ${seconds} s`);
+    const error = runtimeError('E_AGENT_START_TIMEOUT', `${this.options.kind} '${this.name}' (instance '${this.instanceKey}') did not become ready within ${seconds} s`, {
+      agent: this.name,
+      instanceKey: this.instanceKey,
+      phase: STARTUP_PHASE,
+    });
     this.recordError(error.code, error.message);
     this.options.logger.error({ process: this.key, childPid: this.pid, startupTimeoutMs: this.options.startupTimeoutMs }, 'start-up timed out; killing');
     this.options.onStartFailed(this, error, true);

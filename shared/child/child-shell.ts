@@ -45,10 +45,11 @@ export interface ChildShellOptions {
   /** Builds the runtime; a throw is reported as `runtime.failed` (retryable only if it says so). */
   start(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime>;
   /**
-   * An uncaught exception or unhandled rejection: return true when it was attributed and handled
-   * (the process keeps running); false ends the process so the orchestrator restarts it.
+   * An uncaught exception or unhandled rejection (`promise`: the rejected one): return true when
+   * it was attributed and handled (the process keeps running); false ends the process so the
+   * orchestrator restarts it.
    */
-  onUncaught?(error: unknown, kind: 'exception' | 'rejection'): boolean;
+  onUncaught?(error: unknown, kind: 'exception' | 'rejection', promise: unknown, logger: RootLogger): boolean;
 }
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
@@ -84,11 +85,11 @@ export function runChildShell(options: ChildShellOptions): void {
   // A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('uncaughtException', (error) => uncaught(error, 'exception'));
-  process.on('unhandledRejection', (reason) => uncaught(reason, 'rejection'));
+  process.on('uncaughtException', (error) => uncaught(error, 'exception', undefined));
+  process.on('unhandledRejection', (reason, promise) => uncaught(reason, 'rejection', promise));
 
-  function uncaught(error: unknown, kind: 'exception' | 'rejection'): void {
-    if (options.onUncaught?.(error, kind)) return;
+  function uncaught(error: unknown, kind: 'exception' | 'rejection', promise: unknown): void {
+    if (options.onUncaught?.(error, kind, promise, log())) return;
     log().fatal({ err: error, kind }, `uncaught ${kind}; exiting so the orchestrator restarts this process`);
     process.exit(1);
   }
