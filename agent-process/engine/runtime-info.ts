@@ -19,7 +19,8 @@ export function middlewareRuntimeInfo(plan: AgentPlan, swarm: SwarmPlan, instanc
       sourceKind: event.source.kind,
       sourceName: event.source.name,
       createdAt: event.createdAt,
-      instanceKey: event.instanceKey ?? instanceKey,
+      // The instance this process is: the router already resolved the event's key to it.
+      instanceKey,
       ...(event.metadata !== undefined ? { eventMetadata: event.metadata } : {}),
     },
   };

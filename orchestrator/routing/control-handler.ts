@@ -22,6 +22,7 @@ import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import type { InstanceOwners } from './instance-owners.ts';
+import { targetOf } from './default-target.ts';
 
 /** An approval nobody answers is denied after this long unless the request says otherwise. */
 const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
@@ -120,7 +121,7 @@ export class ControlHandler {
   }
 
   private spawn(event: AgentEvent, request: ControlPayloads['runtime.spawn'], from: ManagedProcess): void {
-    const target: AgentId = { agent: request.target, instanceKey: request.instanceKey ?? from.instanceKey }; // ARCHITECTURE §5
+    const target = targetOf(request.target, request.instanceKey, from.id);
     if (!this.deps.isKnownAgent(target.agent)) {
       this.answer(from, event, failureOutcome(runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`)));
       return;

@@ -25,12 +25,11 @@ import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { extendCallChain } from './call-chain.ts';
 import { ControlHandler } from './control-handler.ts';
+import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 
-/** The conversation of an external submission that names none (HTTP, `send`, one-shot runs). */
-export const DEFAULT_INSTANCE_KEY = 'default';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -59,7 +58,7 @@ export interface RouterDeps {
 
 export interface ExternalSubmission {
   agent: string;
-  /** Absent: DEFAULT_INSTANCE_KEY. */
+  /** Absent: DEFAULT_INSTANCE_KEY (default-target.ts). */
   instanceKey?: string;
   input: string;
   source: EventSource;
@@ -108,7 +107,7 @@ export class Router {
   /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply. */
   submit(submission: ExternalSubmission): Submitted {
     const traceId = submission.traceId ?? newTraceId();
-    const target: AgentId = { agent: submission.agent, instanceKey: submission.instanceKey ?? DEFAULT_INSTANCE_KEY };
+    const target = targetOf(submission.agent, submission.instanceKey);
     const correlationId = submission.wait ? newId('corr') : undefined;
     const event = makeEvent('api.input', submission.source, {
       input: submission.input,
@@ -177,7 +176,7 @@ export class Router {
   }
 
   private routeAgentCall(targetAgent: string, event: AgentEvent, from: ManagedProcess): void {
-    const target: AgentId = { agent: targetAgent, instanceKey: event.instanceKey ?? from.instanceKey }; // ARCHITECTURE §5: default = caller's key
+    const target = targetOf(targetAgent, event.instanceKey, from.id);
     const kind = event.replyTo ? 'request' : 'send';
     if (!this.isKnownAgent(target.agent)) {
       this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
@@ -204,7 +203,8 @@ export class Router {
       if (key !== 'kind' && key !== 'name' && key !== 'event' && value !== null && typeof value !== 'object') properties[key] = String(value);
     }
     const eventName = typeof event.source.event === 'string' ? event.source.event : event.type.replace(/^connector\./, '');
-    const routed = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: event.instanceKey ?? from.name });
+    const emitted = targetOf(swarm.entryAgent, event.instanceKey);
+    const routed = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: emitted.instanceKey });
     if (!routed) {
       this.deps.logger.info({ connection: from.name, event: eventName, eventId: event.id }, 'no ingress rule matched; event dropped');
       if (event.replyTo) this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `no ingress rule of connection '${from.name}' matched event '${eventName}'`));

@@ -1,7 +1,7 @@
 /**
  * Metadata a request carries for the orchestrator (SPEC.md §2.6): the caller's call chain (nodes
  * `agent:instanceKey`, for cycle detection) and its timeout. Written by agents and connectors,
- * read by the router — one definition for both sides of the wire.
+ * read by the router — one definition for both sides of the wire. Nodes are `agentKey()`s.
  */
 import type { AgentEvent } from '../types/events.ts';
 
@@ -10,10 +10,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export const CALL_CHAIN_KEY = '__callChain';
 export const TIMEOUT_KEY = '__timeoutMs';
-
-export function callNode(agent: string, instanceKey: string): string {
-  return `${agent}:${instanceKey}`;
-}
 
 /** The chain of calls that led to `event` (empty for events from outside the swarm). */
 export function callChainOf(event: AgentEvent | undefined): string[] {
