@@ -63,6 +63,14 @@ export function instancePaths(stateRoot: string, workspaceId: string, agentName:
   };
 }
 
+/**
+ * `runtime/api-token`: the credential of every daemon under this state root (mode 0600), read by
+ * the CLI and the studio. Tools never see it: the sandbox hides the state root.
+ */
+export function apiTokenPath(stateRoot: string): string {
+  return join(stateRoot, 'runtime', 'api-token');
+}
+
 /** `runtime/<workspaceId>.json`: how CLI commands find a running daemon. */
 export function runtimeFilePath(stateRoot: string, workspaceId: string): string {
   return join(stateRoot, 'runtime', `${workspaceId}.json`);

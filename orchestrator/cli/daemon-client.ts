@@ -1,8 +1,10 @@
 /**
  * How CLI commands talk to a running daemon: `GOONDAN_API_URL`, else the one live runtime file
- * under the state root; requests carry `GOONDAN_API_TOKEN` as a bearer token when set.
+ * under the state root; requests carry `GOONDAN_API_TOKEN`, else the state root's token file, as a
+ * bearer token.
  */
 import { liveDaemons } from '../daemon/runtime-file.ts';
+import { readApiToken } from '../http/api-credential.ts';
 
 export class DaemonNotFoundError extends Error {
   override name = 'DaemonNotFoundError';
@@ -27,7 +29,7 @@ export function connectToDaemon(stateRoot: string, env: Record<string, string | 
     url = daemons[0]?.apiUrl ?? '';
   }
   const base = url.replace(/\/+$/, '');
-  const token = env.GOONDAN_API_TOKEN;
+  const token = env.GOONDAN_API_TOKEN ?? readApiToken(stateRoot);
   return {
     url: base,
     request(method, path, body) {

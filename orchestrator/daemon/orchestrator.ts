@@ -12,6 +12,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
+import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
@@ -112,7 +113,8 @@ export class Orchestrator {
       port: this.options.port,
       logger,
       daemon: this.daemonApi(),
-      ...(this.options.apiToken ? { token: this.options.apiToken } : {}),
+      credentials: new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken]),
+      ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
     this.core.start((name) => this.config.agents.has(name));

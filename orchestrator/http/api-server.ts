@@ -1,9 +1,10 @@
 /**
- * The HTTP control and ingress API (ARCHITECTURE §6) on Bun.serve. Loopback by default; any other
- * host requires GOONDAN_API_TOKEN, and a configured token is then required on every route but the
- * health probes. Errors are `{error: ErrorShape}` (http-errors.ts).
+ * The HTTP control and ingress API (ARCHITECTURE §6, §7) on Bun.serve. Every route but the health
+ * probes (and, unless GOONDAN_API_TOKEN is set, /metrics) needs a credential, also on loopback:
+ * the state root's token file or GOONDAN_API_TOKEN (api-credential.ts) — an agent's tool that can
+ * reach loopback still cannot act as the daemon. A non-loopback host requires GOONDAN_API_TOKEN.
+ * Errors are `{error: ErrorShape}` (http-errors.ts).
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'bun';
 import { httpStatusOf } from '../../shared/errors/index.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
@@ -11,6 +12,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
@@ -56,7 +58,10 @@ export interface DaemonApi {
 export interface ApiServerOptions {
   host: string;
   port: number;
-  token?: string;
+  /** GOONDAN_API_TOKEN: required for a non-loopback host; when set, /metrics needs it too. */
+  envToken?: string;
+  /** Every accepted credential (the token file's and GOONDAN_API_TOKEN). */
+  credentials: ApiCredentials;
   logger: RootLogger;
   daemon: DaemonApi;
 }
@@ -71,18 +76,13 @@ export class ApiConfigError extends Error {
 
 export function startApiServer(options: ApiServerOptions): Server<undefined> {
   const { daemon, logger } = options;
-  if (!isLoopbackHost(options.host) && !options.token) {
+  if (!isLoopbackHost(options.host) && !options.envToken) {
     throw new ApiConfigError(
       `refusing to listen on non-loopback host '${options.host}' without GOONDAN_API_TOKEN; set it (every request must then send 'Authorization: Bearer <token>') or use --host 127.0.0.1`,
     );
   }
-  const expected = options.token ? Buffer.from(options.token) : undefined;
-  const authorized = (request: Request): boolean => {
-    if (!expected) return true;
-    const header = request.headers.get('authorization') ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const open = (method: string, path: string) =>
+    method === 'GET' && (path === '/healthz' || path === '/readyz' || (path === '/metrics' && !options.envToken));
   const routes = coreRoutes(daemon);
 
   const handle = async (request: Request): Promise<Response> => {
@@ -92,7 +92,11 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     if (request.method === 'GET' && path === '/readyz') {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: 'starting' });
     }
-    if (!authorized(request)) return errorResponse(401, 'E_HTTP_UNAUTHORIZED', "missing or wrong bearer token; send 'Authorization: Bearer <GOONDAN_API_TOKEN>'");
+    if (!open(request.method, path) && !options.credentials.authorizes(request)) {
+      return errorResponse(401, 'E_HTTP_UNAUTHORIZED', 'missing or wrong bearer token', {
+        suggestion: "send 'Authorization: Bearer <token>' with the token in <state-root>/runtime/api-token or GOONDAN_API_TOKEN (the goondan CLI does this for you)",
+      });
+    }
     for (const route of [...routes, ...(daemon.extraRoutes ?? [])]) {
       const match = path.match(route.pattern);
       if (match && request.method === route.method) return route.handle(request, match);

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, pidAlive, startDaemon, startTerminalRun, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, pidAlive, startDaemon, startTerminalRun, tempStateRoot, waitUntil, withToken } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/connectors');
 const SECRET = 'hook-secret-123';
@@ -106,7 +106,7 @@ describe('cli connector in a terminal', () => {
     terminal.type('hello\n');
     await waitUntil(() => terminal.output().includes('desk got: hello'), 20_000, 'the reply');
     const runtime = JSON.parse(readFileSync(join(stateRoot, 'runtime', 'helpdesk.json'), 'utf8')) as { apiUrl: string };
-    const rows = (await (await fetch(`${runtime.apiUrl}/v1/processes`)).json()) as { processes: Array<{ pid: number | null }> };
+    const rows = (await (await fetch(`${runtime.apiUrl}/v1/processes`, withToken(stateRoot))).json()) as { processes: Array<{ pid: number | null }> };
     const pids = rows.processes.map((r) => r.pid).filter((p): p is number => typeof p === 'number');
     expect(pids.length).toBeGreaterThanOrEqual(2);
     terminal.type('\u0003');

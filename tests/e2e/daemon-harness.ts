@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
+import { readApiToken } from '../../orchestrator/http/api-credential.ts';
 
 // e2e tests start daemons and subprocesses on a shared 2-core machine: give them room.
 setDefaultTimeout(60_000);
@@ -105,7 +106,7 @@ export async function startDaemon(
     }),
   ]);
   const url = String(started.api);
-  const api = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+  const api = (path: string, init?: RequestInit) => fetch(`${url}${path}`, withToken(stateRoot, init));
   return {
     proc,
     url,
@@ -184,6 +185,14 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
       proc.stdin.flush();
     },
   };
+}
+
+/** Adds the state root's API credential (runtime/api-token), as the goondan CLI does. */
+export function withToken(stateRoot: string, init: RequestInit = {}): RequestInit {
+  const headers = new Headers(init.headers);
+  const token = readApiToken(stateRoot);
+  if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+  return { ...init, headers };
 }
 
 /** True while a process with this pid exists. */

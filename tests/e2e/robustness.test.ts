@@ -3,6 +3,7 @@
  * bodies, and the API's host/token rules.
  */
 import { describe, expect, test } from 'bun:test';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, startDaemon, tempStateRoot } from './daemon-harness.ts';
 
@@ -97,5 +98,27 @@ describe('API host and token rules (ARCHITECTURE §6)', () => {
       await guarded.stop();
       guarded.cleanup();
     }
+  });
+});
+
+describe('the daemon API is not an agent\'s API (issue 9)', () => {
+  test('on loopback too, every route but the probes and /metrics needs the state root\'s token (mode 0600)', async () => {
+    const d = daemon();
+    const url = d.url;
+    for (const [method, path] of [['GET', '/v1/processes'], ['POST', '/v1/events'], ['GET', '/v1/approvals'], ['POST', '/v1/approvals/appr_x'], ['DELETE', '/v1/instances/victim'], ['POST', '/v1/restart'], ['GET', '/v1/events/stream']] as const) {
+      const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"input":"x"}' } : {}) });
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 401 });
+      const body = (await response.json()) as { error: { code: string; suggestion: string } };
+      expect(body.error.code).toBe('E_HTTP_UNAUTHORIZED');
+      expect(body.error.suggestion).toContain('runtime/api-token');
+    }
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(200);
+    const tokenFile = join(d.stateRoot, 'runtime', 'api-token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect((await fetch(`${url}/v1/processes`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(JSON.stringify(d.logs)).not.toContain(token);
   });
 });
