@@ -6,7 +6,7 @@
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
-import { type OptionSpec, hasOption, optionValues, scanOptions } from './option-scan.ts';
+import { type OptionSpec, type ScannedOptions, hasOption, optionValues, scanOptions } from './option-scan.ts';
 import type { Word } from './shell-words.ts';
 
 interface WrapperSpec extends OptionSpec {
@@ -29,6 +29,8 @@ interface WrapperSpec extends OptionSpec {
   shellWithoutCommand?: boolean;
   /** The operands are not a command (`su user ARGS` passes them to the user's shell). */
   noInnerCommand?: boolean;
+  /** Options may also follow the operands (`flock FILE -c CMD`). */
+  optionsAfterOperands?: boolean;
 }
 
 const SUDO_VALUED = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot'];
@@ -53,7 +55,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   doas: { valued: ['-u', '-C'], shellWithoutCommand: true },
   chroot: { valued: ['--userspec', '--groups'], operands: 1, shellWithoutCommand: true },
   env: { valued: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true, chdir: ['-C', '--chdir'], splitString: ['-S', '--split-string'] },
-  flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], operands: 1, code: ['-c', '--command'] },
+  flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], operands: 1, code: ['-c', '--command'], optionsAfterOperands: true },
   watch: { valued: ['-n', '--interval', '-q', '--equexit'], joined: true },
   su: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true, noInnerCommand: true },
   runuser: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true },
@@ -61,8 +63,17 @@ const WRAPPERS: Record<string, WrapperSpec> = {
 
 const joinWords = (words: readonly Word[]): Word => ({ text: words.map((w) => w.text).join(' '), literal: words.every((w) => w.literal), pattern: false });
 
+/** Options before the operands and, for wrappers that allow it, after them; `rest` is where the command starts. */
+function scanWrapper(spec: WrapperSpec, args: readonly Word[]): ScannedOptions {
+  const head = scanOptions(args, spec);
+  const operandsEnd = Math.min(args.length, head.rest + (spec.operands ?? 0));
+  if (!spec.optionsAfterOperands || head.runtimeWord) return { ...head, rest: operandsEnd };
+  const tail = scanOptions(args.slice(operandsEnd), spec);
+  return { ...tail, options: [...head.options, ...tail.options], assignments: [...head.assignments, ...tail.assignments], rest: operandsEnd + tail.rest };
+}
+
 function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
-  const scan = scanOptions(call.args, spec);
+  const scan = scanWrapper(spec, call.args);
   if (scan.runtimeWord) {
     call.unresolved(`${call.name} has an option only known at run time (${scan.runtimeWord.text}), so the command it runs is unknown`);
     return {};
@@ -74,7 +85,7 @@ function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
   }
   for (const directory of optionValues(scan, ...(spec.chdir ?? []))) call.chdir(directory);
   for (const target of optionValues(scan, ...(spec.writes ?? []))) call.write(target, `${call.name} -o`);
-  const inner = call.args.slice(scan.rest + (spec.operands ?? 0));
+  const inner = call.args.slice(scan.rest);
   const split = optionValues(scan, ...(spec.splitString ?? []));
   const code = optionValues(scan, ...(spec.code ?? []));
   for (const line of code) call.runCode(line, `${call.name} -c`);

@@ -2,7 +2,8 @@
  * git runs programs named in its configuration and options: `git -c alias.x='!rm …' x`,
  * `-c core.sshCommand=…`, `--exec-path=…`, `--upload-pack=…`, `ext::` remotes, `--template` hooks,
  * `git config core.pager …` for later calls. Those are unresolved (an `allow: git *` rule cannot
- * allow them); `rebase --exec`, `submodule foreach` and `bisect run` run commands that are judged;
+ * allow them, nor difftool/mergetool); `rebase --exec`, `submodule foreach`, `bisect run` and
+ * `filter-branch --*-filter` run commands that are judged;
  * `--output FILE`, `-C DIR`, `--git-dir DIR` and `--work-tree DIR` are writes.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
@@ -89,7 +90,13 @@ function runGit(call: CommandCall): CommandFacts {
     if (code.length > 0) call.runCode({ text: code.map((w) => w.text).join(' '), literal: code.every((w) => w.literal), pattern: false }, 'git submodule foreach');
   }
   if (subcommand === 'bisect' && rest[0]?.text === 'run') call.run(rest.slice(1), 'git bisect run');
-  if (['filter-branch', 'difftool', 'mergetool'].includes(subcommand)) return { opaque: `git ${subcommand} runs programs named in options or configuration` };
+  if (subcommand === 'filter-branch') {
+    rest.forEach((w, k) => {
+      const next = rest[k + 1];
+      if (/^--[a-z-]+-filter$/.test(w.text) && next) call.runCode(next, `git filter-branch ${w.text}`);
+    });
+  }
+  if (subcommand === 'difftool' || subcommand === 'mergetool') call.unresolved(`git ${subcommand} runs a tool program named in options or configuration`);
   return {};
 }
 

@@ -49,7 +49,7 @@ function judgeWrite<H extends RuleHit>(write: ShellWrite, path: string | undefin
 export function lineFindings<H extends RuleHit>(analysis: ShellAnalysis, cwd: string, judge: (path: string) => H | undefined): LineFindings<H> {
   const findings: LineFindings<H> = { writeHits: [] };
   const unresolved = analysis.unresolved[0];
-  if (unresolved) findings.blocker = `'${unresolved.fragment}'${via(unresolved.via)} cannot be judged before it runs: ${unresolved.why}`;
+  if (unresolved) findings.blocker = `${unresolved.fragment ? `'${unresolved.fragment}'` : 'the command line'}${via(unresolved.via)} cannot be judged before it runs: ${unresolved.why}`;
   for (const write of analysis.writes) {
     for (const path of landingPaths(write.target, cwd, analysis.directories)) judgeWrite(write, path, judge, findings);
   }

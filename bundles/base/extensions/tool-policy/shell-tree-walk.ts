@@ -18,6 +18,8 @@ const READING = new Set(['<', '<&']);
 const present = (nodes: Array<Node | null>): Node[] => nodes.filter((n): n is Node => n !== null);
 
 function walkChildren(node: Node, scope: Scope, sink: AnalysisSink): void {
+  // Each node access crosses into wasm: skip the array for leaves (most words).
+  if (node.namedChildCount === 0) return;
   for (const child of present(node.namedChildren)) walkStatement(child, scope, sink);
 }
 
@@ -80,9 +82,8 @@ function applyRedirect(node: Node, scope: Scope, sink: AnalysisSink): Stdin | un
   return undefined;
 }
 
-function redirectsOf(node: Node): Node[] {
-  return present(node.namedChildren).filter((c) => c.type.endsWith('_redirect'));
-}
+const isRedirect = (node: Node) => node.type.endsWith('_redirect');
+const redirectsOf = (node: Node): Node[] => present(node.namedChildren).filter(isRedirect);
 
 /** `body > file`, `body <<EOF`: redirections first, since they decide the body's standard input. */
 function walkRedirected(node: Node, scope: Scope, sink: AnalysisSink): void {
@@ -93,14 +94,16 @@ function walkRedirected(node: Node, scope: Scope, sink: AnalysisSink): void {
 }
 
 function walkCommand(node: Node, scope: Scope, sink: AnalysisSink): void {
+  const children = present(node.namedChildren);
   let stdin = scope.stdin;
-  for (const redirect of redirectsOf(node)) stdin = applyRedirect(redirect, scope, sink) ?? stdin;
+  for (const redirect of children.filter(isRedirect)) stdin = applyRedirect(redirect, scope, sink) ?? stdin;
   // Prefix assignments and substitutions inside the words run before the command does.
-  for (const child of present(node.namedChildren)) if (!child.type.endsWith('_redirect')) walkStatement(child, scope, sink);
-  const nameNode = node.childForFieldName('name')?.namedChildren[0];
+  for (const child of children) if (!isRedirect(child)) walkStatement(child, scope, sink);
+  const nameIndex = children.findIndex((c) => c.type === 'command_name');
+  const nameNode = children[nameIndex]?.namedChildren[0];
   if (!nameNode) return;
-  const words = [wordOf(nameNode), ...node.childrenForFieldName('argument').map(wordOf)];
-  resolveCommand(words, { ...scope, stdin }, sink);
+  const args = children.slice(nameIndex + 1).filter((c) => !isRedirect(c));
+  resolveCommand([wordOf(nameNode), ...args.map(wordOf)], { ...scope, stdin }, sink);
 }
 
 /** Any node: statements, words, expansions. Leaves without code in them end the walk. */
