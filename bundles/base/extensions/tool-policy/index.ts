@@ -107,7 +107,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       return denied(
         ctx.toolCallId,
         ctx.toolName,
-        `${ctx.toolName} was not approved (${decision.decidedBy}).${why}`,
+        `${ctx.toolName} was not approved (${decision.decidedBy}); approval was needed: ${verdict.explanation}.${why}`,
         decision.decidedBy === 'no-approver' ? 'Nobody can approve tool calls in this run; do the work without this tool or report back.' : 'The user declined this call; do not retry it unchanged.',
       );
     },
