@@ -99,6 +99,8 @@ const DELETE_FORMS: Case[] = [
   `find . | xargs -I % rm %`, `xargs -a list.txt rm`, `xargs -P4 -n1 rm`, `xargs sh -c 'rm "$@"' _`, `xargs -0 -r -- rm -f`, `xargs -I % sh -c 'rm %'`,
   `sh <<EOF\n$(rm -rf ${TARGET})\nEOF`, `bash -s -- a b <<EOF\nrm -rf ${TARGET}\nEOF`, `sh <<-EOF\n\trm -rf ${TARGET}\n\tEOF`, `bash <<< "rm -rf ${TARGET}"`,
   `sh <<< $'rm -rf ${TARGET}'`, `git bisect run rm -rf ${TARGET}`, `busybox sh -c 'rm x'`, `sudo -u root sh -c 'rm x'`, `env FOO=1 bash -c 'nice rm x'`,
+  // bash reads these as arithmetic or a test; /bin/sh (dash), which bash__exec runs, runs rm.
+  `((rm -rf ${TARGET}))`, `(( rm -rf ${TARGET} ))`, `[[ -n x || rm -rf ${TARGET} ]]`, `rm >/dev/null -rf ${TARGET}`,
 ].map((line): Case => [line, 'deny']);
 
 /** Everything that must be denied (or ask) under `deny: rm *` with default allow. */
@@ -126,12 +128,13 @@ export const GIT_BYPASSES: Case[] = [
     `git config alias.st '!rm -rf ~'`, 'git config --global core.editor evil', `GIT_SSH_COMMAND='rm -rf ~' git fetch`, 'GIT_EXEC_PATH=/tmp git status',
     'PATH=.:$PATH git status', 'git -C ~ status', 'git --git-dir=/tmp/evil/.git status', 'git difftool',
     'git mergetool -t evil', `cd ~ && git log > .bashrc`, `cd /etc; git show x > passwd`, 'git $ARGS', 'git "$SUBCOMMAND" x',
+    "git log --format=$'%H\\'; rm -rf ~; #'",
   ].map((line): Case => [line, 'ask']),
   ...[
     'git status; rm -rf ~', `git status && sh -c 'rm -rf ~'`, 'git show $(rm -rf ~)', 'git log | sh', 'git log | tee ~/.bashrc', `git rebase --exec 'rm -rf ~' HEAD~2`,
     `git rebase -x 'rm -rf ~' HEAD~2`, `git submodule foreach 'rm -rf ~'`, 'git bisect run rm -rf ~', './git status', '/tmp/git status', 'gitx status',
     'git status & rm -rf ~', 'git() { rm -rf ~; }; git status', 'git log --format=%H $(rm -rf ~)', `git filter-branch --tree-filter 'rm -rf ~' HEAD`,
-    'git status && python3 -c "import os"', 'nice git status', 'git log | xargs rm', 'eval git status',
+    'git status && python3 -c "import os"', '[ -n x > ~/.bashrc ] && git status', 'nice git status', 'git log | xargs rm', 'eval git status',
   ].map((line): Case => [line, 'deny']),
 ];
 

@@ -159,6 +159,19 @@ describe('what cannot be judged is never allowed', () => {
   });
 });
 
+describe('lines that bash and /bin/sh (dash) read differently', () => {
+  const denyRm: Policy['rules'] = [{ tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' }];
+
+  test('((…)) is arithmetic to bash but subshells to dash: its inside is judged as commands', () => {
+    expect(evaluate(policy(denyRm, 'allow'), 'bash__exec', { command: '((rm -rf x))' }, false)).toMatchObject({ action: 'deny', explanation: `'rm -rf x' (inside ((…))) matches rule #1 (deny bash__exec command="rm *")` });
+  });
+
+  test("$'…' cannot be allowed: dash ends it at the first quote", () => {
+    expect(evaluate(policy(denyRm, 'allow'), 'bash__exec', { command: "echo $'\\'; rm -rf x; #'" }, false).action).toBe('ask');
+    expect(evaluate(policy(denyRm, 'allow'), 'bash__exec', { command: "$'\\x72m' -rf x" }, false).action).toBe('deny');
+  });
+});
+
 describe('opaque programs need an allow rule that names them', () => {
   test('python3 -c is allowed by "python3 *" but not by "*", and asks under default allow', () => {
     const line = { command: 'python3 -c "print(1)"' };
@@ -199,6 +212,17 @@ describe('writes in a command line are judged by the file-system__write rules', 
   test('a file-system__write allow rule lets a write outside the workspace through', () => {
     const rules: Policy['rules'] = [allowGit, { tool: 'file-system__write', args: { path: '/tmp/**' }, action: 'allow' }];
     expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: 'git log > /tmp/log.txt' }, false).action).toBe('allow');
+  });
+
+  test('words after a redirection are arguments: a deny pattern still sees them', () => {
+    const rules: Policy['rules'] = [allowGit, { tool: 'bash__exec', args: { command: 'git push *' }, action: 'deny' }];
+    expect(evaluate(policy(rules), 'bash__exec', { command: 'git >/dev/null push --force' }, false)).toMatchObject({ action: 'deny', ruleIndex: 1 });
+  });
+
+  test('a test in brackets is judged as the command /bin/sh runs: its redirection is a write', () => {
+    const rules: Policy['rules'] = [allowGit, { tool: 'bash__exec', args: { command: 'test *' }, action: 'allow' }];
+    expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: '[ -n x ] && git status' }, false).action).toBe('allow');
+    expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: '[ -n x > ~/.bashrc ] && git status' }, false).action).toBe('ask');
   });
 
   test('relative writes after a cd are judged where they land', () => {

@@ -55,14 +55,21 @@ function checkArithmetic(node: Node, scope: Scope, sink: AnalysisSink): void {
   if (target?.type === 'variable_name') checkVariable(target, node, scope, sink);
 }
 
-/** A redirection: records writes and returns the standard input it gives the command, if any. */
-function applyRedirect(node: Node, scope: Scope, sink: AnalysisSink): Stdin | undefined {
+interface RedirectEffect {
+  /** The standard input it gives the command, if any. */
+  stdin?: Stdin;
+  /** Words after the target (`cmd > out push -f`): tree-sitter files them under the redirection, bash passes them to the command. */
+  extraArgs: Node[];
+}
+
+/** A redirection: records writes, and says what it does to the command's input and words. */
+function applyRedirect(node: Node, scope: Scope, sink: AnalysisSink): RedirectEffect {
   walkChildren(node, scope, sink);
   if (node.type === 'herestring_redirect') {
     const value = node.namedChildren.find((c) => c !== null && c.type !== 'file_descriptor');
-    if (!value) return undefined;
+    if (!value) return { extraArgs: [] };
     const word = wordOf(value);
-    return { kind: 'text', text: word.text, literal: word.literal };
+    return { stdin: { kind: 'text', text: word.text, literal: word.literal }, extraArgs: [] };
   }
   if (node.type === 'heredoc_redirect') {
     const start = present(node.namedChildren).find((c) => c.type === 'heredoc_start')?.text ?? '';
@@ -70,39 +77,49 @@ function applyRedirect(node: Node, scope: Scope, sink: AnalysisSink): Stdin | un
     // A quoted delimiter (<<'EOF') turns expansion off; otherwise the body is literal only without any.
     const quoted = /['"\\]/.test(start);
     const literal = quoted || !body || present(body.namedChildren).every((c) => c.type === 'heredoc_content');
-    return { kind: 'text', text: body?.text ?? '', literal };
+    return { stdin: { kind: 'text', text: body?.text ?? '', literal }, extraArgs: [] };
   }
-  if (node.type !== 'file_redirect') return undefined;
+  if (node.type !== 'file_redirect') return { extraArgs: [] };
   const operator = present(node.children).find((c) => !c.isNamed)?.type ?? '>';
-  const destination = node.childForFieldName('destination');
-  if (!destination) return undefined;
-  if (READING.has(operator)) return operator === '<' ? { kind: 'file' } : undefined;
-  if (DUPLICATING.has(operator) && (destination.type === 'number' || destination.text === '-')) return undefined;
+  const [destination, ...extraArgs] = node.childrenForFieldName('destination');
+  if (!destination) return { extraArgs };
+  if (READING.has(operator)) return operator === '<' ? { stdin: { kind: 'file' }, extraArgs } : { extraArgs };
+  if (DUPLICATING.has(operator) && (destination.type === 'number' || destination.text === '-')) return { extraArgs };
   sink.write(wordOf(destination), `'${operator}' redirection`, node.parent?.text ?? node.text, scope);
-  return undefined;
+  return { extraArgs };
 }
 
 const isRedirect = (node: Node) => node.type.endsWith('_redirect');
-const redirectsOf = (node: Node): Node[] => present(node.namedChildren).filter(isRedirect);
+
+function applyRedirects(redirects: Node[], scope: Scope, sink: AnalysisSink): { stdin: Stdin; extraArgs: Node[] } {
+  let stdin = scope.stdin;
+  const extraArgs: Node[] = [];
+  for (const redirect of redirects) {
+    const effect = applyRedirect(redirect, scope, sink);
+    stdin = effect.stdin ?? stdin;
+    extraArgs.push(...effect.extraArgs);
+  }
+  return { stdin, extraArgs };
+}
 
 /** `body > file`, `body <<EOF`: redirections first, since they decide the body's standard input. */
 function walkRedirected(node: Node, scope: Scope, sink: AnalysisSink): void {
-  let stdin = scope.stdin;
-  for (const redirect of redirectsOf(node)) stdin = applyRedirect(redirect, scope, sink) ?? stdin;
+  const { stdin, extraArgs } = applyRedirects(present(node.namedChildren).filter(isRedirect), scope, sink);
   const body = node.childForFieldName('body');
+  if (body?.type === 'command') return walkCommand(body, { ...scope, stdin }, sink, extraArgs);
   if (body) walkStatement(body, { ...scope, stdin }, sink);
+  if (extraArgs.length > 0) sink.unresolved(node.text, 'words follow a redirection of a compound command', scope);
 }
 
-function walkCommand(node: Node, scope: Scope, sink: AnalysisSink): void {
+function walkCommand(node: Node, scope: Scope, sink: AnalysisSink, trailingArgs: Node[] = []): void {
   const children = present(node.namedChildren);
-  let stdin = scope.stdin;
-  for (const redirect of children.filter(isRedirect)) stdin = applyRedirect(redirect, scope, sink) ?? stdin;
+  const { stdin, extraArgs } = applyRedirects(children.filter(isRedirect), scope, sink);
   // Prefix assignments and substitutions inside the words run before the command does.
   for (const child of children) if (!isRedirect(child)) walkStatement(child, scope, sink);
   const nameIndex = children.findIndex((c) => c.type === 'command_name');
   const nameNode = children[nameIndex]?.namedChildren[0];
   if (!nameNode) return;
-  const args = children.slice(nameIndex + 1).filter((c) => !isRedirect(c));
+  const args = [...children.slice(nameIndex + 1).filter((c) => !isRedirect(c)), ...extraArgs, ...trailingArgs];
   resolveCommand([wordOf(nameNode), ...args.map(wordOf)], { ...scope, stdin }, sink);
 }
 
@@ -136,6 +153,21 @@ export function walkStatement(node: Node, scope: Scope, sink: AnalysisSink): voi
       return walkChildren(node, scope, sink);
     case 'declaration_command':
       if (present(node.namedChildren).some((c) => c.type === 'word' && /^-[A-Za-z]*n/.test(c.text))) sink.unresolved(node.text, 'a name reference (declare -n) can set any variable', scope);
+      return walkChildren(node, scope, sink);
+    case 'ansi_c_string':
+      // dash reads `$'\'; cmd #'` as `$'\'` then `; cmd`, bash as one word: the tree is bash's.
+      sink.unresolved(node.text, "$'…' quoting is read differently by /bin/sh (dash, which bash__exec runs) and by bash", scope);
+      return;
+    case 'test_command': {
+      // `[ a > f ]` redirects and `[[ x || cmd ]]` runs cmd under /bin/sh: judge it as the plain command sh sees.
+      const opener = node.child(0)?.text ?? '[';
+      sink.nested(`test${node.text.slice(opener.length)}`, true, `${opener} … ${opener === '[[' ? ']]' : ']'}`, scope);
+      return;
+    }
+    case 'compound_statement':
+      // bash reads `((…))` as arithmetic, but the bash tool runs /bin/sh (dash), where it is two
+      // nested subshells: `((rm -rf x))` deletes. Judge the inside as commands too.
+      if (node.child(0)?.type === '((') sink.nested(node.text.slice(2, -2), true, '((…))', scope);
       return walkChildren(node, scope, sink);
     case 'function_definition':
       return walkChildren(node, { ...scope, via: [...scope.via, `function ${node.childForFieldName('name')?.text ?? ''}`] }, sink);
