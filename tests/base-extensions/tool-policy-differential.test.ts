@@ -38,6 +38,10 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `cat <<EOF\nbody\nEOF\n${c}`, (c) => `cat <<-EOF\n\tbody\n\tEOF\n${c}`, (c) => `cat <<'E'OF\nbody\nEOF\n${c}`, (c) => `cat << EOF\nEOF \n${c}\nEOF`,
   (c) => `sh <<< x\n${c}\n<`, (c) => `echo x#; ${c}`, (c) => `echo x #; ${c}`, (c) => `a=1 ${c}`, (c) => `${c.replace(' ', ' >/dev/null ')}`,
   (c) => `echo $"x"; ${c}`, (c) => `x=\$"; ${c}; #"`, (c) => `echo {a,b}; ${c}`, (c) => `echo a\\\n; ${c}`,
+  // bash arithmetic evaluates a variable's value as an expression: a[$(cmd)] runs cmd.
+  (c) => `x=${q(`a[$(${c})]`)}; echo $((x))`, (c) => `x=${q(`a[$(${c})]`)}; [[ $x -eq 0 ]]`, (c) => `x=${q(`a[$(${c})]`)}; declare -i y=$x`,
+  (c) => `x=${q(`a[$(${c})]`)}; let y=x`, (c) => `x=${q(`a[$(${c})]`)}; a=(1); echo \${a[$x]}`, (c) => `y=${q(`$(${c})`)}; echo "\${y@P}"`,
+  (c) => `x=${q(`a[$(${c})]`)}; for ((i=x; i<0; i++)); do :; done`, (c) => `x=${q(`a[$(${c})]`)}; ((x))`,
 ];
 
 function lines(): string[] {

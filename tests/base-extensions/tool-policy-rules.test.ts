@@ -172,6 +172,22 @@ describe('lines that bash and /bin/sh (dash) read differently', () => {
   });
 });
 
+describe('bash arithmetic that reads a variable cannot be judged', () => {
+  const denyRm: Policy['rules'] = [{ tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' }];
+  const verdictFor = (command: string) => evaluate(policy(denyRm, 'allow'), 'bash__exec', { command }, false).action;
+
+  test("x='a[$(rm …)]' runs rm when bash evaluates x in $((x)), [[ -eq ]], let, declare -i, a subscript or ${x@P}", () => {
+    for (const use of ['echo $((x))', '((x))', '[[ $x -eq 1 ]]', 'let y=x', 'declare -i y=$x', 'echo ${a[$x]}', 'a[$x]=1', 'echo "${x@P}"']) {
+      const code = `x='a[$(rm -rf ~)]'; ${use}`;
+      expect(`${use} → ${verdictFor(`bash -c '${code.replace(/'/g, `'\\''`)}'`)}`).toBe(`${use} → ask`);
+    }
+  });
+
+  test('arithmetic on literals stays allowed', () => {
+    expect(verdictFor('echo $((1 + 2)) ${a[1]}')).toBe('allow');
+  });
+});
+
 describe('opaque programs need an allow rule that names them', () => {
   test('python3 -c is allowed by "python3 *" but not by "*", and asks under default allow', () => {
     const line = { command: 'python3 -c "print(1)"' };

@@ -7,6 +7,7 @@
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
 import { optionValues, scanOptions } from './option-scan.ts';
+import { ARITHMETIC_CODE } from './shell-arithmetic.ts';
 import type { Word } from './shell-words.ts';
 
 const SHELLS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'ksh93', 'mksh', 'lksh', 'oksh', 'ash', 'yash', 'posh', 'rbash', 'fish', 'csh', 'tcsh'];
@@ -89,6 +90,13 @@ const setsNamed =
     return {};
   };
 
+/** `let y=x` evaluates x's value as an expression: see shell-arithmetic.ts. */
+function runLet(call: CommandCall): CommandFacts {
+  checkNames(call, call.args);
+  if (call.args.some((w) => !w.literal || /[A-Za-z_]/.test(w.text.replace(/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?[-+*/%<>&^|]?=/, '')))) call.unresolved(ARITHMETIC_CODE);
+  return {};
+}
+
 function runMapfile(call: CommandCall): CommandFacts {
   const scan = scanOptions(call.args, { valued: ['-d', '-n', '-O', '-s', '-u', '-C', '-c'] });
   for (const callback of optionValues(scan, '-C')) call.runCode(callback, `${call.name} -C`);
@@ -115,7 +123,7 @@ export const codeRunnerHandlers = (): Array<[string, CommandHandler]> => [
   ['read', setsNamed(['-a', '-d', '-i', '-n', '-N', '-p', '-t', '-u'], ['-a'], (operands) => operands)],
   ['printf', setsNamed(['-v'], ['-v'], () => [])],
   ['getopts', setsNamed([], [], (operands) => operands.slice(1, 2))],
-  ['let', setsNamed([], [], (operands) => operands)],
+  ['let', runLet],
   ['alias', changesNames(undefined, 'alias defines a command the line does not show')],
   ['hash', changesNames('p', 'hash -p points a command name at another program')],
   ['enable', changesNames('f', 'enable -f loads a builtin from a shared library')],

@@ -7,6 +7,7 @@
 import type { Node } from 'web-tree-sitter';
 import { resolveCommand } from './command-resolver.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
+import { arithmeticAssignmentHazard, arithmeticHazard } from './shell-arithmetic.ts';
 import { type AnalysisSink, INHERITED, type Scope, type Stdin } from './shell-analysis.ts';
 import { wordOf } from './shell-words.ts';
 
@@ -44,15 +45,6 @@ function walkPipeline(node: Node, scope: Scope, sink: AnalysisSink): void {
 function checkVariable(nameNode: Node | null, fragment: Node, scope: Scope, sink: AnalysisSink): void {
   const why = dangerousVariable(nameNode?.text ?? '');
   if (why) sink.unresolved(fragment.text, why, scope);
-}
-
-const ARITHMETIC_ASSIGNMENT = new Set(['=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '^=', '|=', '++', '--']);
-
-/** `(( PATH = 0 ))`, `let` in brackets, `PATH++`: arithmetic assigns variables too. */
-function checkArithmetic(node: Node, scope: Scope, sink: AnalysisSink): void {
-  if (!ARITHMETIC_ASSIGNMENT.has(node.childForFieldName('operator')?.text ?? '')) return;
-  const target = node.childForFieldName('left') ?? present(node.namedChildren).find((c) => c.type === 'variable_name') ?? null;
-  if (target?.type === 'variable_name') checkVariable(target, node, scope, sink);
 }
 
 interface RedirectEffect {
@@ -125,6 +117,8 @@ function walkCommand(node: Node, scope: Scope, sink: AnalysisSink, trailingArgs:
 
 /** Any node: statements, words, expansions. Leaves without code in them end the walk. */
 export function walkStatement(node: Node, scope: Scope, sink: AnalysisSink): void {
+  const hazard = arithmeticHazard(node);
+  if (hazard) sink.unresolved(node.text, hazard, scope);
   switch (node.type) {
     case 'command':
       return walkCommand(node, scope, sink);
@@ -148,9 +142,11 @@ export function walkStatement(node: Node, scope: Scope, sink: AnalysisSink): voi
       return walkChildren(node, scope, sink);
     case 'binary_expression':
     case 'postfix_expression':
-    case 'unary_expression':
-      checkArithmetic(node, scope, sink);
+    case 'unary_expression': {
+      const why = arithmeticAssignmentHazard(node);
+      if (why) sink.unresolved(node.text, why, scope);
       return walkChildren(node, scope, sink);
+    }
     case 'declaration_command':
       if (present(node.namedChildren).some((c) => c.type === 'word' && /^-[A-Za-z]*n/.test(c.text))) sink.unresolved(node.text, 'a name reference (declare -n) can set any variable', scope);
       return walkChildren(node, scope, sink);
