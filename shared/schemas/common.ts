@@ -109,7 +109,7 @@ export const commonSchema: JsonObject = {
               args: {
                 type: 'object',
                 description:
-                  'Argument patterns, all of which must match. Path-like arguments (path, cwd, file…) are normalised and matched as globs ("**/*.ts"); others match with * as "anything" ("git *").',
+                  'Argument patterns, all of which must match. Path-like arguments (path, cwd, file…) are normalised and matched as globs ("**/*.ts"); a command line (command, cmd) is parsed and each command it would run is matched ("git *": deny/ask match any command, allow needs every command allowed; see the README); others match with * as "anything".',
                 additionalProperties: { type: 'string' },
               },
               action: { enum: ['allow', 'ask', 'deny'], description: 'What to do with a matching call.' },

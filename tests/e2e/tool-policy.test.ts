@@ -2,10 +2,11 @@
  * The tool permission policy end to end (issue 5; seed 004 §6): deny names its rule, allow rules
  * run, read-only tools pass, `ask` waits for a human through GET/POST /v1/approvals (once, for the
  * session, denied, timed out), a run with nobody to ask denies and says so, and the terminal
- * prompt of the interactive cli connector answers approvals.
+ * prompt of the interactive cli connector answers approvals; shell lines are judged by the commands
+ * they would run (issue 9), through the real bash tool.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
@@ -122,6 +123,53 @@ describe('without an approver', () => {
       daemon.cleanup();
       rmSync(bundle, { recursive: true, force: true });
     }
+  });
+});
+
+describe('shell lines are judged by what they would run (no approver)', () => {
+  let daemon: Daemon;
+  let home: string;
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'goondan-policy-home-'));
+    daemon = await startDaemon(BUNDLE, { env: { HOME: home } });
+  }, 60_000);
+  afterAll(async () => {
+    await daemon.stop();
+    daemon.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  }, 60_000);
+
+  /** A file in the instance's workspace that a delete would remove. */
+  function keepsake(key: string): string {
+    const dir = workdir(daemon, key);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'keep.txt'), 'still here');
+    return join(dir, 'keep.txt');
+  }
+
+  test('rm inside sh -c, spelled /bin/rm, is denied by the rm * rule, which the message names', async () => {
+    const file = keepsake('sneaky');
+    const output = String((await daemon.send({ input: 'sneaky delete', instanceKey: 'sneaky' })).body.output);
+    expect(output).toContain('E_TOOL_DENIED');
+    expect(output).toContain(`'rm -rf ./*' (inside sh -c) matches swarm rule #1 (deny bash__exec command="rm *"): nothing gets deleted here`);
+    expect(readFileSync(file, 'utf8')).toBe('still here');
+  });
+
+  test('a variable in command position cannot be judged: it needs approval, and with nobody to ask it is denied', async () => {
+    const file = keepsake('variable');
+    const output = String((await daemon.send({ input: 'variable delete', instanceKey: 'variable' })).body.output);
+    expect(output).toContain('E_TOOL_DENIED');
+    expect(output).toContain(`'$x -rf ./*' cannot be judged before it runs`);
+    expect(output).toContain('no approver');
+    expect(readFileSync(file, 'utf8')).toBe('still here');
+  });
+
+  test('allow: git * does not allow a git line that writes into the home directory', async () => {
+    const output = String((await daemon.send({ input: 'git to home', instanceKey: 'home' })).body.output);
+    expect(output).toContain('E_TOOL_DENIED');
+    expect(output).toContain('writing ~/.bashrc-goondan-test');
+    expect(output).toContain('lands outside the workspace');
+    expect(existsSync(join(home, '.bashrc-goondan-test'))).toBe(false);
   });
 });
 

@@ -7,7 +7,10 @@
  */
 import { Ajv } from 'ajv';
 import type { ExtensionApi, JsonObject, ToolResult } from '../../../../shared/types/index.ts';
-import { type Policy, evaluate } from './policy-rules.ts';
+import { SHELL_OPERATORS } from './command-patterns.ts';
+import { COMMAND_LIKE, type Policy, evaluate, needsShellParser } from './policy-rules.ts';
+import { ShellAnalyzer } from './shell-analysis.ts';
+import { loadShellParser } from './shell-parser.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateConfig = ajv.compile<Policy & { askTimeoutSeconds?: number }>({
@@ -40,22 +43,49 @@ function denied(toolCallId: string, toolName: string, message: string, suggestio
   return { toolCallId, toolName, status: 'error', error: { code: 'E_TOOL_DENIED', category: 'user', name: 'ToolDeniedError', message, suggestion } };
 }
 
+/** Allow patterns are matched per command, so one spelling out `&&` or `|` could never match: say so at start. */
+function checkAllowPatterns(policy: Policy): void {
+  policy.rules.forEach((rule, index) => {
+    if (rule.action !== 'allow') return;
+    for (const [key, pattern] of Object.entries(rule.args ?? {})) {
+      if (COMMAND_LIKE.test(key) && SHELL_OPERATORS.test(pattern)) {
+        throw new Error(
+          `tool-policy config is invalid: rules[${index}].args.${key} "${pattern}" spells shell operators, but allow patterns are matched against each command of a line; write one allow rule per command (e.g. "git *" and "ls *").`,
+        );
+      }
+    }
+  });
+}
+
 export function register(api: ExtensionApi, config: JsonObject): void {
   const raw = { default: 'ask', rules: [], ...config };
   if (!validateConfig(raw)) throw new Error(`tool-policy config is invalid: ${ajv.errorsText(validateConfig.errors, { dataVar: 'config' })}`);
   const policy: Policy = { default: raw.default, rules: raw.rules ?? [] };
+  checkAllowPatterns(policy);
   const timeoutMs = (raw.askTimeoutSeconds ?? DEFAULT_ASK_TIMEOUT_SECONDS) * 1000;
   // "Always for this session" approvals, per tool name, for the life of this agent process.
   const sessionAllowed = new Set<string>();
+  // The bash grammar loads on the first call that a command rule judges, so other agents never pay for it.
+  let analyzer: Promise<ShellAnalyzer | undefined> | undefined;
+  const shellAnalyzer = () =>
+    (analyzer ??= loadShellParser().then(
+      (parser) => new ShellAnalyzer(parser),
+      (error: unknown) => {
+        api.logger.error({ err: error }, 'the shell parser could not be loaded; command lines under command rules will need approval');
+        analyzer = undefined;
+        return undefined;
+      },
+    ));
 
   api.pipeline.register(
     'toolCall',
     async (ctx) => {
-      const verdict = evaluate(policy, ctx.toolName, ctx.args, ctx.catalogItem?.readOnly === true);
+      const shell = needsShellParser(policy, ctx.toolName, ctx.args) ? await shellAnalyzer() : undefined;
+      const verdict = evaluate(policy, ctx.toolName, ctx.args, ctx.catalogItem?.readOnly === true, shell);
       if (verdict.action === 'allow') return ctx.next();
       if (verdict.action === 'deny') {
         api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call denied by policy');
-        return denied(ctx.toolCallId, ctx.toolName, `${ctx.toolName} is denied by ${verdict.explanation}.`, 'Do not retry this call; choose another approach or ask the user.');
+        return denied(ctx.toolCallId, ctx.toolName, `${ctx.toolName} is denied: ${verdict.explanation}.`, 'Do not retry this call; choose another approach or ask the user.');
       }
       if (sessionAllowed.has(ctx.toolName)) return ctx.next();
       if (!api.approvals) {
@@ -77,7 +107,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       return denied(
         ctx.toolCallId,
         ctx.toolName,
-        `${ctx.toolName} was not approved (${decision.decidedBy}).${why}`,
+        `${ctx.toolName} was not approved (${decision.decidedBy}); approval was needed: ${verdict.explanation}.${why}`,
         decision.decidedBy === 'no-approver' ? 'Nobody can approve tool calls in this run; do the work without this tool or report back.' : 'The user declined this call; do not retry it unchanged.',
       );
     },

@@ -1,0 +1,117 @@
+/**
+ * Commands that run another command given as their arguments (`nice rm x`, `sudo -u a rm x`,
+ * `env FOO=1 rm x`, `timeout 5 rm x`): the wrapped command is judged too. Shell builtins that only
+ * run their argument (`command`, `builtin`, `exec`, `time`, `coproc`) are transparent: the wrapped
+ * command is all that runs.
+ */
+import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
+import { dangerousVariable } from './dangerous-environment.ts';
+import { type OptionSpec, type ScannedOptions, hasOption, optionValues, scanOptions } from './option-scan.ts';
+import type { Word } from './shell-words.ts';
+
+interface WrapperSpec extends OptionSpec {
+  /** Operands before the wrapped command (`timeout DURATION`, `chroot NEWROOT`, `flock FILE`). */
+  operands?: number;
+  /** Options that mean no command follows (`ionice -p PID`, `command -v NAME`). */
+  noCommand?: readonly string[];
+  transparent?: boolean;
+  /** Options naming the directory the wrapped command runs in. */
+  chdir?: readonly string[];
+  /** Options naming a file the wrapper writes (`time -o FILE`). */
+  writes?: readonly string[];
+  /** Options whose value is a command line for a shell (`flock -c`, `su -c`). */
+  code?: readonly string[];
+  /** Options whose value is split into the command's first words (`env -S`). */
+  splitString?: readonly string[];
+  /** The command words are joined and run by `sh -c` (`watch`). */
+  joined?: boolean;
+  /** Without a command it starts an interactive shell (`sudo -s`, `chroot DIR`, `su`). */
+  shellWithoutCommand?: boolean;
+  /** The operands are not a command (`su user ARGS` passes them to the user's shell). */
+  noInnerCommand?: boolean;
+  /** Options may also follow the operands (`flock FILE -c CMD`). */
+  optionsAfterOperands?: boolean;
+}
+
+const SUDO_VALUED = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot'];
+const SU_VALUED = ['-c', '--command', '-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment', '-u', '--user'];
+
+const WRAPPERS: Record<string, WrapperSpec> = {
+  command: { transparent: true, noCommand: ['-v', '-V'] },
+  builtin: { transparent: true },
+  exec: { transparent: true, valued: ['-a'] },
+  time: { transparent: true, valued: ['-f', '--format', '-o', '--output'], writes: ['-o', '--output'] },
+  coproc: { transparent: true },
+  nohup: {},
+  setsid: {},
+  unbuffer: {},
+  nice: { valued: ['-n', '--adjustment'] },
+  ionice: { valued: ['-c', '-n', '--class', '--classdata'], noCommand: ['-p', '-P', '-u', '--pid', '--pgid', '--uid'] },
+  timeout: { valued: ['-s', '-k', '--signal', '--kill-after'], operands: 1 },
+  stdbuf: { valued: ['-i', '-o', '-e', '--input', '--output', '--error'] },
+  taskset: { operands: 1, noCommand: ['-p', '--pid'] },
+  chrt: { valued: ['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline'], operands: 1, noCommand: ['-p', '--pid', '-m', '--max'] },
+  sudo: { valued: SUDO_VALUED, assignments: true, chdir: ['-D', '--chdir'], noCommand: ['-l', '-v', '-k', '-K', '-V', '--list', '--validate', '--reset-timestamp', '--remove-timestamp', '--version'], shellWithoutCommand: true },
+  doas: { valued: ['-u', '-C'], shellWithoutCommand: true },
+  chroot: { valued: ['--userspec', '--groups'], operands: 1, shellWithoutCommand: true },
+  env: { valued: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true, chdir: ['-C', '--chdir'], splitString: ['-S', '--split-string'] },
+  flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], operands: 1, code: ['-c', '--command'], optionsAfterOperands: true },
+  watch: { valued: ['-n', '--interval', '-q', '--equexit'], joined: true },
+  su: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true, noInnerCommand: true },
+  runuser: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true },
+};
+
+const joinWords = (words: readonly Word[]): Word => ({ text: words.map((w) => w.text).join(' '), literal: words.every((w) => w.literal), pattern: false });
+
+/** Options before the operands and, for wrappers that allow it, after them; `rest` is where the command starts. */
+function scanWrapper(spec: WrapperSpec, args: readonly Word[]): ScannedOptions {
+  const head = scanOptions(args, spec);
+  const operandsEnd = Math.min(args.length, head.rest + (spec.operands ?? 0));
+  if (!spec.optionsAfterOperands || head.runtimeWord) return { ...head, rest: operandsEnd };
+  const tail = scanOptions(args.slice(operandsEnd), spec);
+  return { ...tail, options: [...head.options, ...tail.options], assignments: [...head.assignments, ...tail.assignments], rest: operandsEnd + tail.rest };
+}
+
+function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
+  const scan = scanWrapper(spec, call.args);
+  if (scan.runtimeWord) {
+    call.unresolved(`${call.name} has an option only known at run time (${scan.runtimeWord.text}), so the command it runs is unknown`);
+    return {};
+  }
+  if (spec.noCommand && hasOption(scan, ...spec.noCommand)) return {};
+  for (const assignment of scan.assignments) {
+    const why = dangerousVariable(assignment.text.slice(0, assignment.text.indexOf('=')));
+    if (why) call.unresolved(why);
+  }
+  for (const directory of optionValues(scan, ...(spec.chdir ?? []))) call.chdir(directory);
+  for (const target of optionValues(scan, ...(spec.writes ?? []))) call.write(target, `${call.name} -o`);
+  const inner = call.args.slice(scan.rest);
+  const split = optionValues(scan, ...(spec.splitString ?? []));
+  const code = optionValues(scan, ...(spec.code ?? []));
+  for (const line of code) call.runCode(line, `${call.name} -c`);
+  if (split.length > 0) {
+    call.runCode(joinWords([...split, ...inner]), `${call.name} -S`);
+    return {};
+  }
+  if (inner.length === 0 || spec.noInnerCommand) {
+    if (code.length === 0 && spec.shellWithoutCommand) call.unresolved(`${call.name} without a command starts a shell that reads commands the line does not show`);
+    // Nothing wrapped: a transparent builtin is then itself the command (`exec >log`, `command -v x`).
+    return {};
+  }
+  if (spec.joined && !hasOption(scan, '-x', '--exec')) call.runCode(joinWords(inner), call.name);
+  else call.run(inner, call.name);
+  return spec.transparent ? { transparent: true } : {};
+}
+
+/** `busybox rm x`, `toybox rm x`: the applet is the program. */
+function runMultiCall(call: CommandCall): CommandFacts {
+  const [applet] = call.args;
+  if (applet && (!applet.literal || !applet.text.startsWith('-'))) call.run(call.args, call.name);
+  return {};
+}
+
+export const wrapperHandlers = (): Array<[string, CommandHandler]> => [
+  ...Object.entries(WRAPPERS).map(([name, spec]): [string, CommandHandler] => [name, (call) => runWrapper(spec, call)]),
+  ['busybox', runMultiCall],
+  ['toybox', runMultiCall],
+];

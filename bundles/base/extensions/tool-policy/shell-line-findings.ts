@@ -1,0 +1,59 @@
+/**
+ * What in an analysed command line stops it from being allowed, and how its writes fare under the
+ * policy's path rules. A write is judged as a `file-system__write` call for its path (so
+ * `{tool: file-system__write, args: {path: "~/**"}, action: deny}` denies `git log > ~/.bashrc`);
+ * a write no such rule allows that lands outside the workspace (absolute, `~`, `..`, or after a `cd`
+ * elsewhere) blocks an allow, like a part that cannot be judged or opaque code does.
+ */
+import { posix } from 'node:path';
+import type { ToolPolicyAction } from '../../../../shared/types/index.ts';
+import type { ShellAnalysis, ShellWrite } from './shell-analysis.ts';
+
+export interface RuleHit {
+  rule: { action: ToolPolicyAction };
+  index: number;
+  explanation: string;
+}
+
+export interface LineFindings<H extends RuleHit> {
+  /** deny/ask rules matched by the line's writes. */
+  writeHits: H[];
+  /** Why the line cannot be allowed by any allow rule or default (a part that cannot be judged, a write outside the workspace). */
+  blocker?: string;
+  /** Why only an allow rule naming the program could allow it (opaque code). */
+  opaque?: string;
+}
+
+const outsideRoot = (path: string) => path.startsWith('/') || path.startsWith('~');
+const escapes = (path: string) => outsideRoot(path) || path === '..' || path.startsWith('../');
+const via = (chain: string[]) => (chain.length > 0 ? ` inside ${chain.join(' › ')}` : '');
+
+/** Where a write may land: relative targets against the call's cwd and every directory the line may `cd` into. */
+function landingPaths(target: string, cwd: string, directories: Array<string | undefined>): Array<string | undefined> {
+  if (outsideRoot(target)) return [posix.normalize(target)];
+  const bases = [cwd, ...directories.map((d) => (d === undefined ? undefined : outsideRoot(d) ? d : posix.join(cwd, d)))];
+  return bases.map((base) => (base === undefined ? undefined : posix.normalize(posix.join(base, target))));
+}
+
+function judgeWrite<H extends RuleHit>(write: ShellWrite, path: string | undefined, judge: (path: string) => H | undefined, findings: LineFindings<H>): void {
+  const what = `writing ${write.target} (${write.how}${via(write.via)})`;
+  if (path === undefined) {
+    findings.blocker ??= `${what} lands in a directory only known when the line runs`;
+    return;
+  }
+  const hit = judge(path);
+  if (hit && hit.rule.action !== 'allow') findings.writeHits.push({ ...hit, explanation: `${what} matches ${hit.explanation}` });
+  else if (!hit && escapes(path)) findings.blocker ??= `${what} lands outside the workspace; only a file-system__write allow rule for ${path} lets that run`;
+}
+
+export function lineFindings<H extends RuleHit>(analysis: ShellAnalysis, cwd: string, judge: (path: string) => H | undefined): LineFindings<H> {
+  const findings: LineFindings<H> = { writeHits: [] };
+  const unresolved = analysis.unresolved[0];
+  if (unresolved) findings.blocker = `${unresolved.fragment ? `'${unresolved.fragment}'` : 'the command line'}${via(unresolved.via)} cannot be judged before it runs: ${unresolved.why}`;
+  for (const write of analysis.writes) {
+    for (const path of landingPaths(write.target, cwd, analysis.directories)) judgeWrite(write, path, judge, findings);
+  }
+  const opaque = analysis.commands.find((c) => c.opaque);
+  if (opaque) findings.opaque = `'${opaque.written}'${via(opaque.via)}: ${opaque.opaque}; only an allow rule naming ${opaque.written.split(' ')[0]} can let it run`;
+  return findings;
+}
