@@ -21,6 +21,7 @@ export function middlewareRuntimeInfo(plan: AgentPlan, swarm: SwarmPlan, instanc
       createdAt: event.createdAt,
       instanceKey: event.instanceKey ?? instanceKey,
       ...(event.metadata !== undefined ? { eventMetadata: event.metadata } : {}),
+      ...(event.source.kind === 'connector' ? { properties: connectorProperties(event.source) } : {}),
     },
   };
   if (event.source.kind === 'agent' || event.replyTo !== undefined) {
@@ -32,4 +33,13 @@ export function middlewareRuntimeInfo(plan: AgentPlan, swarm: SwarmPlan, instanc
     };
   }
   return info;
+}
+
+/** Everything in a connector source besides who sent it (kind, name, event) is a property (SPEC.md §6). */
+function connectorProperties(source: AgentEvent['source']): Record<string, string> {
+  const properties: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key !== 'kind' && key !== 'name' && key !== 'event' && typeof value === 'string') properties[key] = value;
+  }
+  return properties;
 }
