@@ -174,7 +174,8 @@ export class Router {
     const routed: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
     if (event.replyTo) {
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
-      this.addPending(event.replyTo.correlationId, requester, target.agent, target.instanceKey, routed, undefined);
+      // A connector's `request(event, {timeoutMs})` is honoured like an agent's (chat replies may take minutes).
+      this.addPending(event.replyTo.correlationId, requester, target.agent, target.instanceKey, routed, requestTimeoutOf(event));
     }
     this.dispatch(target.agent, target.instanceKey, routed, from.name, event.replyTo ? 'request' : 'send', true);
   }
