@@ -61,8 +61,9 @@ export function buildSystemText(runtime: MiddlewareRuntimeInfo, options: Context
         source: `${inbound.sourceKind}/${inbound.sourceName}`,
         instanceKey: inbound.instanceKey,
         createdAt: inbound.createdAt,
-        // Connector properties, so a prompt can use them (e.g. the chat_id a telegram__send needs).
-        ...Object.fromEntries(Object.entries(inbound.properties ?? {}).map(([key, value]) => [`properties.${key}`, value])),
+        // Connector properties, so a prompt can use them (e.g. the chat_id a telegram__send needs);
+        // `text` repeats the message the model already has as the user message, so it is left out.
+        ...Object.fromEntries(Object.entries(inbound.properties ?? {}).filter(([key]) => key !== 'text').map(([key, value]) => [`properties.${key}`, value])),
       }),
     );
   }
