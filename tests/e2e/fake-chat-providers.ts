@@ -1,9 +1,10 @@
 /**
  * Fake chat provider APIs on loopback for the connector e2e tests — the third-party services
  * the connectors talk to, and nothing more. One server answers:
- *   Telegram  POST /telegram/bot<token>/getUpdates | sendMessage   (long polling with Telegram's
- *             server-side offset: asking with `offset` confirms every update before it)
- *   Slack     POST /slack/chat.postMessage
+ *   Telegram  POST /telegram/bot<token>/<method> (getUpdates: long polling with Telegram's
+ *             server-side offset — asking with `offset` confirms every update before it; getFile),
+ *             GET /telegram/file/bot<token>/<path>
+ *   Slack     POST /slack/<method> (conversations.* answer two messages), GET /slack-files/<name>
  *   Discord   PATCH /discord/webhooks/<app>/<token>/messages/@original, POST /discord/webhooks/<app>/<token>
  *   GitHub    POST /github/repos/<owner>/<repo>/issues/<n>/comments
  * Every request is recorded; `failNext` scripts error answers for the next matching requests.
@@ -108,8 +109,14 @@ export function startFakeChatProviders(): FakeChatProviders {
         call.status = answer.status;
         return json(answer.status, answer.body ?? { ok: false, error: 'scripted failure' }, answer.headers);
       }
+      if (url.pathname.startsWith('/telegram/file/') || url.pathname.startsWith('/slack-files/')) return new Response(`bytes of ${url.pathname.split('/').pop()}`, { headers: { 'content-type': 'text/plain' } });
+      if (url.pathname.endsWith('/getFile')) return json(200, { ok: true, result: { file_id: body.file_id, file_path: 'documents/report.txt' } });
       if (url.pathname.startsWith('/telegram/')) return json(200, { ok: true, result: { message_id: calls.length } });
-      if (url.pathname.startsWith('/slack/')) return json(200, { ok: true, ts: `${Date.now() / 1000}` });
+      if (url.pathname.startsWith('/slack/conversations.')) {
+        const messages = [{ ts: '2.2', user: 'U2', text: 'second' }, { ts: '1.1', user: 'U1', text: 'first', thread_ts: '1.1' }];
+        return json(200, { ok: true, messages, response_metadata: { next_cursor: 'next-page' } });
+      }
+      if (url.pathname.startsWith('/slack/')) return json(200, { ok: true, channel: body.channel, ts: `${Date.now() / 1000}` });
       if (url.pathname.startsWith('/discord/')) return json(200, { id: String(calls.length) });
       if (url.pathname.startsWith('/github/')) {
         call.status = 201;
