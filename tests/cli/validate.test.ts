@@ -101,6 +101,13 @@ describe('--format json', () => {
     expect(report(run).warnings.filter((w) => w.code === 'E_CONFIG_ENV_MISSING')).toEqual([]);
   });
 
+  test('an upstream-style bundle with Telegram and Slack (telegram-polling, slack, their tools, prompts.systemRef) validates unchanged', async () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: '1:tg', SLACK_SIGNING_SECRET: 'sign' };
+    const run = await goondan(['validate', join(FIXTURES, 'upstream-chat'), '--format', 'json'], ROOT, env);
+    expect(run.code).toBe(0);
+    expect(report(run)).toMatchObject({ valid: true, errors: [], warnings: [] });
+  });
+
   test('nothing to load is reported as JSON too, exit 3', async () => {
     const run = await goondan(['validate', '/no/such/bundle', '--format', 'json']);
     expect(run.code).toBe(3);
