@@ -11,12 +11,12 @@ import { chatRig, expectNoCredentialLogged, githubSignature, instanceExists } fr
 
 const rig = chatRig();
 
-function deliver(event: string, body: unknown, options: { deliveryId?: string; secret?: string } = {}): Promise<Response> {
-  const text = JSON.stringify(body);
+function deliver(event: string, body: unknown, options: { deliveryId?: string; secret?: string; form?: boolean } = {}): Promise<Response> {
+  const text = options.form ? new URLSearchParams({ payload: JSON.stringify(body) }).toString() : JSON.stringify(body);
   return fetch(rig().urls.github, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json',
+      'content-type': options.form ? 'application/x-www-form-urlencoded' : 'application/json',
       'x-github-event': event,
       'x-github-delivery': options.deliveryId ?? randomUUID(),
       'x-hub-signature-256': githubSignature(options.secret ?? rig().credentials.githubSecret, text),
@@ -66,9 +66,9 @@ describe('github: deliveries', () => {
     expect(body).toContain(`properties.delivery_id: ${deliveryId}`);
   });
 
-  test('an opened issue and an opened pull request are turns; other actions are not', async () => {
+  test('an opened issue and an opened pull request (form-encoded delivery) are turns; other actions are not', async () => {
     const { fake } = rig();
-    await deliver('issues', { action: 'opened', repository, sender: { login: 'erin' }, issue: { number: 8, title: 'Broken build', body: 'It fails.', user: { login: 'erin' } } });
+    await deliver('issues', { action: 'opened', repository, sender: { login: 'erin' }, issue: { number: 8, title: 'Broken build', body: 'It fails.', user: { login: 'erin' } } }, { form: true });
     await deliver('pull_request', { action: 'opened', repository, sender: { login: 'finn' }, pull_request: { number: 9, title: 'Fix build', body: 'Fixes #8', user: { login: 'finn' } } });
     const closed = await deliver('issues', { action: 'closed', repository, sender: { login: 'erin' }, issue: { number: 10, title: 'Done', user: { login: 'erin' } } });
     expect(await closed.json()).toMatchObject({ ok: true, ignored: 'issues.closed is not handled' });

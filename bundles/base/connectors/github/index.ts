@@ -1,9 +1,10 @@
 /**
  * `github` connector: a repository (or organisation / app) webhook. Every delivery must carry
  * `X-Hub-Signature-256 = sha256=HMAC-SHA256(secret, raw body)` (401 and nothing emitted
- * otherwise); `ping` is answered 200; a new issue, pull request or comment becomes a turn on
- * `github:<owner/repo>#<number>` and the agent's reply is posted as a comment there. A delivery
- * id (`X-GitHub-Delivery`) already handled — GitHub redelivers — is not emitted again.
+ * otherwise); JSON and form-encoded (`payload=`) deliveries are read; `ping` is answered 200;
+ * a new issue, pull request or comment becomes a turn on `github:<owner/repo>#<number>` and the
+ * agent's reply is posted as a comment there. A delivery id (`X-GitHub-Delivery`) already
+ * handled — GitHub redelivers — is not emitted again.
  *
  * Settings (config or secrets): `WEBHOOK_SECRET` (also SIGNING_SECRET / GITHUB_WEBHOOK_SECRET;
  * `verify: false` to run without one), `token` (also GITHUB_TOKEN; without it replies are off),
@@ -55,7 +56,9 @@ export default async function github(ctx: ConnectorContext): Promise<void> {
       }
       const githubEvent = request.headers.get('x-github-event') ?? '';
       if (githubEvent === 'ping') return jsonResponse(200, { ok: true, pong: true });
-      const body = parseJsonObject(rawBody);
+      // GitHub sends JSON, or `payload=<json>` when the webhook's content type is form-encoded.
+      const form = (request.headers.get('content-type') ?? '').includes('x-www-form-urlencoded');
+      const body = parseJsonObject(form ? (new URLSearchParams(rawBody).get('payload') ?? '') : rawBody);
       if (body instanceof Response) return body;
       const deliveryId = request.headers.get('x-github-delivery') ?? undefined;
       if (deliveryId !== undefined && !seen.firstTime(deliveryId)) return jsonResponse(200, { ok: true, duplicate: true });
