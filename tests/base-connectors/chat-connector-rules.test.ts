@@ -1,7 +1,8 @@
 /**
  * The provider rules of the chat connectors that e2e tests reach only in part: message
  * splitting, Retry-After, Slack's replay window, Discord's key check, which updates and
- * deliveries are events, and settings read from config or secrets under upstream names.
+ * deliveries are events, settings read from config or secrets under upstream names, and the
+ * configuration errors that stop a connector at start.
  */
 import { describe, expect, test } from 'bun:test';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
@@ -10,11 +11,16 @@ import { requiredSetting, setting } from '../../bundles/base/connectors/common/c
 import { redact } from '../../bundles/base/connectors/common/provider-request.ts';
 import { backoffDelay, parseRetryAfter } from '../../bundles/base/connectors/common/retry-policy.ts';
 import { splitMessage } from '../../bundles/base/connectors/common/split-message.ts';
+import discord from '../../bundles/base/connectors/discord/index.ts';
 import { discordVerifier } from '../../bundles/base/connectors/discord/discord-signature.ts';
+import github from '../../bundles/base/connectors/github/index.ts';
 import { githubDelivery } from '../../bundles/base/connectors/github/github-event.ts';
+import slack from '../../bundles/base/connectors/slack/index.ts';
 import { slackEvent } from '../../bundles/base/connectors/slack/slack-event.ts';
 import { checkSlackSignature } from '../../bundles/base/connectors/slack/slack-signature.ts';
+import telegram from '../../bundles/base/connectors/telegram/index.ts';
 import { telegramEvent } from '../../bundles/base/connectors/telegram/telegram-update.ts';
+import type { ConnectorContext } from '../../shared/types/index.ts';
 
 describe('splitting long replies', () => {
   test('a short text is one piece; a long one breaks at the last space or newline before the limit', () => {
@@ -124,5 +130,48 @@ describe('which provider payloads are events', () => {
     expect(githubDelivery('issue_comment', 'd1', body, undefined)).toMatchObject({ kind: 'event', repo: 'o/r', number: '1' });
     expect(githubDelivery('issue_comment', 'd1', { ...body, action: 'edited' }, undefined)).toMatchObject({ kind: 'ignored' });
     expect(githubDelivery('push', 'd1', body, undefined)).toMatchObject({ kind: 'ignored', reason: 'push.created is not handled' });
+  });
+});
+
+describe('a connector that cannot work refuses to start, saying what to set', () => {
+  const context = (config: Record<string, string>, secrets: Record<string, string> = {}): ConnectorContext => ({
+    config,
+    secrets,
+    emit: async () => {},
+    request: async () => ({ status: 'ok', text: '' }),
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    signal: AbortSignal.abort(),
+    onApproval() {},
+  });
+  const startError = async (run: Promise<void>) => {
+    try {
+      await run;
+    } catch (error) {
+      return ConnectorError.isInstance(error) ? { code: error.code, message: error.message } : { code: 'not a ConnectorError', message: String(error) };
+    }
+    return { code: 'started', message: '' };
+  };
+
+  test('telegram without a token, or in webhook mode without a secret token', async () => {
+    expect(await startError(telegram(context({})))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('TELEGRAM_BOT_TOKEN') });
+    expect(await startError(telegram(context({ mode: 'webhook', token: '1:t' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('WEBHOOK_SECRET') });
+    expect(await startError(telegram(context({ mode: 'push', token: '1:t' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('use polling or webhook') });
+  });
+
+  test('slack and github without a signing secret, discord without its public key', async () => {
+    expect(await startError(slack(context({ SLACK_WEBHOOK_PORT: '0' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('SIGNING_SECRET') });
+    expect(await startError(github(context({ port: '0' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('WEBHOOK_SECRET') });
+    expect(await startError(discord(context({ port: '0' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('publicKey') });
+  });
+
+  test('replies asked for without a token, a bad apiBaseUrl or a bad number are configuration errors too', async () => {
+    expect(await startError(slack(context({ port: '0', replies: 'true' }, { SIGNING_SECRET: 's' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('bot token') });
+    expect(await startError(github(context({ port: '0', apiBaseUrl: 'ftp://x' }, { WEBHOOK_SECRET: 's' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('must be http(s)') });
+    expect(await startError(telegram(context({ token: '1:t', retryAttempts: 'many' })))).toMatchObject({ code: 'E_CONNECTOR_CONFIG', message: expect.stringContaining('retryAttempts is "many"') });
+  });
+
+  test('with verify: false and no token a webhook connector starts (and stops with the connection)', async () => {
+    expect(await startError(slack(context({ port: '0', verify: 'false' })))).toEqual({ code: 'started', message: '' });
+    expect(await startError(github(context({ port: '0', verify: 'false' })))).toEqual({ code: 'started', message: '' });
   });
 });
