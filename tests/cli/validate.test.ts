@@ -1,8 +1,11 @@
 /** `goondan validate` as a user runs it: the real bin/goondan in a subprocess. */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+// Each test starts bin/goondan (a Bun start-up and a bundle load): 5 s is too tight on a busy machine.
+setDefaultTimeout(30_000);
 
 const ROOT = join(import.meta.dir, '..', '..');
 const BIN = join(ROOT, 'bin', 'goondan');
