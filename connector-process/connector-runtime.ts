@@ -146,7 +146,10 @@ function toAgentEvent(plan: ConnectionPlan, self: EventSource, logger: RootLogge
   const message = event.message;
   const input = message.type === 'text' ? message.text : message.type === 'image' ? `[image] ${message.url}` : `[file ${message.name}] ${message.url}`;
   // Connector properties reach the agent in AgentEvent.source (SPEC.md §6; a §9.11 gap in the reference).
-  return makeEvent(`connector.${event.name}`, { ...self, event: event.name, ...(event.properties ?? {}) }, {
+  // They go first so that a property called kind, name or event cannot disguise the sender.
+  const reserved = Object.keys(event.properties ?? {}).filter((key) => key in self || key === 'event');
+  if (reserved.length > 0) logger.warn({ event: event.name, properties: reserved }, 'connector properties with reserved names are dropped');
+  return makeEvent(`connector.${event.name}`, { ...(event.properties ?? {}), ...self, event: event.name }, {
     input,
     instanceKey: event.instanceKey,
     metadata: { connection: plan.name, message: { ...message } },

@@ -22,6 +22,7 @@ export function middlewareRuntimeInfo(plan: AgentPlan, swarm: SwarmPlan, instanc
       // The instance this process is: the router already resolved the event's key to it.
       instanceKey,
       ...(event.metadata !== undefined ? { eventMetadata: event.metadata } : {}),
+      ...(event.source.kind === 'connector' ? { properties: connectorProperties(event.source) } : {}),
     },
   };
   if (event.source.kind === 'agent' || event.replyTo !== undefined) {
@@ -33,4 +34,13 @@ export function middlewareRuntimeInfo(plan: AgentPlan, swarm: SwarmPlan, instanc
     };
   }
   return info;
+}
+
+/** Everything in a connector source besides who sent it (kind, name, event) is a property (SPEC.md §6). */
+function connectorProperties(source: AgentEvent['source']): Record<string, string> {
+  const properties: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key !== 'kind' && key !== 'name' && key !== 'event' && typeof value === 'string') properties[key] = value;
+  }
+  return properties;
 }

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolPlan } from '../types/bundle.ts';
 import type { JsonObject } from '../types/json.ts';
 import { BASE_PACKAGE, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
+import { type AgentPromptFields, agentPromptFields } from './agent-prompt.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
 import { ConfigError } from './config-error.ts';
@@ -69,12 +70,12 @@ function extensionPlan(resource: LoadedResource, override: JsonObject | undefine
   };
 }
 
-function systemPrompt(resource: LoadedResource, prompt: { system?: string; systemRef?: string } | undefined): string | undefined {
-  if (prompt?.system !== undefined) return prompt.system;
+function systemPrompt(resource: LoadedResource, prompt: AgentPromptFields | undefined): string | undefined {
+  if (prompt?.text !== undefined) return prompt.text;
   if (prompt?.systemRef === undefined) return undefined;
   const result = resolveBundlePath(resource.bundleRoot, prompt.systemRef, 'file');
   if (!result.ok) {
-    throw new ConfigError([problemAt(resource, ['spec', 'prompt', 'systemRef'], result.reason === 'escape' ? 'E_CONFIG_PATH_ESCAPE' : 'E_CONFIG_SYSTEM_REF_NOT_FOUND', `systemRef ${result.message}`)]);
+    throw new ConfigError([problemAt(resource, ['spec', prompt.field, 'systemRef'], result.reason === 'escape' ? 'E_CONFIG_PATH_ESCAPE' : 'E_CONFIG_SYSTEM_REF_NOT_FOUND', `systemRef ${result.message}`)]);
   }
   return readFileSync(result.path, 'utf8');
 }
@@ -136,7 +137,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     extensions,
     requiredTools,
   };
-  const prompt = systemPrompt(resource, spec.prompt);
+  const prompt = systemPrompt(resource, agentPromptFields(spec));
   if (prompt !== undefined) plan.systemPrompt = prompt;
   return plan;
 }

@@ -1,19 +1,29 @@
 /**
- * Agent rules: `prompt.system` and `prompt.systemRef` are exclusive (SPEC.md §1.2); the model must
+ * Agent rules: `prompt.system` and `prompt.systemRef` are exclusive (SPEC.md §1.2; likewise in the
+ * upstream spelling `prompts`, and `prompt` / `prompts` themselves); the model must
  * support what the agent needs (tools → toolCalling); requiredTools should name catalog tools.
  */
 import { isJsonObject } from '../types/json.ts';
+import { agentPromptFields } from './agent-prompt.ts';
 import type { NamedDocument } from './bundle-document.ts';
 import { specOf } from './bundle-document.ts';
 import type { ProblemSink } from './problem-sink.ts';
 import type { RefResolutions } from './check-refs.ts';
 
 export function checkPromptConflict(doc: NamedDocument, sink: ProblemSink): void {
-  const prompt = specOf(doc)?.prompt;
-  if (isJsonObject(prompt) && prompt.system !== undefined && prompt.systemRef !== undefined) {
-    sink.at(doc, ['spec', 'prompt', 'systemRef'], 'E_CONFIG_PROMPT_CONFLICT', 'prompt.system and prompt.systemRef are both set; they are exclusive and never merged', {
+  const spec = specOf(doc);
+  if (spec?.prompt !== undefined && spec.prompts !== undefined) {
+    sink.at(doc, ['spec', 'prompts'], 'E_CONFIG_PROMPT_CONFLICT', 'prompt and prompts (the upstream spelling) are both set; keep one', {
       target: 'key',
-      suggestion: 'keep one: the inline text (system) or the file (systemRef)',
+      suggestion: 'move the prompt into one of them, e.g. prompt: { systemRef: ./prompts/agent.md }',
+    });
+    return;
+  }
+  const prompt = agentPromptFields(spec);
+  if (prompt?.text !== undefined && prompt.systemRef !== undefined) {
+    sink.at(doc, ['spec', prompt.field, 'systemRef'], 'E_CONFIG_PROMPT_CONFLICT', `${prompt.field}.${prompt.textKey} and ${prompt.field}.systemRef are both set; they are exclusive and never merged`, {
+      target: 'key',
+      suggestion: `keep one: the inline text (${prompt.textKey}) or the file (systemRef)`,
     });
   }
 }

@@ -1,8 +1,8 @@
-/** `entry` and `prompt.systemRef` files exist and stay inside their bundle root (SPEC.md §1.3). */
+/** `entry` and `prompt.systemRef` (or `prompts.systemRef`) files exist and stay inside their bundle root (SPEC.md §1.3). */
+import { agentPromptFields } from './agent-prompt.ts';
 import type { NamedDocument } from './bundle-document.ts';
 import { specOf } from './bundle-document.ts';
 import { resolveBundlePath } from './bundle-path.ts';
-import { isJsonObject } from '../types/json.ts';
 import type { ProblemSink } from './problem-sink.ts';
 
 const ENTRY_KINDS = new Set(['Tool', 'Extension', 'Connector']);
@@ -22,13 +22,13 @@ export function checkPaths(doc: NamedDocument, sink: ProblemSink): void {
       });
     }
   }
-  const prompt = spec.prompt;
-  if (doc.kind === 'Agent' && isJsonObject(prompt) && typeof prompt.systemRef === 'string' && prompt.systemRef !== '') {
+  const prompt = doc.kind === 'Agent' ? agentPromptFields(spec) : undefined;
+  if (prompt?.systemRef !== undefined && prompt.systemRef !== '') {
     const result = resolveBundlePath(doc.bundleRoot, prompt.systemRef, 'file');
     if (!result.ok) {
       sink.at(
         doc,
-        ['spec', 'prompt', 'systemRef'],
+        ['spec', prompt.field, 'systemRef'],
         result.reason === 'escape' ? 'E_CONFIG_PATH_ESCAPE' : 'E_CONFIG_SYSTEM_REF_NOT_FOUND',
         `systemRef ${result.message}`,
         { suggestion: result.reason === 'escape' ? 'keep prompt files inside the bundle, e.g. ./prompts/agent.md' : 'create the prompt file or fix the path (relative to the bundle root)' },

@@ -37,6 +37,15 @@ export const agentSchema = resourceSchema('Agent', 'An LLM agent: model, system 
         systemRef: { type: 'string', minLength: 1, description: 'File holding the system prompt, relative to the bundle root.' },
       },
     },
+    prompts: {
+      type: 'object',
+      description: 'The upstream (goondan v0.0.3) spelling of prompt: systemPrompt (inline) or systemRef (a file), not both. Use one of prompt / prompts.',
+      additionalProperties: false,
+      properties: {
+        systemPrompt: { type: 'string', description: 'System prompt text.' },
+        systemRef: { type: 'string', minLength: 1, description: 'File holding the system prompt, relative to the bundle root.' },
+      },
+    },
     tools: {
       type: 'array',
       description: 'Tools in the agent\'s catalog: refs, or {ref, config} to override the tool\'s config.',

@@ -20,6 +20,8 @@ export interface MiddlewareRuntimeInfo {
     createdAt: string;
     instanceKey?: string;
     eventMetadata?: JsonObject;
+    /** A connector event's properties (`chat_id`, `channel`, `thread_ts`, …), from `AgentEvent.source`. */
+    properties?: Record<string, string>;
   };
   call?: { callerAgent?: string; callerInstanceKey?: string; replyTo?: { target: string; correlationId: string } };
 }

@@ -103,6 +103,8 @@ export interface ModelParams {
 export interface AgentSpec {
   modelConfig: { modelRef: ObjectRefLike; params?: ModelParams };
   prompt?: { system?: string; systemRef?: string };
+  /** The upstream (goondan v0.0.3) spelling of `prompt`. */
+  prompts?: { systemPrompt?: string; systemRef?: string };
   tools?: Array<ObjectRefLike | RefItem>;
   extensions?: Array<ObjectRefLike | RefItem>;
   /** Tool names (`tool__export`) of which at least one must succeed before a turn may end. */

@@ -106,4 +106,15 @@ describe('runtime blocks per config', () => {
       ].join('\n'),
     );
   });
+
+  test("a connector event's properties are listed in [runtime_inbound] as properties.<key> (not text: that is the user message)", async () => {
+    const h = await engineFor(makePlan({ systemPrompt: 'P.', extensions: [listed({ includeInbound: true, includeCall: false })] }));
+    const event = userEvent('hi', { source: { kind: 'connector', name: 'tg', event: 'telegram_message', chat_id: '4242', username: 'ann', text: 'hi' } });
+    await h.engine.runTurn(event);
+    const [system] = systemMessages(h);
+    expect(system?.data.content).toContain('source: connector/tg\n');
+    expect(system?.data.content).toContain('\nproperties.chat_id: 4242\nproperties.username: ann');
+    expect(system?.data.content).not.toContain('properties.event');
+    expect(system?.data.content).not.toContain('properties.text');
+  });
 });

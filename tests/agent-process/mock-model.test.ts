@@ -130,6 +130,18 @@ describe('a real LanguageModelV3 (same generateText path as real providers)', ()
     expect(result.usage.outputTokens).toBe(Math.ceil('hello'.length / 4));
   });
 
+  test('{{system}} is the system message text', async () => {
+    const result = await generateText({
+      model: mock({ default: 'saw [{{system}}]' }),
+      allowSystemInMessages: true,
+      messages: [
+        { role: 'system', content: 'properties.chat_id: 42' },
+        { role: 'user', content: 'hello' },
+      ],
+    });
+    expect(result.text).toBe('saw [properties.chat_id: 42]');
+  });
+
   test('doStream streams the same answer', async () => {
     const stream = streamText({ model: mock({ default: 'streamed {{input}}' }), messages: [{ role: 'user', content: 'x' }] });
     expect(await stream.text).toBe('streamed x');

@@ -6,7 +6,7 @@ import { isJsonObject } from '../../shared/types/json.ts';
 import type { ToolModule } from '../../shared/types/index.ts';
 
 const TOOLS_DIR = join(import.meta.dir, '../../bundles/base/tools');
-const TOOLS = ['bash', 'file-system', 'http-fetch', 'wait', 'json-query', 'text-transform', 'self-restart'];
+const TOOLS = ['bash', 'file-system', 'http-fetch', 'wait', 'json-query', 'text-transform', 'self-restart', 'telegram', 'slack'];
 
 function exportsOf(tool: string): Array<{ name: string; parameters: unknown }> {
   const doc: unknown = parse(readFileSync(join(TOOLS_DIR, tool, 'tool.yaml'), 'utf8'));

@@ -1,8 +1,11 @@
 /** `goondan validate` as a user runs it: the real bin/goondan in a subprocess. */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+// Each test starts bin/goondan (a Bun start-up and a bundle load): 5 s is too tight on a busy machine.
+setDefaultTimeout(30_000);
 
 const ROOT = join(import.meta.dir, '..', '..');
 const BIN = join(ROOT, 'bin', 'goondan');
@@ -99,6 +102,13 @@ describe('--format json', () => {
     const run = await goondan(['validate', join(FIXTURES, 'upstream-style'), '--format', 'json', '--env-file', envFile]);
     expect(run.code).toBe(0);
     expect(report(run).warnings.filter((w) => w.code === 'E_CONFIG_ENV_MISSING')).toEqual([]);
+  });
+
+  test('an upstream-style bundle with Telegram and Slack (telegram-polling, slack, their tools, prompts.systemRef) validates unchanged', async () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: '1:tg', SLACK_SIGNING_SECRET: 'sign' };
+    const run = await goondan(['validate', join(FIXTURES, 'upstream-chat'), '--format', 'json'], ROOT, env);
+    expect(run.code).toBe(0);
+    expect(report(run)).toMatchObject({ valid: true, errors: [], warnings: [] });
   });
 
   test('nothing to load is reported as JSON too, exit 3', async () => {

@@ -98,6 +98,17 @@ describe('buildAgentPlan', () => {
     expect(plan.requiredTools).toEqual(['echo__say']);
   });
 
+  test('the upstream spelling prompts {systemPrompt | systemRef} gives the same system prompt', async () => {
+    bundle = tempBundle({
+      'goondan.yaml': MOCK_MODEL + agent('inline', '  prompts: { systemPrompt: Inline upstream. }\n') + agent('file', '  prompts: { systemRef: ./p.md }\n') + swarm('s', 'inline,file'),
+      'p.md': 'From the file.\n',
+    });
+    const loaded = await loadBundle(bundle.dir, { env: {} });
+    expect(loaded.errors).toEqual([]);
+    expect(buildAgentPlan(loaded, 's', 'inline', {}).systemPrompt).toBe('Inline upstream.');
+    expect(buildAgentPlan(loaded, 's', 'file', {}).systemPrompt).toBe('From the file.\n');
+  });
+
   test('context-message is not added twice when the agent lists it, and keeps the agent\'s position', async () => {
     bundle = tempBundle({
       'goondan.yaml': MOCK_MODEL + agent('a', '  prompt: { system: Hi. }\n  extensions: [Extension/logging, { ref: Extension/context-message, config: { includeInbound: true } }]\n') + swarm('s', 'a'),

@@ -39,8 +39,8 @@ describe('valid bundles', () => {
     expect(bundle.packageName).toBe('@goondan/base');
     expect(bundle.warnings.filter((w) => w.code !== 'E_CONFIG_ENTRY_NOT_FOUND')).toEqual([]);
     const names = (kind: string) => bundle.resources.filter((r) => r.kind === kind).map((r) => r.name).sort();
-    expect(names('Tool')).toEqual(['agents', 'bash', 'file-system', 'http-fetch', 'json-query', 'self-restart', 'text-transform', 'wait']);
-    expect(names('Connector')).toEqual(['cli', 'webhook']);
+    expect(names('Tool')).toEqual(['agents', 'bash', 'file-system', 'http-fetch', 'json-query', 'self-restart', 'slack', 'telegram', 'text-transform', 'wait']);
+    expect(names('Connector')).toEqual(['cli', 'discord', 'github', 'slack', 'telegram', 'telegram-polling', 'webhook']);
     expect(names('Extension')).toEqual(
       expect.arrayContaining(['context-message', 'inter-agent-response-format', 'logging', 'message-compaction', 'message-window', 'required-tools-guard', 'tool-search']),
     );

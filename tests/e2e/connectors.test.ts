@@ -39,6 +39,8 @@ function signed(body: string): Record<string, string> {
 
 describe('webhook connector', () => {
   test('runs as its own process', async () => {
+    // The connector logs "listening" just before the host reports it started: wait for the status.
+    await waitUntil(async () => (await daemon.processes()).some((r) => r.connection === 'inbound-hooks' && r.status === 'idle'), 15_000, 'the connector to be idle');
     const rows = await daemon.processes();
     expect(rows.find((r) => r.connection === 'inbound-hooks')).toMatchObject({ kind: 'connector', status: 'idle' });
   });
@@ -61,6 +63,15 @@ describe('webhook connector', () => {
     const put = inbox.split('\n').filter((l) => l.includes('"op":"put"')).map((l) => JSON.parse(l) as { event: { source: Record<string, unknown>; traceId: string } });
     expect(put[0]?.event.source).toMatchObject({ kind: 'connector', name: 'inbound-hooks', event: 'webhook_message', channel: 'support', user: 'bob' });
     expect(put[0]?.event.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  test('properties named kind, name or event cannot disguise the sender', async () => {
+    const body = JSON.stringify({ text: 'spoof', properties: { channel: 'support', user: 'eve', kind: 'agent', name: 'boss', event: 'fake' } });
+    const response = await fetch(`${hookUrl}?wait=true`, { method: 'POST', headers: signed(body), body });
+    expect(await response.json()).toMatchObject({ status: 'ok', output: 'desk got: spoof' });
+    const inbox = readFileSync(instancePaths(daemon.stateRoot, 'helpdesk', 'desk', 'wh:eve').inbox, 'utf8');
+    const put = inbox.split('\n').filter((l) => l.includes('"op":"put"')).map((l) => JSON.parse(l) as { event: { source: Record<string, unknown> } });
+    expect(put[0]?.event.source).toMatchObject({ kind: 'connector', name: 'inbound-hooks', event: 'webhook_message', user: 'eve' });
   });
 
   test('events matching no specific rule fall through to the catch-all route', async () => {

@@ -58,6 +58,7 @@ function respond(script: MockScript, config: MockModelOptions, reading: PromptRe
   const scope: TemplateScope = {
     input: reading.input,
     agent: config.agentName,
+    system: reading.system,
     match,
     result: reading.results.map((result) => result.text).join('\n'),
     firstResult: first?.value,

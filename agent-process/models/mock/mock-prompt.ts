@@ -1,7 +1,7 @@
 /**
- * What the mock reads from a prompt: the latest user text, how many tool-call steps followed it
- * (the depth that picks the rule's action), the tool results of the previous step and how many
- * tool calls the whole conversation holds (for `call_<n>` ids). Everything is derived from the
+ * What the mock reads from a prompt: the latest user text, the system text, how many tool-call
+ * steps followed the user text (the depth that picks the rule's action), the tool results of the
+ * previous step and how many tool calls the whole conversation holds (for `call_<n>` ids). Everything is derived from the
  * prompt, so a restarted process continues a scripted session exactly where it stopped.
  */
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
@@ -20,6 +20,8 @@ export interface PromptReading {
   depth: number;
   results: MockToolResult[];
   toolCallsSoFar: number;
+  /** The system message text (the prompt and context blocks of `context-message`). */
+  system: string;
   /** Characters of prompt text (for deterministic token counts). */
   chars: number;
 }
@@ -28,10 +30,12 @@ export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
   let latestUser = -1;
   let toolCallsSoFar = 0;
   let chars = 0;
+  const system: string[] = [];
   prompt.forEach((message, index) => {
     if (message.role === 'user') latestUser = index;
     if (message.role === 'system') {
       chars += message.content.length;
+      system.push(message.content);
       return;
     }
     for (const part of message.content) {
@@ -64,7 +68,7 @@ export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
       for (const part of message.content) if (part.type === 'tool-result') results.push(readResult(part.toolName, part.output));
     }
   }
-  return { input, depth, results, toolCallsSoFar, chars };
+  return { input, depth, results, toolCallsSoFar, system: system.join('\n\n'), chars };
 }
 
 function readResult(toolName: string, output: LanguageModelV3ToolResultOutput): MockToolResult {

@@ -1,12 +1,14 @@
 /**
- * `{{…}}` templates of the mock script: `input`, `agent`, `match.N`, `result`, `result.<path>`,
- * `error`. Unknown placeholders stay as written so a typo is visible in the reply.
+ * `{{…}}` templates of the mock script: `input`, `agent`, `system`, `match.N`, `result`,
+ * `result.<path>`, `error`. Unknown placeholders stay as written so a typo is visible in the reply.
  */
 import type { JsonValue } from '../../../shared/types/json.ts';
 
 export interface TemplateScope {
   input: string;
   agent: string;
+  /** The system message text. */
+  system: string;
   match: readonly string[];
   /** Text of every tool result of the previous step, joined by newlines. */
   result: string;
@@ -37,6 +39,7 @@ export function renderJson(value: JsonValue, scope: TemplateScope): JsonValue {
 function lookup(name: string, scope: TemplateScope): string | undefined {
   if (name === 'input') return scope.input;
   if (name === 'agent') return scope.agent;
+  if (name === 'system') return scope.system;
   if (name === 'result') return scope.result;
   if (name === 'error') return scope.error;
   if (name.startsWith('match.')) {

@@ -1,9 +1,10 @@
 /**
  * context-message (SPEC.md §5.4, ARCHITECTURE §5): the only way a system prompt reaches the model.
  * Turn middleware that keeps exactly ONE system message first in the conversation — the agent's
- * `prompt.system` plus the optional `[runtime_catalog]`, `[runtime_inbound]` and `[runtime_call]`
- * blocks — marked with the sha256 of its text, so it is added once and replaced only when the
- * text changes. The message is pinned so windowing and compaction keep it.
+ * `prompt.system` plus the optional `[runtime_catalog]`, `[runtime_inbound]` (with a connector
+ * event's `properties.*`) and `[runtime_call]` blocks — marked with the sha256 of its text, so it
+ * is added once and replaced only when the text changes. The message is pinned so windowing and
+ * compaction keep it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ExtensionApi, MiddlewareRuntimeInfo, TurnMiddlewareContext } from '../../../../shared/types/extensions.ts';
@@ -60,6 +61,9 @@ export function buildSystemText(runtime: MiddlewareRuntimeInfo, options: Context
         source: `${inbound.sourceKind}/${inbound.sourceName}`,
         instanceKey: inbound.instanceKey,
         createdAt: inbound.createdAt,
+        // Connector properties, so a prompt can use them (e.g. the chat_id a telegram__send needs);
+        // `text` repeats the message the model already has as the user message, so it is left out.
+        ...Object.fromEntries(Object.entries(inbound.properties ?? {}).filter(([key]) => key !== 'text').map(([key, value]) => [`properties.${key}`, value])),
       }),
     );
   }

@@ -1,0 +1,54 @@
+/**
+ * A GitHub webhook delivery → an event: `github_issue_comment` (a new comment on an issue or a
+ * pull request), `github_issue` (an issue opened), `github_pull_request` (a pull request
+ * opened); other events and actions are not turns. Comments written by the bot itself
+ * (`botLogin`) are dropped so that its own replies do not start new turns. Properties: `repo`
+ * (owner/name), `number`, `action`, `sender`, `comment_id`, `url`, `title`, `delivery_id`,
+ * `github_event`; the conversation key is `github:<owner/repo>#<number>`.
+ */
+import type { ConnectorEvent } from '../../../../shared/types/index.ts';
+import { definedProperties, idAt, recordAt, textAt, type JsonRecord } from '../common/payload-fields.ts';
+
+export type GithubDelivery = { kind: 'event'; event: ConnectorEvent; repo: string; number: string } | { kind: 'ignored'; reason: string };
+
+const HANDLED: Record<string, { action: string; name: string; subject: 'issue' | 'pull_request' }> = {
+  issue_comment: { action: 'created', name: 'github_issue_comment', subject: 'issue' },
+  issues: { action: 'opened', name: 'github_issue', subject: 'issue' },
+  pull_request: { action: 'opened', name: 'github_pull_request', subject: 'pull_request' },
+};
+
+export function githubDelivery(githubEvent: string, deliveryId: string | undefined, body: JsonRecord, botLogin: string | undefined): GithubDelivery {
+  const handled = HANDLED[githubEvent];
+  const action = textAt(body, 'action');
+  if (!handled || action !== handled.action) return { kind: 'ignored', reason: `${githubEvent}${action ? `.${action}` : ''} is not handled` };
+  const subject = recordAt(body, handled.subject);
+  const comment = githubEvent === 'issue_comment' ? recordAt(body, 'comment') : undefined;
+  const author = textAt(recordAt(comment ?? subject, 'user'), 'login');
+  if (botLogin !== undefined && author !== undefined && author.toLowerCase() === botLogin.toLowerCase()) return { kind: 'ignored', reason: `written by the bot itself (${author})` };
+  const repo = textAt(recordAt(body, 'repository'), 'full_name');
+  const number = idAt(subject, 'number');
+  if (repo === undefined || number === undefined) return { kind: 'ignored', reason: 'no repository or issue number' };
+  const title = textAt(subject, 'title');
+  const text = comment ? (textAt(comment, 'body') ?? '') : [title, textAt(subject, 'body')].filter((part) => part !== undefined).join('\n\n');
+  return {
+    kind: 'event',
+    repo,
+    number,
+    event: {
+      name: handled.name,
+      message: { type: 'text', text },
+      instanceKey: `github:${repo}#${number}`,
+      properties: definedProperties({
+        github_event: githubEvent,
+        repo,
+        number,
+        action,
+        sender: textAt(recordAt(body, 'sender'), 'login'),
+        comment_id: idAt(comment, 'id'),
+        url: textAt(comment ?? subject, 'html_url'),
+        title,
+        delivery_id: deliveryId,
+      }),
+    },
+  };
+}
