@@ -5,18 +5,12 @@
 import { describe, expect, test } from 'bun:test';
 import { inReplyToOf } from '../../shared/ipc/control-events.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
-import { type CoreFixture, coreFixtures } from './helpers/core-fixture.ts';
+import { coreFixtures } from './helpers/core-fixture.ts';
 import { settled } from './helpers/eventually.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
 
 const fixture = coreFixtures();
 
-/** Starts `agent:instanceKey` with one external event and returns the child and that event (its running turn). */
-async function runningTurn(f: CoreFixture, agent: string, instanceKey: string, n = 1) {
-  f.tell(agent, `turn of ${agent}:${instanceKey}`, { instanceKey });
-  const child = await f.launcher.waitForAssigned(agent, instanceKey, n);
-  return { child, turn: await child.waitForWork(1) };
-}
 
 function repliesTo(child: FakeChild, correlationId: string | undefined) {
   return child.replies().filter((e) => inReplyToOf(e) === correlationId);
@@ -25,8 +19,8 @@ function repliesTo(child: FakeChild, correlationId: string | undefined) {
 describe('responses by correlationId', () => {
   test('two instances asking the same callee at once each get their own reply', async () => {
     const f = fixture();
-    const one = await runningTurn(f, 'a', '1');
-    const two = await runningTurn(f, 'a', '2');
+    const one = await f.runningTurn('a', '1');
+    const two = await f.runningTurn('a', '2');
     const fromOne = one.child.request('b', { during: one.turn, instanceKey: 'shared' });
     const fromTwo = two.child.request('b', { during: two.turn, instanceKey: 'shared' });
     const callee = await f.launcher.waitForAssigned('b', 'shared');
@@ -44,8 +38,8 @@ describe('responses by correlationId', () => {
 
   test('a reply for an unknown correlationId is dropped', async () => {
     const f = fixture();
-    const caller = await runningTurn(f, 'a', 'k');
-    const callee = await runningTurn(f, 'b', 'k');
+    const caller = await f.runningTurn('a', 'k');
+    const callee = await f.runningTurn('b', 'k');
     callee.child.post('a', makeReplyEvent('corr_nobody_asked', callee.child.source, { status: 'ok', output: 'stray' }));
     await f.waitForLog((l) => l.msg === 'response for an unknown or expired request; dropped' && l.correlationId === 'corr_nobody_asked', 'the stray reply dropped');
     // The route still works, and the stray reply reached nobody.
@@ -58,7 +52,7 @@ describe('responses by correlationId', () => {
 
   test('a reply for a requester that crashed and respawned is not delivered to the new incarnation', async () => {
     const f = fixture();
-    const caller = await runningTurn(f, 'a', 'k');
+    const caller = await f.runningTurn('a', 'k');
     const request = caller.child.request('b', { during: caller.turn });
     const callee = await f.launcher.waitForAssigned('b', 'k');
     const work = await callee.waitForWork(1);
@@ -75,7 +69,7 @@ describe('responses by correlationId', () => {
 
   test('a reply for a requester that was restarted (goondan restart) is not delivered to its replacement', async () => {
     const f = fixture();
-    const caller = await runningTurn(f, 'a', 'k');
+    const caller = await f.runningTurn('a', 'k');
     const request = caller.child.request('b', { during: caller.turn });
     const callee = await f.launcher.waitForAssigned('b', 'k');
     const work = await callee.waitForWork(1);

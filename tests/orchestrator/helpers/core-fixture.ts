@@ -14,8 +14,9 @@ import type { ManagedProcess } from '../../../orchestrator/process/managed-proce
 import type { ExternalSubmission } from '../../../orchestrator/routing/router.ts';
 import type { ReplyOutcome } from '../../../shared/ipc/reply-events.ts';
 import type { AgentPlan, SwarmPlan } from '../../../shared/types/bundle.ts';
+import type { AgentEvent } from '../../../shared/types/events.ts';
 import { eventually, settled } from './eventually.ts';
-import type { ChildBehaviour } from './fake-child.ts';
+import type { ChildBehaviour, FakeChild } from './fake-child.ts';
 import { MemoryLauncher } from './memory-launcher.ts';
 
 export const AGENTS = ['a', 'b', 'c'] as const;
@@ -60,7 +61,7 @@ export class CoreFixture {
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
     };
     this.launcher = new MemoryLauncher(options.behaviour);
-    const plans = new Map(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
+    const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
     const config: CoreConfig = {
       swarm: this.swarm,
       connections: [],
@@ -98,6 +99,13 @@ export class CoreFixture {
   /** An external fire-and-forget event. */
   tell(agent: string, input: string, extra: Partial<ExternalSubmission> = {}): string {
     return this.core.submit({ agent, input, source: { kind: 'api', name: 'test' }, wait: false, ...extra }).eventId;
+  }
+
+  /** Starts `agent:instanceKey` with one external event and returns its child and that event (the running turn). */
+  async runningTurn(agent: string, instanceKey: string): Promise<{ child: FakeChild; turn: AgentEvent }> {
+    this.tell(agent, `turn of ${agent}:${instanceKey}`, { instanceKey });
+    const child = await this.launcher.waitForAssigned(agent, instanceKey);
+    return { child, turn: await child.waitForWork(1) };
   }
 
   process(agent: string, instanceKey: string): ManagedProcess {
