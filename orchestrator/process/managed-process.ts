@@ -202,7 +202,8 @@ export class ManagedProcess {
     }
     const parsed = parseControl(message.payload);
     if (!parsed.ok) {
-      this.options.logger.warn({ process: this.key, type, problems: parsed.problems }, 'dropped a malformed start-up message');
+      // Dropped, logged and counted where every other malformed control event is.
+      this.options.onMessage(message, this);
       return;
     }
     const control = parsed.message;
