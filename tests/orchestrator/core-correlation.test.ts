@@ -5,15 +5,32 @@
 import { describe, expect, test } from 'bun:test';
 import { inReplyToOf } from '../../shared/ipc/control-events.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
-import { coreFixtures } from './helpers/core-fixture.ts';
+import { type CoreFixture, coreFixtures } from './helpers/core-fixture.ts';
 import { settled } from './helpers/eventually.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
 
 const fixture = coreFixtures();
 
-
 function repliesTo(child: FakeChild, correlationId: string | undefined) {
   return child.replies().filter((e) => inReplyToOf(e) === correlationId);
+}
+
+/** a:k asks b:k, is replaced (`replace`) while b works, then b answers: the answer must reach nobody. */
+async function expectLateReplyDropped(f: CoreFixture, replace: (f: CoreFixture, caller: FakeChild) => Promise<void>): Promise<void> {
+  const caller = await f.runningTurn('a', 'k');
+  const request = caller.child.request('b', { during: caller.turn });
+  const callee = await f.launcher.waitForAssigned('b', 'k');
+  const work = await callee.waitForWork(1);
+  await replace(f, caller.child);
+  const successor = await f.launcher.waitForAssigned('a', 'k', 2);
+  // The successor gets the unacknowledged turn again …
+  await successor.waitForWork(1);
+  callee.runTurn(work, 'late answer');
+  const correlationId = request.replyTo?.correlationId;
+  await f.waitForLog((l) => l.msg === 'requester is gone; reply dropped' && l.correlationId === correlationId, 'the late reply dropped');
+  // … but never the answer to a question it did not ask.
+  expect(repliesTo(successor, correlationId)).toHaveLength(0);
+  expect(f.core.router.pending.size).toBe(0);
 }
 
 describe('responses by correlationId', () => {
@@ -51,34 +68,13 @@ describe('responses by correlationId', () => {
   });
 
   test('a reply for a requester that crashed and respawned is not delivered to the new incarnation', async () => {
-    const f = fixture();
-    const caller = await f.runningTurn('a', 'k');
-    const request = caller.child.request('b', { during: caller.turn });
-    const callee = await f.launcher.waitForAssigned('b', 'k');
-    const work = await callee.waitForWork(1);
-    caller.child.crash();
-    const respawned = await f.launcher.waitForAssigned('a', 'k', 2);
-    // The respawn gets the unacknowledged turn again …
-    await respawned.waitForWork(1);
-    callee.runTurn(work, 'late answer');
-    await f.waitForLog((l) => l.msg === 'requester is gone; reply dropped' && l.correlationId === request.replyTo?.correlationId, 'the late reply dropped');
-    // … but never the answer to a question it did not ask.
-    expect(repliesTo(respawned, request.replyTo?.correlationId)).toHaveLength(0);
-    expect(f.core.router.pending.size).toBe(0);
+    await expectLateReplyDropped(fixture(), async (f, caller) => caller.crash());
   });
 
   test('a reply for a requester that was restarted (goondan restart) is not delivered to its replacement', async () => {
-    const f = fixture();
-    const caller = await f.runningTurn('a', 'k');
-    const request = caller.child.request('b', { during: caller.turn });
-    const callee = await f.launcher.waitForAssigned('b', 'k');
-    const work = await callee.waitForWork(1);
-    expect(await settled(f.core.restart((p) => p.key === 'a:k', 'restart'), 'restart of a:k')).toBe(1);
-    const replacement = await f.launcher.waitForAssigned('a', 'k', 2);
-    await replacement.waitForWork(1);
-    callee.runTurn(work, 'late answer');
-    await f.waitForLog((l) => l.msg === 'requester is gone; reply dropped' && l.correlationId === request.replyTo?.correlationId, 'the late reply dropped');
-    expect(repliesTo(replacement, request.replyTo?.correlationId)).toHaveLength(0);
+    await expectLateReplyDropped(fixture(), async (f) => {
+      expect(await settled(f.core.restart((p) => p.key === 'a:k', 'restart'), 'restart of a:k')).toBe(1);
+    });
   });
 
   test('a malformed reply reaches an external caller as IPC_DELIVERY_FAILED', async () => {

@@ -5,21 +5,28 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { MAX_DELIVERY_ATTEMPTS } from '../../orchestrator/delivery/delivery.ts';
-import { coreFixtures } from './helpers/core-fixture.ts';
+import { type CoreFixture, coreFixtures } from './helpers/core-fixture.ts';
 import { eventually, settled } from './helpers/eventually.ts';
+import type { FakeChild } from './helpers/fake-child.ts';
 
 const fixture = coreFixtures();
 const K = { agent: 'a', instanceKey: 'k' };
 
+/** a:k receives 'one', 'two', 'three' and completes the turn of 'one' only; returns its child. */
+async function threeEventsFirstAcknowledged(f: CoreFixture): Promise<FakeChild> {
+  for (const input of ['one', 'two', 'three']) f.tell('a', input, { instanceKey: 'k' });
+  const child = await f.launcher.waitForAssigned('a', 'k');
+  const one = await child.waitForWork(1);
+  await child.waitForWork(3);
+  child.runTurn(one, 'done');
+  await eventually(() => f.core.delivery.pendingCount(K) === 2, 'one of three events acknowledged', () => `${f.core.delivery.pendingCount(K)} pending`);
+  return child;
+}
+
 describe('redelivery after an agent crash', () => {
   test('unacknowledged events are delivered again, in order, to the respawned process; an acknowledged one is not', async () => {
     const f = fixture();
-    for (const input of ['one', 'two', 'three']) f.tell('a', input, { instanceKey: 'k' });
-    const first = await f.launcher.waitForAssigned('a', 'k');
-    const one = await first.waitForWork(1);
-    await first.waitForWork(3);
-    first.runTurn(one, 'done');
-    await eventually(() => f.core.delivery.pendingCount(K) === 2, 'one of three events acknowledged', () => `${f.core.delivery.pendingCount(K)} pending`);
+    const first = await threeEventsFirstAcknowledged(f);
     const two = first.work()[1];
     if (!two) throw new Error('no second event');
     first.turnStarted(two.id);
@@ -75,12 +82,7 @@ describe('redelivery after an agent crash', () => {
 describe('redelivery after a daemon restart', () => {
   test('a second core over the same state root redelivers, in order, what the first left unacknowledged', async () => {
     const first = fixture();
-    for (const input of ['one', 'two', 'three']) first.tell('a', input, { instanceKey: 'k' });
-    const before = await first.launcher.waitForAssigned('a', 'k');
-    const one = await before.waitForWork(1);
-    await before.waitForWork(3);
-    before.runTurn(one, 'done');
-    await eventually(() => first.core.delivery.pendingCount(K) === 2, 'one of three events acknowledged', () => `${first.core.delivery.pendingCount(K)} pending`);
+    await threeEventsFirstAcknowledged(first);
     await first.stop();
 
     const second = fixture({ stateRoot: first.stateRoot });

@@ -6,7 +6,6 @@ import { describe, expect, test } from 'bun:test';
 import { DEFAULT_INSTANCE_KEY } from '../../orchestrator/routing/default-target.ts';
 import { coreFixtures } from './helpers/core-fixture.ts';
 import { settled } from './helpers/eventually.ts';
-import { echoAnswer } from './helpers/fake-child.ts';
 
 const fixture = coreFixtures();
 
@@ -59,9 +58,7 @@ describe('instance keys', () => {
 
   test("an inter-agent request without an instanceKey goes to the caller's own instance (ARCHITECTURE §5)", async () => {
     const f = fixture();
-    f.tell('a', 'start', { instanceKey: 'k1' });
-    const caller = await f.launcher.waitForAssigned('a', 'k1');
-    const turn = await caller.waitForWork(1);
+    const { child: caller, turn } = await f.runningTurn('a', 'k1');
     f.launcher.behaviour.answer = (event) => `b saw ${event.instanceKey}`;
     const request = caller.request('b', { during: turn });
     const callee = await f.launcher.waitForAssigned('b', 'k1');
@@ -72,12 +69,9 @@ describe('instance keys', () => {
 
   test('an inter-agent request that names an instanceKey goes to that instance', async () => {
     const f = fixture();
-    f.tell('a', 'start', { instanceKey: 'k1' });
-    const caller = await f.launcher.waitForAssigned('a', 'k1');
-    const turn = await caller.waitForWork(1);
+    const { child: caller, turn } = await f.runningTurn('a', 'k1');
     const request = caller.request('b', { during: turn, instanceKey: 'other' });
     const callee = await f.launcher.waitForAssigned('b', 'other');
-    callee.behaviour.answer = echoAnswer(callee);
     callee.runTurn(await callee.waitForWork(1), 'from other');
     expect(await caller.waitForReply(request)).toMatchObject({ status: 'ok', output: 'from other' });
   });
@@ -86,9 +80,7 @@ describe('instance keys', () => {
 describe('unknown targets', () => {
   test('a request to an agent outside the swarm is answered AGENT_NOT_FOUND and nothing is spawned', async () => {
     const f = fixture();
-    f.tell('a', 'start');
-    const caller = await f.launcher.waitForAssigned('a', DEFAULT_INSTANCE_KEY);
-    const turn = await caller.waitForWork(1);
+    const { child: caller, turn } = await f.runningTurn('a', 'k');
     const request = caller.request('nobody', { during: turn });
     const outcome = await caller.waitForReply(request);
     expect(outcome.status).toBe('error');
@@ -100,9 +92,8 @@ describe('unknown targets', () => {
 
   test('a send to an agent outside the swarm is answered with runtime.error naming the event', async () => {
     const f = fixture();
-    f.tell('a', 'start');
-    const caller = await f.launcher.waitForAssigned('a', DEFAULT_INSTANCE_KEY);
-    const sent = caller.send('nobody', { during: await caller.waitForWork(1) });
+    const { child: caller, turn } = await f.runningTurn('a', 'k');
+    const sent = caller.send('nobody', { during: turn });
     const message = await caller.waitFor((m) => m.type === 'event' && m.payload.type === 'runtime.error', 'runtime.error');
     expect(message.type === 'event' ? message.payload.metadata : undefined).toMatchObject({ eventId: sent.id, error: { code: 'AGENT_NOT_FOUND' } });
     expect(f.launcher.children).toHaveLength(1);

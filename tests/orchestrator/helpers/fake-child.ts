@@ -35,11 +35,6 @@ export interface ChildBehaviour {
 
 export const DEFAULT_BEHAVIOUR: ChildBehaviour = { autoReady: true, autoStart: true, answer: undefined, onShutdown: 'ack' };
 
-/** Echo agent for routing tests: `<agent>:<instanceKey> got: <input>`. */
-export function echoAnswer(child: FakeChild): (event: AgentEvent) => string {
-  return (event) => `${child.key} got: ${event.input ?? ''}`;
-}
-
 export interface OutgoingOptions {
   input?: string;
   /** Absent: the router defaults it to the caller's own instanceKey. */
