@@ -48,7 +48,6 @@ describe('draining the children', () => {
     child.turnStarted(work.id);
     const stopping = f.stop(1_000);
     await child.waitFor((m) => m.type === 'shutdown', 'shutdown');
-    expect(f.process('a', 'k').status).toBe('draining');
     child.reply(work, { output: 'finished while draining' });
     child.turnCompleted(work.id);
     child.shutdownAck();
@@ -56,6 +55,21 @@ describe('draining the children', () => {
     expect(await settled(reply, 'the reply of the drained turn')).toMatchObject({ status: 'ok', output: 'finished while draining' });
     await stopping;
     expect(f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'k' })).toBe(0);
+  });
+
+  test('a turn acknowledged as the shutdown goes out leaves the process draining', async () => {
+    const f = fixture({ behaviour: { onShutdown: 'ignore' } });
+    f.tell('a', 'job', { instanceKey: 'k' });
+    const child = await f.launcher.waitForAssigned('a', 'k');
+    const work = await child.waitForWork(1);
+    // Sent before stop() but received after it: the message was in flight.
+    child.turnStarted(work.id);
+    const stopping = f.stop(1_000);
+    await child.sync();
+    expect(f.process('a', 'k').status).toBe('draining');
+    child.shutdownAck();
+    child.exitCleanly();
+    await stopping;
   });
 
   test('a child that never acknowledges is killed with SIGKILL after the grace period', async () => {

@@ -188,6 +188,13 @@ export class FakeChild {
     this.transport.send(message);
   }
 
+  /** A control round trip (runtime.catalog): resolves once the orchestrator has handled all this child sent before. */
+  async sync(): Promise<void> {
+    const request = controlEvent('runtime.catalog', this.source, {}, { replyTo: { target: this.source.name, correlationId: newId('sync') } });
+    this.post(ORCHESTRATOR, request);
+    await this.waitForReply(request);
+  }
+
   // ── process end ─────────────────────────────────────────────────────────
 
   crash(exitCode = 1): void {
