@@ -62,13 +62,19 @@ export function processKey(kind: ProcessKind, name: string, instanceKey: string)
 /** A child that sent `runtime.failed` gets this long to exit on its own before it is killed. */
 const FAILED_EXIT_GRACE_MS = 2_000;
 
+/**
+ * Incarnations are numbered across all processes, not per ManagedProcess: a restart or reload puts a
+ * new ManagedProcess under the same key, and a late reply to its predecessor must not match it.
+ */
+let lastIncarnation = 0;
+
 export class ManagedProcess {
   readonly key: string;
   status: ProcessStatus = 'spawning';
   /** Started (assigned and built): events may be delivered. */
   ready = false;
   pid: number | undefined;
-  /** Increments on every spawn so stale replies to an older incarnation can be recognised. */
+  /** New on every spawn (unique in the daemon) so stale replies to an older incarnation can be recognised. */
   incarnation = 0;
   consecutiveCrashes = 0;
   restarts = 0;
@@ -109,7 +115,7 @@ export class ManagedProcess {
   /** Spawns a bare child (or adopts a warm one) and runs the start-up protocol. */
   start(): void {
     if (this.alive) return;
-    this.incarnation += 1;
+    this.incarnation = ++lastIncarnation;
     this.ready = false;
     this.shutdownAcked = false;
     this.startFailure = undefined;
@@ -196,7 +202,8 @@ export class ManagedProcess {
     }
     const parsed = parseControl(message.payload);
     if (!parsed.ok) {
-      this.options.logger.warn({ process: this.key, type, problems: parsed.problems }, 'dropped a malformed start-up message');
+      // Dropped, logged and counted where every other malformed control event is.
+      this.options.onMessage(message, this);
       return;
     }
     const control = parsed.message;

@@ -59,7 +59,8 @@ export class ControlHandler {
     switch (control.type) {
       case 'runtime.turn.started':
         this.deps.delivery.markStarted(from, control.payload.eventId);
-        from.status = 'processing';
+        // A turn that started as the shutdown went out is drained, not a return to work.
+        if (from.status !== 'draining') from.status = 'processing';
         return;
       case 'runtime.turn.completed':
         this.deps.delivery.ack(from, control.payload.eventId);

@@ -1,0 +1,55 @@
+/**
+ * The warm pool (ARCHITECTURE §2): bare agent processes that already said `runtime.ready` wait for
+ * an assignment; a new instance takes one and is assigned at once (the same start-up protocol minus
+ * the wait); the pool refills behind it, is killed on shutdown, and turns itself off when its
+ * processes keep dying instead of looping.
+ */
+import { describe, expect, test } from 'bun:test';
+import { coreFixtures } from './helpers/core-fixture.ts';
+import { eventually } from './helpers/eventually.ts';
+
+const fixture = coreFixtures();
+
+describe('warm pool', () => {
+  test('a new instance takes a ready pool process and is assigned at once; the pool refills', async () => {
+    const f = fixture({ warmPoolSize: 1 });
+    f.core.start(() => true);
+    const warm = await f.launcher.waitForLaunch(1);
+    await eventually(() => f.core.pool.pids().length === 1, 'one ready pool process', () => f.launcher.describe());
+    expect(f.core.processStatusCounts()).toEqual({ 'pool/idle': 1 });
+    const rows = await f.core.processRows();
+    expect(rows).toEqual([expect.objectContaining({ kind: 'pool', pid: warm.pid, status: 'idle' })]);
+
+    f.tell('a', 'hello', { instanceKey: 'k' });
+    // The pool process became a:k without a second runtime.ready.
+    expect((await f.launcher.waitForAssigned('a', 'k')).pid).toBe(warm.pid);
+    expect((await warm.waitForWork(1)).input).toBe('hello');
+    expect(warm.sent.filter((m) => m.type === 'event' && m.payload.type === 'runtime.ready')).toHaveLength(1);
+    const refill = await f.launcher.waitForLaunch(2);
+    await eventually(() => f.core.pool.pids().includes(refill.pid), 'the refilled pool process ready', () => f.launcher.describe());
+    expect(refill.assignment).toBeUndefined();
+  });
+
+  test('shutdown kills idle pool processes', async () => {
+    const f = fixture({ warmPoolSize: 2 });
+    f.core.start(() => true);
+    await eventually(() => f.core.pool.pids().length === 2, 'two pool processes', () => f.launcher.describe());
+    await f.stop(100);
+    for (const child of f.launcher.children) expect(child.signals).toEqual(['SIGKILL']);
+    expect(f.core.pool.pids()).toEqual([]);
+  });
+
+  test('pool processes that keep dying before assignment turn the pool off; agents then start cold', async () => {
+    const f = fixture({ warmPoolSize: 1, behaviour: { autoReady: false } });
+    f.core.start(() => true);
+    for (let n = 1; n <= 3; n++) (await f.launcher.waitForLaunch(n)).crash();
+    await f.waitForLog((l) => l.msg === 'warm pool disabled after repeated failures; agents start cold', 'the pool disabled');
+    expect(f.core.pool.enabled).toBe(false);
+    f.launcher.behaviour.autoReady = true;
+    f.tell('a', 'cold start', { instanceKey: 'k' });
+    const cold = await f.launcher.waitForAssigned('a', 'k');
+    expect(cold.pid).toBe((await f.launcher.waitForLaunch(4)).pid);
+    expect((await cold.waitForWork(1)).input).toBe('cold start');
+    expect(f.launcher.children).toHaveLength(4);
+  });
+});
