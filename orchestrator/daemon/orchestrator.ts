@@ -8,7 +8,7 @@ import type { Server } from 'bun';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
+import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
@@ -255,17 +255,25 @@ export class Orchestrator {
     };
   }
 
-  /** `goondan restart` / `POST /v1/instances/{key}/restart`: replacement first, then the old one drains. */
+  /**
+   * `goondan restart` / `POST /v1/restart` / `POST /v1/instances/{key}/restart`: matching agent
+   * processes drain, then start again with the current bundle. `fresh` deletes their instances'
+   * state instead (they start afresh on their next event).
+   */
   private async restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject> {
     const matches = (p: ManagedProcess) =>
       p.kind === 'agent' && (instanceKey === undefined || p.instanceKey === instanceKey) && (options.agent === undefined || p.name === options.agent);
-    if (options.fresh && instanceKey !== undefined) {
-      const agents = options.agent ? [options.agent] : this.config.swarm.agents;
-      const removed = await this.core.deleteInstance(instanceKey, agents);
-      return { ...removed, restarted: 0, fresh: true };
+    if (!options.fresh) return { instanceKey: instanceKey ?? null, restarted: await this.core.restart(matches, 'restart'), fresh: false };
+    const agents = options.agent ? [options.agent] : this.config.swarm.agents;
+    const keys = instanceKey !== undefined ? [instanceKey] : [...new Set(this.core.supervisor.list().filter(matches).map((p) => p.instanceKey))];
+    let stopped = 0;
+    const deleted: JsonValue[] = [];
+    for (const key of keys) {
+      const removed = await this.core.deleteInstance(key, agents);
+      stopped += Number(removed.stopped ?? 0);
+      if (Array.isArray(removed.deleted)) deleted.push(...removed.deleted);
     }
-    const restarted = await this.core.restart(matches, 'restart');
-    return { instanceKey: instanceKey ?? null, restarted, fresh: false };
+    return { instanceKey: instanceKey ?? null, restarted: 0, fresh: true, stopped, deleted };
   }
 }
 

@@ -3,8 +3,9 @@ import type { CliCommand } from '../command.ts';
 import { instanceCommand } from './instance.ts';
 import { logsCommand } from './logs.ts';
 import { psCommand } from './ps.ts';
+import { restartCommand } from './restart.ts';
 import { runCommand } from './run.ts';
 import { sendCommand } from './send.ts';
 import { validateCommand } from './validate.ts';
 
-export const commands: readonly CliCommand[] = [runCommand, validateCommand, sendCommand, psCommand, logsCommand, instanceCommand];
+export const commands: readonly CliCommand[] = [runCommand, validateCommand, sendCommand, psCommand, logsCommand, restartCommand, instanceCommand];
