@@ -22,7 +22,9 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `an agent process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
   }
   const { agent: agentName, instanceKey } = assignment;
-  const logger = createLogger({ name: 'agent', base: { agent: agentName, instanceKey } });
+  // The engine adds agent and instanceKey to its own lines; binding them here too would repeat the keys.
+  const rootLogger = createLogger({ name: 'agent' });
+  const logger = rootLogger.child({ agent: agentName, instanceKey });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;
@@ -31,7 +33,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     swarm: assignment.swarmPlan,
     instanceKey,
     stateRoot: assignment.stateRoot,
-    logger,
+    logger: rootLogger,
     agentsRuntime: agents,
     approvals: createIpcApprovals({ channel, self }),
     env: process.env,

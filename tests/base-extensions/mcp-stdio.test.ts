@@ -62,6 +62,14 @@ describe('MCP tools join the catalog as {server}__{tool}', () => {
     expect(catalogItem('fx__echo')?.parameters).toEqual({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false });
   });
 
+  test('the "connected" line names the server\'s pid as serverPid and keeps the agent process\'s own pid', async () => {
+    const h = await engineWithMcp({ servers: { fx: stdioServer() } });
+    await h.engine.runTurn(userEvent('hello'));
+    const connected = h.logLines().find((line) => line.msg === "MCP server 'fx' connected");
+    expect(connected).toMatchObject({ server: 'fx', transport: 'stdio', serverPid: expect.any(Number), pid: process.pid });
+    expect(connected?.serverPid).not.toBe(process.pid);
+  });
+
   test('names with characters outside A-Za-z0-9_- or with __ are mapped to - and a warning says so', async () => {
     const h = await engineWithMcp({ servers: { 'my.fx__v2': stdioServer({ include: ['echo', 'dotted.name'] }) } });
     await h.engine.runTurn(userEvent('hello'));
