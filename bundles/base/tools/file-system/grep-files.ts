@@ -1,11 +1,12 @@
 /**
- * `file-system__grep`: lines matching a JavaScript regular expression, as `{file, line, text}`.
- * Skips binary files, files over `maxGrepFileBytes`, `.git` and `node_modules`; never follows links.
+ * `file-system__grep`: lines matching a regular expression (RE2: linear time, see linear-regex.ts),
+ * as `{file, line, text}`. Skips binary files, files over `maxGrepFileBytes`, `.git` and
+ * `node_modules`; never follows links.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { JsonObject } from '../../../../shared/types/index.ts';
-import { BaseToolError, describeError } from '../tool-error.ts';
+import { compileLinearRegex, firstMatchIndex } from '../linear-regex.ts';
 import { displayPath, resolveWorkspacePath } from '../workspace-path.ts';
 import { fromSystemError } from './fs-errors.ts';
 import type { FileSystemSettings } from './fs-config.ts';
@@ -26,7 +27,7 @@ const DEFAULT_MAX_RESULTS = 200;
 const MAX_LINE_CHARS = 400;
 
 export async function grepFiles(settings: FileSystemSettings, args: GrepArgs, signal?: AbortSignal): Promise<JsonObject> {
-  const regex = compile(args.pattern, args.ignoreCase === true);
+  const regex = compileLinearRegex(args.pattern, { ignoreCase: args.ignoreCase === true, errorCode: 'E_FS_BAD_PATTERN', literalHint: '' });
   const include = args.include === undefined ? undefined : relativeGlob(args.include, 'include pattern');
   // "*.ts" means any depth, as in ripgrep's --glob; a pattern with "/" matches the relative path.
   const includes = (relative: string): boolean =>
@@ -65,29 +66,19 @@ export async function grepFiles(settings: FileSystemSettings, args: GrepArgs, si
     const lines = decoded.content.split('\n');
     for (let index = 0; index < lines.length; index += 1) {
       const line = (lines[index] ?? '').replace(/\r$/, '');
-      const found = regex.exec(line);
-      if (found === null) continue;
+      // test() runs the DFA alone; the position is only needed for the lines that are shown.
+      if (!regex.test(line)) continue;
       if (matches.length >= maxResults) {
         truncated = true;
         break search;
       }
-      matches.push({ file, line: index + 1, text: clip(line, found.index) });
+      matches.push({ file, line: index + 1, text: clip(line, Math.max(0, firstMatchIndex(regex, line))) });
     }
   }
   const output: JsonObject = { pattern: args.pattern, path: target.display, matches, count: matches.length, truncated, filesSearched };
   if (skippedBinary + skippedLarge > 0) output.skipped = { binary: skippedBinary, tooLarge: skippedLarge };
   if (truncated) output.note = `Stopped after ${maxResults} matching lines; narrow the pattern or path, or raise maxResults.`;
   return output;
-}
-
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  try {
-    return new RegExp(pattern, ignoreCase ? 'i' : '');
-  } catch (error) {
-    throw new BaseToolError('E_FS_BAD_PATTERN', `Invalid regular expression ${JSON.stringify(pattern)}: ${describeError(error)}`, {
-      suggestion: 'Use JavaScript regex syntax; escape literal characters such as ( ) [ ] . * + ? with a backslash.',
-    });
-  }
 }
 
 function clip(line: string, at: number): string {
