@@ -36,7 +36,7 @@ export class ToolRegistry {
         parameters: exp.parameters,
         source: { type: 'config', name: plan.name },
       };
-      if (exp.readOnly !== undefined) item.readOnly = exp.readOnly;
+      if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
       this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
     }
   }
@@ -86,6 +86,19 @@ export class ToolRegistry {
     if (!this.tools.has(tool.item.name)) this.order.push(tool.item.name);
     this.tools.set(tool.item.name, tool);
   }
+}
+
+/**
+ * A read-only export stops being read-only for an agent whose tool config opens it up (e.g.
+ * http-fetch's `allow`, which lets `get` reach private addresses): `Tool.spec.exports[].readOnlyUnlessConfig`.
+ */
+function widenedByConfig(keys: readonly string[] | undefined, config: JsonObject): boolean {
+  return (keys ?? []).some((key) => {
+    const value = config[key];
+    if (value === undefined || value === null || value === false || value === '') return false;
+    if (Array.isArray(value)) return value.length > 0;
+    return typeof value !== 'object' || Object.keys(value).length > 0;
+  });
 }
 
 /** Extension tool schemas did not pass the config plane: check them here (the model gets them verbatim). */

@@ -35,6 +35,12 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
             properties: { type: { const: 'object', description: 'Always "object".' } },
           },
           readOnly: { type: 'boolean', description: 'The function changes nothing; the default permission policy allows it without asking.' },
+          readOnlyUnlessConfig: {
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+            description:
+              'Config keys that widen what the function can reach: when one of them is set to a non-empty value (Tool spec.config or the agent\'s tools[].config), the function is not read-only for that agent.',
+          },
         },
       },
     },

@@ -79,6 +79,8 @@ export interface ToolExportSpec {
   parameters: JsonSchemaObject;
   /** Read-only exports are allowed by the default permission policy without asking. */
   readOnly?: boolean;
+  /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */
+  readOnlyUnlessConfig?: string[];
 }
 export interface ToolSpec {
   entry: string;

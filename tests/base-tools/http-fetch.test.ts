@@ -71,7 +71,9 @@ afterAll(() => {
   void otherOrigin.stop(true);
 });
 
-const setup = toolContexts();
+const newContext = toolContexts();
+/** The test servers listen on loopback, which http-fetch refuses unless the agent's config allows it. */
+const setup = (config: JsonObject = {}) => newContext({ allow: ['127.0.0.1'], ...config });
 
 const get = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'get', t.ctx, input));
 const post = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'post', t.ctx, input));
