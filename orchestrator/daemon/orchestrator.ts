@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
+import { migrateInstanceDirs } from '../delivery/migrate-instance-dirs.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
@@ -90,6 +91,8 @@ export class Orchestrator {
         `swarm '${swarm.name}' is already running (pid ${existing.pid}, API ${existing.apiUrl}); stop it first or use another --state-root`,
       );
     }
+    // State directories of older versions get their injective names before anything reads them.
+    migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
