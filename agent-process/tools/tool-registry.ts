@@ -16,6 +16,8 @@ export interface RegisteredTool {
   item: ToolCatalogItem;
   handler: ToolHandler;
   errorMessageLimit: number;
+  /** The tool's own result bound (Tool.spec.maxResultBytes), when it sets one. */
+  maxResultBytes?: number;
   /** `ctx.config` for the handler. */
   config: JsonObject;
   origin: 'config' | 'extension';
@@ -37,7 +39,14 @@ export class ToolRegistry {
         source: { type: 'config', name: plan.name },
       };
       if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
-      this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
+      this.put({
+        item,
+        handler,
+        errorMessageLimit: plan.errorMessageLimit,
+        ...(plan.maxResultBytes !== undefined ? { maxResultBytes: plan.maxResultBytes } : {}),
+        config: plan.config,
+        origin: 'config',
+      });
     }
   }
 

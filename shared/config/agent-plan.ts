@@ -18,6 +18,7 @@ import { buildModelPlan } from './model-plan.ts';
 import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, resolveIn } from './plan-resolver.ts';
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
+export const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
 const CONTEXT_MESSAGE = 'context-message';
 const REQUIRED_TOOLS_GUARD = 'required-tools-guard';
 const TOOL_POLICY = 'tool-policy';
@@ -54,6 +55,7 @@ function toolPlan(resource: LoadedResource, override: JsonObject | undefined): T
     packageName: resource.packageName,
     entryPath: entryPath(resource, tool.spec.entry),
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
+    ...(tool.spec.maxResultBytes !== undefined ? { maxResultBytes: tool.spec.maxResultBytes } : {}),
     exports: tool.spec.exports,
     config: { ...tool.spec.config, ...override },
   };
@@ -136,6 +138,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     tools,
     extensions,
     requiredTools,
+    maxToolResultBytes: spec.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
   };
   const prompt = systemPrompt(resource, agentPromptFields(spec));
   if (prompt !== undefined) plan.systemPrompt = prompt;

@@ -12,6 +12,11 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
       minLength: 1,
       description: 'Handler module, relative to the bundle root (no "../", no absolute path). It exports `handlers`. Always run with Bun.',
     },
+    maxResultBytes: {
+      type: 'integer',
+      minimum: 1024,
+      description: "A result of this tool larger than this many bytes is cut in the conversation and saved whole in the workspace (default: the agent's maxToolResultBytes, else 65536).",
+    },
     errorMessageLimit: {
       type: 'integer',
       minimum: 1,

@@ -79,6 +79,8 @@ export interface ToolPlan {
   /** Absolute path of the entry module. */
   entryPath: string;
   errorMessageLimit: number;
+  /** The tool's own result bound, when it sets one (else the agent's). */
+  maxResultBytes?: number;
   exports: ToolExportSpec[];
   /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
   config: JsonObject;
@@ -103,6 +105,8 @@ export interface AgentPlan {
   tools: ToolPlan[];
   extensions: ExtensionPlan[];
   requiredTools: string[];
+  /** Tool results larger than this many bytes are cut in the conversation and saved in the workspace. */
+  maxToolResultBytes: number;
 }
 
 export interface SwarmPlan {

@@ -85,6 +85,8 @@ export interface ToolExportSpec {
 export interface ToolSpec {
   entry: string;
   errorMessageLimit?: number;
+  /** Results larger than this are cut in the conversation and saved whole in the workspace. */
+  maxResultBytes?: number;
   exports: ToolExportSpec[];
   /** Handler settings, handed to handlers as `ctx.config` (goondan addition, like Extension config). */
   config?: JsonObject;
@@ -113,6 +115,8 @@ export interface AgentSpec {
   requiredTools?: string[];
   /** This agent's tool permission rules, added to the swarm's `policy.tools`. */
   toolPolicy?: ToolPolicySpec;
+  /** Tool results larger than this are cut in the conversation (default 65536). */
+  maxToolResultBytes?: number;
 }
 
 // ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────

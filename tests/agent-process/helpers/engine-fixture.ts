@@ -94,6 +94,7 @@ export interface PlanInput {
   systemPrompt?: string;
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
+  maxToolResultBytes?: number;
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -106,6 +107,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     tools: input.tools ?? [],
     extensions: input.extensions ?? [],
     requiredTools: [],
+    maxToolResultBytes: input.maxToolResultBytes ?? 65_536,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;

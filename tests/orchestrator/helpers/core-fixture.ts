@@ -161,6 +161,7 @@ function agentPlan(name: string, bundleRoot: string): AgentPlan {
     tools: [],
     extensions: [],
     requiredTools: [],
+    maxToolResultBytes: 65_536,
   };
 }
 
