@@ -89,6 +89,7 @@ function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, res
     status: ok ? 'ok' : 'error',
     output: result?.responseText ?? '',
     ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
+    ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}),
     ...(ok ? {} : { error: result?.error ?? runtimeError('AGENT_TURN_FAILED', 'the turn failed') }),
   });
   channel.post(event.replyTo.target, reply);

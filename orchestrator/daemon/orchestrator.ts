@@ -247,6 +247,7 @@ export class Orchestrator {
       isReady: () => this.ready,
       entryAgent: () => this.config.swarm.entryAgent,
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
+      agents: () => this.config.swarm.agents,
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
       runtimeEvents: this.core.runtimeEvents,

@@ -15,6 +15,7 @@ import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
+import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 
@@ -44,6 +45,8 @@ export interface DaemonApi {
   isReady(): boolean;
   entryAgent(): string;
   isKnownAgent(name: string): boolean;
+  /** The swarm's agents (the OpenAI-compatible front door lists them as models). */
+  agents(): readonly string[];
   processes(): Promise<ProcessRow[]>;
   submit(submission: ExternalSubmission): Submitted;
   runtimeEvents: RuntimeEventBus;
@@ -84,7 +87,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
   }
   const open = (method: string, path: string) =>
     method === 'GET' && (path === '/healthz' || path === '/readyz' || (path === '/metrics' && !options.envToken));
-  const routes = coreRoutes(daemon);
+  const routes = [...coreRoutes(daemon), ...openAiRoutes(daemon)];
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
