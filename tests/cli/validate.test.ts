@@ -3,22 +3,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CliRun, REPO_ROOT, goondan } from './goondan-cli.ts';
 
-const ROOT = join(import.meta.dir, '..', '..');
-const BIN = join(ROOT, 'bin', 'goondan');
-const FIXTURES = join(ROOT, 'tests', 'fixtures', 'bundles');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function goondan(args: string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Run> {
-  const proc = Bun.spawn([BIN, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'bundles');
 
 interface JsonReport {
   valid: boolean;
@@ -30,7 +17,7 @@ function isReport(value: unknown): value is JsonReport {
   return typeof value === 'object' && value !== null && 'valid' in value && 'errors' in value && 'warnings' in value;
 }
 
-function report(run: Run): JsonReport {
+function report(run: CliRun): JsonReport {
   const parsed: unknown = JSON.parse(run.stdout);
   if (!isReport(parsed)) throw new Error(`not a validate report: ${run.stdout}`);
   return parsed;
@@ -59,7 +46,7 @@ describe('exit codes', () => {
 
   test('3 when there is nothing to load at PATH', async () => {
     temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
-    const run = await goondan(['validate'], temp);
+    const run = await goondan(['validate'], { cwd: temp });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('no goondan.yaml');
   });

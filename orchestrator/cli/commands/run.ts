@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../shared/config/index.ts';
+import { BundleNotFoundError, ConfigError, discoverBundle, formatProblemsText } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
@@ -78,6 +78,14 @@ function parseRunArgs(argv: string[]): RunOptions {
 
 async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   const options = parseRunArgs(argv);
+  // Before anything starts (log file, orchestrator): nothing to load is exit 3, like validate.
+  try {
+    discoverBundle(options.path);
+  } catch (error) {
+    if (!BundleNotFoundError.isInstance(error)) throw error;
+    io.stderr(`goondan run: nothing to load at ${error.path} (${error.reason})\n  hint: ${error.suggestion}`);
+    return EXIT.configNotFound;
+  }
   const oneShot = options.input !== undefined;
   const interactive = !oneShot && process.stdin.isTTY === true;
   // stdout belongs to the user in terminal modes; logs then go to a file.
