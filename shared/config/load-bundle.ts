@@ -15,6 +15,7 @@ import { checkAgentNeeds, checkPromptConflict } from './check-agents.ts';
 import { checkConnection } from './check-connections.ts';
 import { checkConnectorEvents } from './check-connectors.ts';
 import { checkDuplicateNames } from './check-duplicates.ts';
+import { checkEntryModule } from './check-entry-modules.ts';
 import { checkEnvelope } from './check-envelope.ts';
 import { collectEnvWarnings } from './check-env.ts';
 import { checkPackageDocs } from './check-package-docs.ts';
@@ -119,6 +120,9 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
   // Paths last: in the implicit built-in package only what the bundle uses is checked.
   const used = isBase ? undefined : usedBuiltins(all, resolutions);
   for (const doc of all) if (!doc.builtin || isBase || used?.has(doc)) checkPaths(doc, sink);
+  // Entry modules without running them; the built-in ones only when validating bundles/base itself
+  // (they are tested there, and parsing them on every load would only cost time).
+  for (const doc of all) if (!doc.builtin || isBase) checkEntryModule(doc, sink);
 
   const resources = all.flatMap((doc) => toLoadedResource(doc) ?? []);
   const bundle: LoadedBundle = {

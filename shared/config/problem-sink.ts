@@ -30,6 +30,13 @@ export class ProblemSink {
     this.add(problem, options.severity ?? 'error');
   }
 
+  /** A problem inside a module that a resource names: the module's file:line:col, the resource's JSON path. */
+  inModule(position: { file: string; line: number; column?: number }, segments: readonly PathSegment[], code: ProblemCode, message: string, options: { suggestion?: string; severity?: Severity } = {}): void {
+    const problem: ConfigProblem = { code, message, file: position.file, line: position.line, column: position.column ?? 1, path: formatPath(segments) };
+    if (options.suggestion !== undefined) problem.suggestion = options.suggestion;
+    this.add(problem, options.severity ?? 'error');
+  }
+
   /** A problem about a whole file (line/column known or 1:1). */
   inFile(file: string, code: ProblemCode, message: string, options: { line?: number; column?: number; suggestion?: string; severity?: Severity } = {}): void {
     const problem: ConfigProblem = { code, message, file, line: options.line ?? 1, column: options.column ?? 1, path: '' };

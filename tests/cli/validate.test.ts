@@ -58,6 +58,29 @@ describe('exit codes', () => {
   });
 });
 
+describe('a broken tool module fails validate (and run) at once, naming the module', () => {
+  const broken = join(FIXTURES, 'errors', 'tool-handlers-missing');
+
+  test('validate: exit 4, E_TOOL_HANDLERS_MISSING at the entry module, with the fix', async () => {
+    const run = await goondan(['validate', broken, '--format', 'json']);
+    expect(run.code).toBe(4);
+    const { errors } = report(run);
+    expect(errors).toEqual([expect.objectContaining({ code: 'E_TOOL_HANDLERS_MISSING', file: join(broken, 'index.ts'), line: 1, path: 'spec.entry' })]);
+    expect(errors[0]?.suggestion).toContain('export const handlers = {');
+  });
+
+  test('run --input: exit 4 with the same problem instead of a hanging start', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
+    try {
+      const run = await goondan(['run', broken, '--port', '0', '--state-root', temp, '--input', 'hi']);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toContain('index.ts:1:1  E_TOOL_HANDLERS_MISSING');
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('--format json', () => {
   test('prints {valid, errors, warnings} with full problem objects', async () => {
     const run = await goondan(['validate', join(FIXTURES, 'errors', 'schema-invalid'), '--format', 'json']);
