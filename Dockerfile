@@ -13,6 +13,7 @@ COPY orchestrator ./orchestrator
 COPY agent-process ./agent-process
 COPY bundles ./bundles
 COPY schemas ./schemas
+COPY docs ./docs
 
 FROM debian:bookworm-slim
 # tini reaps orphaned tool processes (PID 1 duty) and forwards SIGTERM to the daemon.

@@ -8,7 +8,7 @@ export { buildSwarmPlan, DEFAULT_MAX_STEPS_PER_TURN, DEFAULT_SHUTDOWN_GRACE_SECO
 export { buildAgentPlan, DEFAULT_ERROR_MESSAGE_LIMIT } from './agent-plan.ts';
 export { buildConnectionPlans } from './connection-plans.ts';
 export { loadEnv, parseDotenv, type LoadEnvOptions } from './env-file.ts';
-export { formatProblemsText } from './format-problems.ts';
+export { formatHelpPages, formatProblemsText } from './format-problems.ts';
 export { PROBLEM_CODES, type ProblemCode } from './problem-codes.ts';
 export { BASE_PACKAGE_DIR } from './base-package.ts';
 export { secretEnvName } from './value-source.ts';

@@ -1,4 +1,5 @@
 /** Collects every problem of one load (errors and warnings) with its source position. */
+import { withHelpUrl } from '../error-help.ts';
 import type { ConfigProblem } from '../types/bundle.ts';
 import type { BundleDocument } from './bundle-document.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
@@ -19,7 +20,7 @@ export class ProblemSink {
   readonly warnings: ConfigProblem[] = [];
 
   add(problem: ConfigProblem, severity: Severity = 'error'): void {
-    (severity === 'error' ? this.errors : this.warnings).push(problem);
+    (severity === 'error' ? this.errors : this.warnings).push(withHelpUrl(problem));
   }
 
   /** A problem at a path inside a document. */

@@ -9,7 +9,7 @@ const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'bundles');
 
 interface JsonReport {
   valid: boolean;
-  errors: Array<{ code: string; file: string; line: number; column: number; path: string; message: string; suggestion?: string }>;
+  errors: Array<{ code: string; file: string; line: number; column: number; path: string; message: string; suggestion?: string; helpUrl?: string }>;
   warnings: Array<{ code: string }>;
 }
 
@@ -42,6 +42,7 @@ describe('exit codes', () => {
     expect(run.stdout).toContain('tests/fixtures/bundles/errors/ref-not-found/agents.yaml:17:12  E_CONFIG_REF_NOT_FOUND  spec.tools[0].ref: Tool/bsh not found');
     expect(run.stdout).toContain('  hint: did you mean "Tool/bash"?');
     expect(run.stdout).toContain('✗ invalid: 1 error');
+    expect(run.stdout).toContain(`codes explained in: ${join(REPO_ROOT, 'docs', 'errors', 'config.md')}`);
   });
 
   test('3 when there is nothing to load at PATH', async () => {
@@ -91,7 +92,12 @@ describe('--format json', () => {
       ['E_CONFIG_SCHEMA_INVALID', 6, 'spec.model'],
       ['E_CONFIG_SCHEMA_INVALID', 7, 'spec.provider'],
     ]);
-    expect(errors[1]).toMatchObject({ file: join(FIXTURES, 'errors', 'schema-invalid', 'goondan.yaml'), column: 13, suggestion: 'did you mean "openai"?' });
+    expect(errors[1]).toMatchObject({
+      file: join(FIXTURES, 'errors', 'schema-invalid', 'goondan.yaml'),
+      column: 13,
+      suggestion: 'did you mean "openai"?',
+      helpUrl: 'docs/errors/config.md#e_config_schema_invalid',
+    });
   });
 
   test('a valid bundle without its keys is valid, with env warnings', async () => {

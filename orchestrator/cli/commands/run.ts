@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { BundleNotFoundError, ConfigError, discoverBundle, formatProblemsText } from '../../../shared/config/index.ts';
+import { BundleNotFoundError, ConfigError, discoverBundle, formatHelpPages, formatProblemsText } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
@@ -173,7 +173,8 @@ function reportStartFailure(error: unknown, io: CliIo): ExitCode {
     return EXIT.configNotFound;
   }
   if (error instanceof ConfigError) {
-    io.stderr(`goondan run: the bundle is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n${formatProblemsText(error.problems, process.cwd())}`);
+    const help = formatHelpPages(error.problems);
+    io.stderr(`goondan run: the bundle is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n${formatProblemsText(error.problems, process.cwd())}${help ? `\n${help}` : ''}`);
     return EXIT.invalidBundle;
   }
   if (error instanceof ApiConfigError) {

@@ -5,7 +5,8 @@
  */
 import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { BundleNotFoundError, ConfigError, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
+import { BundleNotFoundError, ConfigError, formatHelpPages, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
+import { withHelpUrl } from '../../../shared/error-help.ts';
 import type { ConfigProblem } from '../../../shared/types/bundle.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -83,7 +84,7 @@ export const validateCommand: CliCommand = {
       bundle = await loadBundle(target, { env });
     } catch (error) {
       if (!BundleNotFoundError.isInstance(error)) throw error;
-      const problem: ConfigProblem = { code: error.code, message: error.message, file: error.path, line: 1, column: 1, path: '', suggestion: error.suggestion };
+      const problem = withHelpUrl<ConfigProblem>({ code: error.code, message: error.message, file: error.path, line: 1, column: 1, path: '', suggestion: error.suggestion });
       if (options.format === 'json') printJson(io, false, [problem], []);
       else io.stderr(`goondan validate: ${error.message}\n  hint: ${error.suggestion}`);
       return EXIT.configNotFound;
@@ -96,6 +97,8 @@ export const validateCommand: CliCommand = {
       const sections: string[] = [];
       if (bundle.errors.length > 0) sections.push(formatProblemsText(bundle.errors, cwd));
       if (bundle.warnings.length > 0) sections.push(`warnings:\n${formatProblemsText(bundle.warnings, cwd)}`);
+      const help = formatHelpPages([...bundle.errors, ...bundle.warnings]);
+      if (help !== undefined) sections.push(help);
       const userResources = bundle.resources.filter((r) => r.packageName === bundle.packageName).length;
       const summary = valid
         ? `✓ valid: ${plural(userResources, 'resource')}${bundle.warnings.length > 0 ? `, ${plural(bundle.warnings.length, 'warning')}` : ''}`
