@@ -10,6 +10,7 @@ import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
 import { ApiConfigError, DEFAULT_INSTANCE_KEY } from '../../http/api-server.ts';
+import { resolveApiPort } from '../api-port.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -23,15 +24,13 @@ Options:
   -s, --swarm NAME      swarm to run (default: the only one, else 'default')
       --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)
       --host HOST       API host (default 127.0.0.1; any other host needs GOONDAN_API_TOKEN)
-      --port N          API port (default 7420; 0 picks a free port)
+      --port N          API port (default $GOONDAN_PORT, else 7420; 0 picks a free port)
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
       --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
 
-Environment: GOONDAN_STATE_ROOT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
+Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
 Exit codes: 0 ok · 1 runtime error · 2 usage · 3 bundle not found · 4 invalid bundle`;
-
-export const DEFAULT_PORT = 7420;
 
 interface RunOptions {
   path: string;
@@ -60,8 +59,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     });
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got '${values.port}'`);
+  const port = resolveApiPort(values.port);
   if (values.input !== undefined && values.input.trim() === '') throw new UsageError('--input needs a non-empty TEXT');
   if (values['env-file'] !== undefined && !existsSync(values['env-file'])) throw new UsageError(`--env-file '${values['env-file']}' does not exist`);
   return {
