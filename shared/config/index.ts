@@ -11,4 +11,6 @@ export { loadEnv, parseDotenv, type LoadEnvOptions } from './env-file.ts';
 export { formatHelpPages, formatProblemsText } from './format-problems.ts';
 export { PROBLEM_CODES, type ProblemCode } from './problem-codes.ts';
 export { BASE_PACKAGE_DIR } from './base-package.ts';
-export { secretEnvName } from './value-source.ts';
+export { secretEnvName, valueSourceEnvName } from './value-source.ts';
+export { PROVIDER_KEY_ENV } from './model-plan.ts';
+export { allAgentPlans } from './all-agent-plans.ts';

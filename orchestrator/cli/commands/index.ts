@@ -1,5 +1,6 @@
 /** Every `goondan` subcommand, in the order `goondan --help` lists them. */
 import type { CliCommand } from '../command.ts';
+import { doctorCommand } from './doctor.ts';
 import { initCommand } from './init.ts';
 import { instanceCommand } from './instance.ts';
 import { logsCommand } from './logs.ts';
@@ -8,4 +9,4 @@ import { runCommand } from './run.ts';
 import { sendCommand } from './send.ts';
 import { validateCommand } from './validate.ts';
 
-export const commands: readonly CliCommand[] = [initCommand, runCommand, validateCommand, sendCommand, psCommand, logsCommand, instanceCommand];
+export const commands: readonly CliCommand[] = [initCommand, runCommand, validateCommand, doctorCommand, sendCommand, psCommand, logsCommand, instanceCommand];

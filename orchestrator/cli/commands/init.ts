@@ -9,6 +9,7 @@ import { type CliCommand, type CliIo, UsageError, parseOptions } from '../comman
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { BUNDLE_TEMPLATES, DEFAULT_TEMPLATE, findTemplate } from '../init/template-catalog.ts';
 import { renderTemplate } from '../init/template-files.ts';
+import { shellWord } from '../shell-word.ts';
 
 const width = Math.max(...BUNDLE_TEMPLATES.map((t) => t.name.length));
 const usage = `Usage: goondan init [DIR] [options]
@@ -42,11 +43,6 @@ function parseInitArgs(argv: string[]): InitOptions {
   const template = values.template ?? DEFAULT_TEMPLATE;
   if (!findTemplate(template)) throw new UsageError(`unknown template '${template}'; choose one of: ${BUNDLE_TEMPLATES.map((t) => t.name).join(', ')}`);
   return { dir: positionals[0] ?? '.', template, force: values.force === true };
-}
-
-/** DIR as the user can paste it into a shell. */
-function shellWord(text: string): string {
-  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 async function run(argv: string[], io: CliIo): Promise<ExitCode> {
