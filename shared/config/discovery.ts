@@ -96,3 +96,12 @@ export function discoverBundle(path: string, exclude: ReadonlySet<string> = new 
   }
   return discovery;
 }
+
+/** The directory whose `.env` files belong to PATH: PATH itself if a directory, else its parent. */
+export function bundleDirOf(path: string): string {
+  try {
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    return dirname(path);
+  }
+}

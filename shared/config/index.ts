@@ -1,7 +1,7 @@
 /** The config plane: load and validate bundles, build the plans the runtime consumes. */
 export { loadBundle, type LoadBundleOptions } from './load-bundle.ts';
 export { BundleNotFoundError } from './bundle-not-found-error.ts';
-export { discoverBundle } from './discovery.ts';
+export { bundleDirOf, discoverBundle } from './discovery.ts';
 export { ConfigError } from './config-error.ts';
 export { selectSwarm } from './select-swarm.ts';
 export { buildSwarmPlan, DEFAULT_MAX_STEPS_PER_TURN, DEFAULT_SHUTDOWN_GRACE_SECONDS } from './swarm-plan.ts';

@@ -2,9 +2,8 @@
  * `goondan doctor [PATH]`: checks what `goondan run` needs, one line per check starting with
  * `ok`, `warn` or `fail` and, when not ok, the fix. Exit 0 when nothing fails, 1 otherwise.
  */
-import { dirname, resolve } from 'node:path';
-import { statSync } from 'node:fs';
-import { ConfigError, loadEnv } from '../../../shared/config/index.ts';
+import { resolve } from 'node:path';
+import { bundleDirOf, ConfigError, loadEnv } from '../../../shared/config/index.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { resolveApiPort } from '../api-port.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
@@ -52,14 +51,6 @@ function parseDoctorArgs(argv: string[]): DoctorOptions {
     port: resolveApiPort(values.port),
     ...(values['env-file'] !== undefined ? { envFile: values['env-file'] } : {}),
   };
-}
-
-function bundleDirOf(path: string): string {
-  try {
-    return statSync(path).isDirectory() ? path : dirname(path);
-  } catch {
-    return dirname(path);
-  }
 }
 
 async function bundleChecks(options: DoctorOptions): Promise<DoctorCheck[]> {

@@ -3,9 +3,8 @@
  * problem (text: `file:line:col  CODE  message` + hint; json: `{valid, errors, warnings}`).
  * Exit 0 valid (warnings allowed), 4 invalid, 3 nothing to load at PATH, 2 bad usage.
  */
-import { dirname, resolve } from 'node:path';
-import { statSync } from 'node:fs';
-import { BundleNotFoundError, ConfigError, formatHelpPages, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
+import { resolve } from 'node:path';
+import { BundleNotFoundError, bundleDirOf, ConfigError, formatHelpPages, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
 import { withHelpUrl } from '../../../shared/error-help.ts';
 import type { ConfigProblem } from '../../../shared/types/bundle.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
@@ -43,14 +42,6 @@ function parseValidateArgs(argv: string[]): ValidateOptions {
   const options: ValidateOptions = { path: positionals[0] ?? '.', format };
   if (values['env-file'] !== undefined) options.envFile = values['env-file'];
   return options;
-}
-
-function bundleDirOf(path: string): string {
-  try {
-    return statSync(path).isDirectory() ? path : dirname(path);
-  } catch {
-    return dirname(path);
-  }
 }
 
 function plural(n: number, word: string): string {
