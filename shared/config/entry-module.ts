@@ -155,6 +155,20 @@ export function initializerStart(module: ParsedModule, localName: string): numbe
   return declaration ? declaration.index + declaration[0].length : undefined;
 }
 
+/**
+ * Whether the module adds to `localName` after declaring it (`handlers.run = …`,
+ * `handlers['run'] = …`, `Object.assign(handlers, …)`, a reassignment): its literal keys are
+ * then not all its keys.
+ */
+export function isExtendedLater(module: ParsedModule, localName: string): boolean {
+  const name = escapeRegExp(localName);
+  return [
+    new RegExp(`(?<![\\w$.])${name}\\s*(?:\\.\\s*[\\w$]+|\\[[^\\]]*\\])\\s*=(?!=)`),
+    new RegExp(`\\bObject\\.(?:assign|defineProperty|defineProperties)\\(\\s*${name}\\b`),
+    new RegExp(`(?<![\\w$.])(?<!(?:const|let|var)\\s+)${name}\\s*=(?![=>])`),
+  ].some((pattern) => pattern.test(module.js));
+}
+
 /** 1-based line of `localName`'s declaration in the original source (1 when not found). */
 export function declarationLine(module: ParsedModule, localName: string): number {
   const name = escapeRegExp(localName);

@@ -86,6 +86,21 @@ describe('what cannot be known statically is never reported', () => {
     expect(await problems({ 'tools.yaml': TOOL(['run', 'stop']), 'index.ts': "const base = {};\nexport const handlers = { ...base, run: () => 'ran' };\n" })).toEqual([]);
   });
 
+  test('handlers extended after their declaration (assignment, Object.assign)', async () => {
+    expect(await problems({ 'tools.yaml': TOOL(['run', 'stop']), 'index.ts': "export const handlers: Record<string, () => string> = { run: () => 'ran' };\nhandlers.stop = () => 'stopped';\n" })).toEqual([]);
+    expect(await problems({ 'tools.yaml': TOOL(['run', 'stop']), 'index.ts': "export const handlers = { run: () => 'ran' };\nhandlers['stop'] = () => 'stopped';\n" })).toEqual([]);
+    expect(await problems({ 'tools.yaml': TOOL(['run', 'stop']), 'index.ts': "export const handlers = { run: () => 'ran' };\nObject.assign(handlers, { stop: () => 'stopped' });\n" })).toEqual([]);
+    // Comparing, reading or calling a handler is not extending the object.
+    expect(await problems({ 'tools.yaml': TOOL(['run', 'stop']), 'index.ts': "export const handlers = { run: () => String(handlers.run === undefined) };\n" })).toEqual([
+      'E_TOOL_HANDLER_MISSING index.ts:1',
+    ]);
+  });
+
+  test('a Tool whose exports are missing or empty gets no handler comparison (the schema check reports it)', async () => {
+    const noExports = 'apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: t }\nspec:\n  entry: ./index.ts\n  exports: []\n';
+    expect(await problems({ 'tools.yaml': noExports, 'index.ts': "export const handlers = { run: () => 'ran' };\n" })).toEqual(['E_CONFIG_NO_EXPORTS tools.yaml:6']);
+  });
+
   test('an undeclared key is still reported beside a spread', async () => {
     expect(await problems({ 'tools.yaml': TOOL(['run']), 'index.ts': "const base = {};\nexport const handlers = {\n  ...base,\n  run: () => 'ran',\n  debug: () => 1,\n};\n" })).toEqual([
       'E_TOOL_HANDLER_UNDECLARED index.ts:5',
