@@ -1,10 +1,9 @@
-/** Runs the real `bin/goondan` in a subprocess, as a user would, and collects its output. */
-import { setDefaultTimeout } from 'bun:test';
+/**
+ * Runs the real `bin/goondan` in a subprocess, as a user would, and collects its output. Each run
+ * is a fresh Bun process (seconds on a loaded 2-core machine): test files that use it call
+ * setDefaultTimeout themselves — it applies only to the file that calls it, so a helper cannot.
+ */
 import { join } from 'node:path';
-
-// Each CLI run is a fresh Bun process; on a shared 2-core machine under load that alone can take
-// seconds, so tests that spawn the CLI get room (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 export const REPO_ROOT = join(import.meta.dir, '..', '..');
 export const GOONDAN_BIN = join(REPO_ROOT, 'bin', 'goondan');
