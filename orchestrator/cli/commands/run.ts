@@ -148,7 +148,13 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
       source: { kind: 'cli', name: 'you' },
       wait: true,
     });
-    const outcome = await submitted.reply;
+    // A signal mid-turn drains the swarm (onSignal); the reply may then never come, and waiting
+    // for it would keep the process alive after 'orchestrator stopped'.
+    const outcome = await Promise.race([submitted.reply, finished.then(() => 'stopped' as const)]);
+    if (outcome === 'stopped') {
+      io.stderr(`goondan run: stopped by a signal before the reply arrived (trace ${submitted.traceId}; log ${logFile})`);
+      return EXIT.runtimeError;
+    }
     await orchestrator.stop();
     if (!outcome) return EXIT.runtimeError;
     if (outcome.status === 'ok') {
