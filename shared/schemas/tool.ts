@@ -29,13 +29,13 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
         type: 'object',
         description: 'One LLM-callable function.',
         additionalProperties: false,
-        required: ['name', 'description', 'parameters'],
+        required: ['name'],
         properties: {
           name: { type: 'string', description: 'Export name: [a-z0-9_-]+ without "__".' },
-          description: { type: 'string', minLength: 1, description: 'What the function does; shown to the model.' },
+          description: { type: 'string', minLength: 1, description: 'What the function does; shown to the model. Optional, but models choose tools by it.' },
           parameters: {
             type: 'object',
-            description: 'JSON Schema of the arguments; must be `type: object`. Its own keywords are free.',
+            description: 'JSON Schema of the arguments; must be `type: object`. Its own keywords are free. Optional: a function without arguments gets { type: object, properties: {} }.',
             required: ['type'],
             properties: { type: { const: 'object', description: 'Always "object".' } },
           },

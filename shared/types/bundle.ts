@@ -11,6 +11,7 @@ import type {
   ModelParams,
   ModelProvider,
   ModelSpec,
+  JsonSchemaObject,
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
@@ -72,6 +73,9 @@ export interface ModelPlan {
   capabilities: NonNullable<ModelSpec['capabilities']>;
 }
 
+/** An export as the runtime gets it: `parameters` always set (the empty object schema by default). */
+export type ToolExportPlan = ToolExportSpec & { parameters: JsonSchemaObject };
+
 export interface ToolPlan {
   /** Tool resource name: the prefix of every exported tool name. */
   name: string;
@@ -81,7 +85,7 @@ export interface ToolPlan {
   errorMessageLimit: number;
   /** The tool's own result bound, when it sets one (else the agent's). */
   maxResultBytes?: number;
-  exports: ToolExportSpec[];
+  exports: ToolExportPlan[];
   /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
   config: JsonObject;
 }

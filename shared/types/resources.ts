@@ -73,10 +73,12 @@ export interface JsonSchemaObject {
   additionalProperties?: boolean | JsonObject;
   [keyword: string]: JsonValue | undefined;
 }
+/** One export as written in the Tool resource; `description` and `parameters` are optional (tool spec §6.1). */
 export interface ToolExportSpec {
   name: string;
-  description: string;
-  parameters: JsonSchemaObject;
+  description?: string;
+  /** Absent for a function without arguments: its plan gets `{ type: 'object', properties: {} }`. */
+  parameters?: JsonSchemaObject;
   /** Read-only exports are allowed by the default permission policy without asking. */
   readOnly?: boolean;
   /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */

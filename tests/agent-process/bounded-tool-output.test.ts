@@ -7,8 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
-import type { ToolPlan } from '../../shared/types/bundle.ts';
-import type { ToolExportSpec } from '../../shared/types/resources.ts';
+import type { ToolExportPlan, ToolPlan } from '../../shared/types/bundle.ts';
 import { fixtureTool, makePlan, storedToolResults, trackEngines, userEvent } from './helpers/engine-fixture.ts';
 
 const engines = trackEngines();
@@ -17,7 +16,7 @@ const BASE = resolve(import.meta.dir, '../../bundles/base');
 
 /** The built-in file-system tool, as the config plane would plan it. */
 function fileSystemTool(): ToolPlan {
-  const doc = YAML.parseAllDocuments(readFileSync(join(BASE, 'tools/file-system/tool.yaml'), 'utf8'))[0]?.toJSON() as { spec: { exports: ToolExportSpec[] } };
+  const doc = YAML.parseAllDocuments(readFileSync(join(BASE, 'tools/file-system/tool.yaml'), 'utf8'))[0]?.toJSON() as { spec: { exports: ToolExportPlan[] } };
   return { name: 'file-system', packageName: '@goondan/base', entryPath: join(BASE, 'tools/file-system/index.ts'), errorMessageLimit: 2000, exports: doc.spec.exports, config: {} };
 }
 
