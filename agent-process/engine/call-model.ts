@@ -5,7 +5,7 @@
  * are repaired where unambiguous (seed 004 §8) or carried as an error — never replaced by `{}`.
  */
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { generateText, jsonSchema, tool, type AssistantModelMessage, type ModelMessage, type ToolSet } from 'ai';
+import { generateText, jsonSchema, tool, type AssistantModelMessage, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
 import type { ToolCall, ToolCatalogItem } from '../../shared/types/tools.ts';
@@ -131,9 +131,10 @@ function cloneArgs(input: JsonObject): JsonObject {
   return structuredClone(input);
 }
 
-function tokenUsage(usage: { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined }): TokenUsage | undefined {
+function tokenUsage(usage: LanguageModelUsage): TokenUsage | undefined {
   if (usage.inputTokens === undefined && usage.outputTokens === undefined && usage.totalTokens === undefined) return undefined;
   const promptTokens = usage.inputTokens ?? 0;
   const completionTokens = usage.outputTokens ?? 0;
-  return { promptTokens, completionTokens, totalTokens: usage.totalTokens ?? promptTokens + completionTokens };
+  const cached = usage.inputTokenDetails?.cacheReadTokens;
+  return { promptTokens, completionTokens, totalTokens: usage.totalTokens ?? promptTokens + completionTokens, ...(cached ? { cachedPromptTokens: cached } : {}) };
 }

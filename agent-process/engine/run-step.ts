@@ -15,7 +15,9 @@ import { childSpan, spanFields, type Span } from '../observability/trace-span.ts
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { toolResultOutput } from '../tools/tool-result-output.ts';
 import { callModel } from './call-model.ts';
+import { gatedModelCall } from './model-gate.ts';
 import { errorShape } from '../../shared/errors/index.ts';
+import { usageFacts } from '../observability/usage-facts.ts';
 import { runChain } from './chain-runner.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
 
@@ -29,7 +31,9 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   const catalog = sanitizeCatalog(ctx.toolCatalog);
   let answer;
   try {
-    answer = await callModel(engine.model, engine.conversation.toLlmMessages(), catalog);
+    const messages = engine.conversation.toLlmMessages();
+    const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages };
+    answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => callModel(engine.model, messages, catalog));
   } catch (error) {
     return failedStep(modelCallError(engine.model.name, error));
   }
@@ -132,6 +136,7 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
         duration,
         ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
         ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+        ...usageFacts(engine.plan.model, result.tokenUsage),
       });
     },
   });

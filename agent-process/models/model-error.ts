@@ -5,9 +5,11 @@
  */
 import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import type { TurnError } from '../../shared/types/turns.ts';
-import { errorMessageOf } from '../../shared/errors/index.ts';
+import { errorMessageOf, GoondanError } from '../../shared/errors/index.ts';
 
 export function modelCallError(modelName: string, error: unknown): TurnError {
+  // The orchestrator refused the call (BUDGET_EXCEEDED, …): its error is already the one to show.
+  if (GoondanError.isInstance(error)) return error.toJSON();
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';
   if (LoadAPIKeyError.isInstance(last)) {

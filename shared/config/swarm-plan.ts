@@ -1,6 +1,7 @@
 /** SwarmPlan: member agents, entry agent and policy with defaults (ARCHITECTURE §5, SPEC.md §1.2). */
 import type { LoadedBundle, SwarmPlan } from '../types/bundle.ts';
 import { workspaceIdFor } from '../state-paths.ts';
+import { buildBudgetPlan } from './budget-plan.ts';
 import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 32;
@@ -11,9 +12,11 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
   assertLoadable(bundle);
   const { resource, spec } = findSwarm(bundle, swarmName);
   const entry = resolveIn(bundle, resource, spec.entryAgent, ['spec', 'entryAgent']).target;
-  const agents = spec.agents.map((item, i) => resolveIn(bundle, resource, item, ['spec', 'agents', i]).target.name);
+  const members = spec.agents.map((item, i) => resolveIn(bundle, resource, item, ['spec', 'agents', i]).target);
+  const agents = members.map((agent) => agent.name);
   const instanceKey = spec.instanceKey ?? resource.name;
-  return {
+  const budget = buildBudgetPlan(bundle, members, spec.policy?.budget);
+  const plan: SwarmPlan = {
     name: resource.name,
     instanceKey,
     workspaceId: workspaceIdFor(instanceKey),
@@ -23,4 +26,6 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
     shutdownGracePeriodMs: (spec.policy?.shutdown?.gracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
     startupTimeoutMs: (spec.policy?.startupTimeoutSeconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
   };
+  if (budget) plan.budget = budget;
+  return plan;
 }

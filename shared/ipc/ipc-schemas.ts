@@ -80,7 +80,9 @@ export type TypedIpcMessage =
 const agentEventValidator = ajv.compile<AgentEvent>(agentEventSchema);
 const ipcMessageValidator = ajv.compile<TypedIpcMessage>(ipcMessageSchema);
 
-// Base fields only: the producer is our own engine; consumers (SSE, metrics) need these to be right.
+const count = { type: 'number', minimum: 0 } as const;
+
+// Base fields, and the figures the orchestrator counts (usage, cost); the rest is our engine's own.
 const runtimeEventValidator = ajv.compile<RuntimeEvent>({
   type: 'object',
   required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
@@ -92,6 +94,13 @@ const runtimeEventValidator = ajv.compile<RuntimeEvent>({
     traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
     spanId: { type: 'string', pattern: '^[0-9a-f]{16}$' },
     parentSpanId: { type: 'string' },
+    model: { type: 'string' },
+    tokenUsage: {
+      type: 'object',
+      required: ['promptTokens', 'completionTokens', 'totalTokens'],
+      properties: { promptTokens: count, completionTokens: count, totalTokens: count, cachedPromptTokens: count },
+    },
+    cost: { type: 'object', required: ['amount', 'currency'], properties: { amount: count, currency: nonEmptyString } },
   },
 });
 

@@ -6,10 +6,13 @@
 import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
+  BudgetLimit,
   ConnectorEventSpec,
   IngressRule,
   ModelParams,
+  ModelPricing,
   ModelProvider,
+  ModelRateLimit,
   ModelSpec,
   JsonSchemaObject,
   ResourceKind,
@@ -71,6 +74,8 @@ export interface ModelPlan {
   apiKey?: string;
   options: JsonObject;
   capabilities: NonNullable<ModelSpec['capabilities']>;
+  pricing?: ModelPricing;
+  rateLimit?: ModelRateLimit;
 }
 
 /** An export as the runtime gets it: `parameters` always set (the empty object schema by default). */
@@ -125,6 +130,17 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
+  /** `policy.budget` with its defaults; absent when the swarm sets no limit. */
+  budget?: BudgetPlan;
+}
+
+export interface BudgetPlan {
+  perTurn?: BudgetLimit;
+  perInstancePerDay?: BudgetLimit;
+  perSwarmPerDay?: BudgetLimit;
+  onExceeded: 'deny' | 'ask';
+  /** Currency of the cost limits; absent when no model of the swarm is priced. */
+  currency?: string;
 }
 
 export interface ConnectionPlan {

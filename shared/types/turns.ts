@@ -10,6 +10,15 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Part of promptTokens the provider served from its prompt cache, when it says so. */
+  cachedPromptTokens?: number;
+}
+
+/** What model calls cost (Model.spec.pricing). */
+export interface Cost {
+  amount: number;
+  /** ISO 4217 code. */
+  currency: string;
 }
 
 /** Why a turn or step failed: the one ErrorShape of every boundary. */
@@ -62,6 +71,8 @@ export type RuntimeEvent =
       duration: number;
       finishReason: FinishReason;
       tokenUsage?: TokenUsage;
+      /** Sum of the steps' costs, when the agent's Model has pricing. */
+      cost?: Cost;
     })
   | (RuntimeEventBase & { type: 'turn.failed'; turnId: string; duration: number; error: ErrorShape; stepCount: number })
   | (RuntimeEventBase & {
@@ -81,6 +92,10 @@ export type RuntimeEvent =
       /** Milliseconds of this step spent in the model call (AI SDK + provider), part of `duration`. */
       modelDuration?: number;
       tokenUsage?: TokenUsage;
+      /** The Model resource that answered (its name). */
+      model?: string;
+      /** The model call's cost, when the Model has pricing. */
+      cost?: Cost;
     })
   | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; error: ErrorShape })
   | (RuntimeEventBase & { type: 'tool.called'; turnId: string; stepId: string; toolCallId: string; toolName: string; args?: JsonObject })
