@@ -5,9 +5,10 @@
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { instancePaths } from '../../shared/state-paths.ts';
+import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -22,6 +23,8 @@ import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
+import { usageRow } from '../usage/usage-row.ts';
+import { ModelCalls } from '../usage/model-calls.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
 
 /** What the core needs of the loaded bundle; swapped as a whole on reload. */
@@ -60,6 +63,7 @@ export class OrchestratorCore {
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
+  readonly modelCalls: ModelCalls;
   private stopping = false;
 
   constructor(private readonly options: OrchestratorCoreOptions) {
@@ -82,9 +86,11 @@ export class OrchestratorCore {
       wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
     });
+    this.modelCalls = new ModelCalls({ dayFile: join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'usage-today.json') });
     this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
     this.router = new Router({
       approvals: this.approvals,
+      modelCalls: this.modelCalls,
       swarm: () => config().swarm,
       connections: () => config().connections,
       supervisor: this.supervisor,
@@ -174,13 +180,14 @@ export class OrchestratorCore {
         rss: rss ?? null,
         startedAt: proc.startedAt ?? null,
         lastError: proc.lastError ? { ...proc.lastError } : null,
+        usage: proc.kind === 'agent' ? usageRow(this.modelCalls.ledger.instance(proc.name, proc.instanceKey)) : null,
         ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
       });
     }
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
       const rss = await processRssBytes(pid);
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null, lastError: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null, lastError: null, usage: null });
     }
     return rows;
   }

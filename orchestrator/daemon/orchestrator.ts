@@ -19,6 +19,7 @@ import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
 import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/router.ts';
+import { usageRoutes } from '../usage/usage-routes.ts';
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
@@ -251,11 +252,15 @@ export class Orchestrator {
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
       runtimeEvents: this.core.runtimeEvents,
-      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000),
+      metricsText: async () =>
+        this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.modelCalls.ledger.instances()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),
-      extraRoutes: approvalRoutes(this.core.approvals, () => this.core.metrics.malformedMessages.inc({ source: 'http' })),
+      extraRoutes: [
+        ...approvalRoutes(this.core.approvals, () => this.core.metrics.malformedMessages.inc({ source: 'http' })),
+        ...usageRoutes(this.core.modelCalls.ledger),
+      ],
     };
   }
 

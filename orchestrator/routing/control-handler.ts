@@ -22,6 +22,7 @@ import type { Delivery } from '../delivery/delivery.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
+import type { ModelCalls } from '../usage/model-calls.ts';
 import type { InstanceOwners } from './instance-owners.ts';
 import { targetOf } from './default-target.ts';
 
@@ -38,6 +39,7 @@ export interface ControlHandlerDeps {
   metrics: Metrics;
   runtimeEvents: RuntimeEventBus;
   approvals: ApprovalBroker;
+  modelCalls: ModelCalls;
   owners: InstanceOwners;
   logger: RootLogger;
   onRestartRequested(proc: ManagedProcess, reason: string): void;
@@ -119,6 +121,7 @@ export class ControlHandler {
       return;
     }
     this.deps.metrics.observe(result.value);
+    this.deps.modelCalls.observe(result.value);
     this.deps.runtimeEvents.publish(result.value);
   }
 

@@ -25,6 +25,7 @@ import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { extendCallChain } from './call-chain.ts';
+import type { ModelCalls } from '../usage/model-calls.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
@@ -55,6 +56,8 @@ export interface RouterDeps {
   /** A process asked to be restarted after its current turn (self-restart tool). */
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   approvals: ApprovalBroker;
+  /** Model-call accounting and admission (usage ledger, budgets, rate limits). */
+  modelCalls: ModelCalls;
 }
 
 export interface ExternalSubmission {
