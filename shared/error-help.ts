@@ -47,6 +47,7 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_CHILD_', 'agent'],
   ['E_ASSIGNMENT_', 'agent'],
   ['DAEMON_STOPPING', 'agent'],
+  ['BUDGET_EXCEEDED', 'agent'],
 ];
 
 /** The page (e.g. `config.md`) that explains `code`, if its family has one. */

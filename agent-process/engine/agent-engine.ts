@@ -29,6 +29,7 @@ import { ToolExecutor } from '../tools/tool-executor.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
+import type { ModelGate } from './model-gate.ts';
 import type { EngineInternals } from './engine-internals.ts';
 import { PipelineRegistry } from './pipeline-registry.ts';
 import { executeTurn, foldConversation, type TurnLifecycleDeps } from './turn-lifecycle.ts';
@@ -55,6 +56,8 @@ export interface AgentEngineOptions {
   allowRegistryDirectCalls?: boolean;
   /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension. */
   approvals?: ExtensionApi['approvals'];
+  /** Admits each model call (budgets, rate limits): the shell asks the orchestrator. */
+  modelGate?: ModelGate;
   /** How long close() waits for each extension's onClose handler (default 5 s). */
   closeTimeoutMs?: number;
 }
@@ -133,6 +136,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     inbox: new AsyncReplyInbox(logger),
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
+    ...(options.modelGate ? { modelGate: options.modelGate } : {}),
   };
 
   const states = new ExtensionStateStore(paths.extensionsDir);

@@ -15,6 +15,7 @@ import type { TurnResult } from '../../shared/types/turns.ts';
 import { createAgentEngine } from '../engine/agent-engine.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
 import { createIpcApprovals } from './ipc-approvals.ts';
+import { createIpcModelGate, needsModelGate } from './ipc-model-gate.ts';
 import { TurnQueue } from './turn-queue.ts';
 
 export async function startAgent(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
@@ -36,6 +37,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger: rootLogger,
     agentsRuntime: agents,
     approvals: createIpcApprovals({ channel, self }),
+    ...(needsModelGate(assignment.agentPlan, assignment.swarmPlan) ? { modelGate: createIpcModelGate({ channel, self }) } : {}),
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).

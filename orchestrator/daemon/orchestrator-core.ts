@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
-import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
@@ -34,6 +34,8 @@ export interface CoreConfig {
   spawnSpec(kind: ProcessKind, name: string, instanceKey: string): SpawnSpec;
   /** Command line of a bare agent process (warm pool). */
   agentLaunchOptions(): LaunchOptions;
+  /** The Model an agent uses (budgets price estimates, rate limits are per Model). */
+  modelOf(agent: string): ModelPlan | undefined;
 }
 
 export interface OrchestratorCoreOptions {
@@ -86,8 +88,14 @@ export class OrchestratorCore {
       wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
     });
-    this.modelCalls = new ModelCalls({ dayFile: join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'usage-today.json') });
     this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
+    this.modelCalls = new ModelCalls({
+      swarm: () => config().swarm,
+      modelOf: (agent) => config().modelOf(agent),
+      approvals: this.approvals,
+      logger,
+      dayFile: join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'usage-today.json'),
+    });
     this.router = new Router({
       approvals: this.approvals,
       modelCalls: this.modelCalls,
@@ -232,6 +240,7 @@ export class OrchestratorCore {
 
   private onExit(proc: ManagedProcess, exit: ProcessExit): void {
     this.approvals.dropFor(proc.key);
+    this.modelCalls.dropFor(proc.key);
     if (proc.kind === 'agent' && proc.retired) {
       const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
       const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';

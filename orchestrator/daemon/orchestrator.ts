@@ -160,6 +160,7 @@ export class Orchestrator {
       spawnSpec: (kind, name, instanceKey) =>
         kind === 'agent' ? agentSpawnSpec(config, this.options, name, instanceKey) : connectorSpawnSpec(config, this.options, name),
       agentLaunchOptions: () => agentLaunchOptions(config, this.options.childOutput),
+      modelOf: (agent) => config.agents.get(agent)?.model,
     };
   }
 

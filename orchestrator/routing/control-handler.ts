@@ -105,6 +105,20 @@ export class ControlHandler {
         if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
         return;
       }
+      case 'runtime.model.admit': {
+        const request = control.event;
+        void this.deps.modelCalls.admit(from, control.payload).then((admission) => {
+          if (admission.ok) this.reply(from, request, 'runtime.model.admit', admission.value);
+          else this.answer(from, request, failureOutcome(admission.error));
+        });
+        return;
+      }
+      case 'runtime.model.release':
+        this.deps.modelCalls.release(from, control.payload);
+        return;
+      case 'runtime.model.throttled':
+        this.deps.modelCalls.throttled(from, control.payload);
+        return;
       case 'runtime.restart':
         this.deps.onRestartRequested(from, control.payload.reason);
         return;
