@@ -90,7 +90,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const model = await createLanguageModel(plan, options.env ?? process.env);
+  const gate = options.modelGate;
+  const model = await createLanguageModel(plan, options.env ?? process.env, gate && plan.model.rateLimit ? (ms) => gate.throttled(ms) : undefined);
 
   const executor = new ToolExecutor({
     registry,

@@ -2,7 +2,8 @@
  * The orchestrator's side of model calls, across every agent process: it counts what each call
  * used and cost (UsageLedger, from admission releases and step.completed events) and admits each
  * call of an agent that has a budget (Swarm.spec.policy.budget) — refused with BUDGET_EXCEEDED, or
- * put to a person when the budget says `ask`.
+ * put to a person when the budget says `ask` — and holds it until the Model's shared rate limiter
+ * (Model.spec.rateLimit) lets it go.
  */
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import { newId } from '../../shared/ids.ts';
@@ -14,6 +15,7 @@ import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import { priceUsage } from '../../shared/usage/price-usage.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import { type Amounts, addAmounts, amountsOf, type BudgetOverrun, budgetOverrun, type BudgetScope, describeOverrun } from './budget-check.ts';
+import { ModelRateLimiter } from './model-rate-limiter.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
 /** How long a budget `ask` waits for a person before it counts as a refusal. */
@@ -24,6 +26,8 @@ export interface ModelCaller {
   name: string;
   instanceKey: string;
   key: string;
+  /** Still running (an admission that waited may outlive its asker). */
+  readonly alive: boolean;
 }
 
 export interface ModelCallsOptions {
@@ -40,14 +44,20 @@ export type Admission = { ok: true; value: ControlResults['runtime.model.admit']
 
 interface InFlight {
   processKey: string;
+  /** The limiter that admitted the call (Model.spec.rateLimit), to release. */
+  limiter?: ModelRateLimiter;
   traceId: string;
   instanceKey: string;
   estimate: Amounts;
+  /** The limiter let it go (holds one of its places until released). */
+  acquired: boolean;
 }
 
 export class ModelCalls {
   readonly ledger: UsageLedger;
   private readonly inFlight = new Map<string, InFlight>();
+  /** One per rate-limited Model, by Model name. */
+  private readonly limiters = new Map<string, ModelRateLimiter>();
 
   constructor(private readonly options: ModelCallsOptions) {
     this.ledger = new UsageLedger(options.dayFile);
@@ -84,15 +94,30 @@ export class ModelCalls {
       }
     }
     const admissionId = newId('adm');
+    const limiter = model ? this.limiterFor(model) : undefined;
     // Reserved before any wait, so calls admitted together cannot overshoot the budget together.
-    this.inFlight.set(admissionId, { processKey: from.key, traceId: request.traceId, instanceKey: from.instanceKey, estimate });
-    return { ok: true, value: { admissionId, waitedMs: Date.now() - started } };
+    const entry: InFlight = { processKey: from.key, traceId: request.traceId, instanceKey: from.instanceKey, estimate, acquired: false, ...(limiter ? { limiter } : {}) };
+    this.inFlight.set(admissionId, entry);
+    if (limiter) {
+      await limiter.acquire();
+      entry.acquired = true;
+      if (!from.alive || !this.inFlight.has(admissionId)) {
+        // The asker died while it waited: give its turn back.
+        this.inFlight.delete(admissionId);
+        limiter.release(0);
+        return { ok: false, error: runtimeError('AGENT_UNAVAILABLE', `agent '${from.name}' stopped while its model call waited for the rate limit`) };
+      }
+    }
+    const waitedMs = Date.now() - started;
+    if (waitedMs > 0 && limiter) this.options.logger.debug({ agent: from.name, model: model?.name, waitedMs }, 'model call admitted after a rate-limit wait');
+    return { ok: true, value: { admissionId, waitedMs } };
   }
 
   release(from: ModelCaller, payload: ControlPayloads['runtime.model.release']): void {
     const entry = this.inFlight.get(payload.admissionId);
     if (!entry || entry.processKey !== from.key) return;
     this.inFlight.delete(payload.admissionId);
+    entry.limiter?.release(payload.usage ? payload.usage.promptTokens + payload.usage.completionTokens : 0);
     if (payload.usage) {
       this.ledger.record({
         stepId: payload.stepId,
@@ -105,14 +130,33 @@ export class ModelCalls {
     }
   }
 
-  /** A provider 429 (rate limits pause the Model for every agent: model-rate-limiter.ts). */
+  /** A provider 429 with Retry-After: the Model pauses for every agent using it (when it has a rateLimit). */
   throttled(from: ModelCaller, payload: ControlPayloads['runtime.model.throttled']): void {
-    this.options.logger.info({ agent: from.name, retryAfterMs: payload.retryAfterMs }, 'provider throttled a model call');
+    const model = this.options.modelOf(from.name);
+    const limiter = model ? this.limiterFor(model) : undefined;
+    if (!limiter) return;
+    limiter.pause(payload.retryAfterMs);
+    this.options.logger.info({ agent: from.name, model: model?.name, retryAfterMs: payload.retryAfterMs }, 'provider throttled the model: paused for every agent');
   }
 
   /** The process is gone: its calls in flight will never be released. */
   dropFor(processKey: string): void {
-    for (const [id, entry] of this.inFlight) if (entry.processKey === processKey) this.inFlight.delete(id);
+    for (const [id, entry] of this.inFlight) {
+      if (entry.processKey !== processKey) continue;
+      this.inFlight.delete(id);
+      // One still waiting gives its place back itself once admitted (admit sees it was dropped).
+      if (entry.acquired) entry.limiter?.release(0);
+    }
+  }
+
+  /** The Model's shared limiter; a reload that changed the limits starts a new one. */
+  private limiterFor(model: ModelPlan): ModelRateLimiter | undefined {
+    if (!model.rateLimit) return undefined;
+    const existing = this.limiters.get(model.name);
+    if (existing && JSON.stringify(existing.limits) === JSON.stringify(model.rateLimit)) return existing;
+    const limiter = new ModelRateLimiter(model.rateLimit);
+    this.limiters.set(model.name, limiter);
+    return limiter;
   }
 
   private used(traceId: string, instanceKey: string, currency: string | undefined): Record<BudgetScope, Amounts> {
