@@ -30,16 +30,20 @@ interface StepExtras {
 async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, extras: StepExtras): Promise<StepResult> {
   const catalog = sanitizeCatalog(ctx.toolCatalog);
   let answer;
+  let modelStartedAt = 0;
   try {
     const messages = engine.conversation.toLlmMessages();
     const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages };
-    answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => callModel(engine.model, messages, catalog));
+    answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => {
+      modelStartedAt = Date.now(); // after any admission wait: the model call's own span starts here
+      return callModel(engine.model, messages, catalog);
+    });
   } catch (error) {
     return failedStep(modelCallError(engine.model.name, error));
   }
 
   if (answer.warnings.length > 0) engine.logger.warn({ code: 'W_MODEL_WARNING', model: engine.model.name, warnings: answer.warnings }, 'the model call returned warnings');
-  const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, finishReason: answer.finishReason };
+  const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, modelStartedAt, finishReason: answer.finishReason };
   const repairs = answer.toolCalls.filter((c) => c.repairs !== undefined).map((c) => ({ toolCallId: c.call.id, repairs: c.repairs ?? [] }));
   const assistant = answer.assistant
     ? createMessage(answer.assistant, { type: 'assistant', stepId: extras.stepId }, repairs.length > 0 ? { argsRepaired: repairs } : {})
@@ -127,6 +131,7 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
         return;
       }
       const modelDuration = result.metadata.modelDurationMs;
+      const modelStartedAt = result.metadata.modelStartedAt;
       engine.events.emit({
         type: 'step.completed',
         timestamp,
@@ -135,6 +140,7 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
         toolCallCount: result.toolCalls.length,
         duration,
         ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
+        ...(typeof modelStartedAt === 'number' && modelStartedAt > 0 ? { modelStartedAt: new Date(modelStartedAt).toISOString() } : {}),
         ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
         ...usageFacts(engine.plan.model, result.tokenUsage),
       });

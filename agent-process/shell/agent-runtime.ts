@@ -13,6 +13,7 @@ import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
 import { createAgentEngine } from '../engine/agent-engine.ts';
+import { startAgentTelemetry } from '../observability/agent-telemetry.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
 import { createIpcApprovals } from './ipc-approvals.ts';
 import { createIpcModelGate, needsModelGate } from './ipc-model-gate.ts';
@@ -29,6 +30,11 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;
+  const telemetry = await startAgentTelemetry(
+    process.env,
+    { agent: agentName, instanceKey, model: assignment.agentPlan.model, swarm: assignment.swarmPlan.name },
+    logger,
+  );
   const engine = await createAgentEngine({
     plan: assignment.agentPlan,
     swarm: assignment.swarmPlan,
@@ -43,6 +49,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
       const record: unknown = event;
       if (isJsonObject(record)) channel.control('runtime.observe', { event: record });
+      telemetry?.observe(event);
     },
     onRestartRequested: (reason) => {
       restartReason = reason;
@@ -79,6 +86,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     async drain() {
       await queue.drain();
       await engine.close();
+      await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'exporting the last spans failed'));
     },
   };
 }

@@ -25,6 +25,7 @@ import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } fr
 import type { ProcessRow } from '../http/api-server.ts';
 import { usageRow } from '../usage/usage-row.ts';
 import { ModelCalls } from '../usage/model-calls.ts';
+import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
 
 /** What the core needs of the loaded bundle; swapped as a whole on reload. */
@@ -53,6 +54,8 @@ export interface OrchestratorCoreOptions {
   onExchange?(note: ExchangeNote): void;
   /** After the core handled an exit (the daemon watches its interactive connector). */
   onProcessExit?(proc: ManagedProcess, exit: ProcessExit): void;
+  /** OpenTelemetry spans of inter-agent calls (only when spans are exported). */
+  requestSpans?: RequestSpans;
   /** After a process said `runtime.started` and its queued events were delivered. */
   onProcessStarted?(proc: ManagedProcess): void;
 }
@@ -99,6 +102,7 @@ export class OrchestratorCore {
     this.router = new Router({
       approvals: this.approvals,
       modelCalls: this.modelCalls,
+      ...(options.requestSpans ? { requestSpans: options.requestSpans } : {}),
       swarm: () => config().swarm,
       connections: () => config().connections,
       supervisor: this.supervisor,

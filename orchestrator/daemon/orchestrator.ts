@@ -21,6 +21,7 @@ import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts'
 import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/router.ts';
 import { usageRoutes } from '../usage/usage-routes.ts';
 import { watchBundle } from '../watch/bundle-watcher.ts';
+import { type RequestSpans, startRequestSpans } from '../telemetry/request-spans.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
@@ -64,6 +65,7 @@ export class Orchestrator {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private runtimeFile: string | undefined;
+  private requestSpans: RequestSpans | undefined;
 
   constructor(private readonly options: OrchestratorOptions) {}
 
@@ -94,6 +96,7 @@ export class Orchestrator {
     }
     // State directories of older versions get their injective names before anything reads them.
     migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
+    this.requestSpans = await startRequestSpans(this.options.processEnv, swarm.name, (problem) => logger.warn({ code: 'W_OTEL_PROTOCOL' }, problem));
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
@@ -110,6 +113,7 @@ export class Orchestrator {
       httpApprovals: this.options.processEnv.GOONDAN_APPROVALS === 'http',
       promptInteractive: (approval) => this.promptInteractive(approval),
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
+      ...(this.requestSpans ? { requestSpans: this.requestSpans } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
     });
     this.server = startApiServer({
@@ -143,6 +147,7 @@ export class Orchestrator {
       const grace = this.config?.swarm.shutdownGracePeriodMs ?? 30_000;
       this.options.logger.info({ gracePeriodMs: grace }, 'shutting down');
       await this.core?.stop(grace);
+      await this.requestSpans?.shutdown().catch((error: unknown) => this.options.logger.warn({ err: error }, 'exporting the last spans failed'));
       await this.server?.stop(true);
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
       this.options.logger.info('orchestrator stopped');

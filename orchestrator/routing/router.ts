@@ -26,6 +26,7 @@ import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { extendCallChain } from './call-chain.ts';
 import type { ModelCalls } from '../usage/model-calls.ts';
+import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
@@ -58,6 +59,8 @@ export interface RouterDeps {
   approvals: ApprovalBroker;
   /** Model-call accounting and admission (usage ledger, budgets, rate limits). */
   modelCalls: ModelCalls;
+  /** OpenTelemetry spans of inter-agent calls (only when spans are exported). */
+  requestSpans?: RequestSpans;
 }
 
 export interface ExternalSubmission {
@@ -204,7 +207,17 @@ export class Router {
       this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
-    this.dispatch(target, { ...event, instanceKey: target.instanceKey }, from.name, kind, false);
+    const spanId = event.traceId === undefined ? undefined : this.deps.requestSpans?.begin({
+      traceId: event.traceId,
+      ...(event.parentSpanId ? { parentSpanId: event.parentSpanId } : {}),
+      caller: from.name,
+      callerInstanceKey: from.instanceKey,
+      target: target.agent,
+      targetInstanceKey: target.instanceKey,
+      ...(event.replyTo ? { correlationId: event.replyTo.correlationId } : {}),
+    });
+    // With spans exported, the callee's turn hangs under the request span (caller tool → request → callee turn).
+    this.dispatch(target, { ...event, instanceKey: target.instanceKey, ...(spanId ? { parentSpanId: spanId } : {}) }, from.name, kind, false);
   }
 
   private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
@@ -302,6 +315,7 @@ export class Router {
 
   /** Delivers an outcome to the requester: a local waiter, or the exact process incarnation that asked. */
   private answer(requester: Requester, correlationId: string, outcome: ReplyOutcome, original?: AgentEvent): void {
+    this.deps.requestSpans?.end(correlationId, outcome.status === 'ok' ? undefined : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`);
     if (requester.kind === 'local') {
       requester.resolve(outcome);
       return;

@@ -91,6 +91,8 @@ export type RuntimeEvent =
       duration: number;
       /** Milliseconds of this step spent in the model call (AI SDK + provider), part of `duration`. */
       modelDuration?: number;
+      /** When the model call began (after any wait for its admission), ISO 8601. */
+      modelStartedAt?: string;
       tokenUsage?: TokenUsage;
       /** The Model resource that answered (its name). */
       model?: string;
