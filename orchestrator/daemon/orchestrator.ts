@@ -251,7 +251,7 @@ export class Orchestrator {
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
       runtimeEvents: this.core.runtimeEvents,
-      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000),
+      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),

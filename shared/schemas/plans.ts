@@ -85,7 +85,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'lifecycle'],
   properties: {
     name,
     instanceKey: name,
@@ -95,6 +95,12 @@ export const swarmPlanSchema = {
     maxStepsPerTurn: { type: 'integer', minimum: 1 },
     shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
     startupTimeoutMs: { type: 'integer', minimum: 1 },
+    lifecycle: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ttlMs'],
+      properties: { ttlMs: { type: 'integer', minimum: 0 }, gcGraceMs: { type: 'integer', minimum: 0 }, maxLiveProcesses: { type: 'integer', minimum: 1 } },
+    },
   },
 } as const;
 

@@ -125,6 +125,17 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
+  /** Instance lifecycle (SPEC.md §1.2 `policy.lifecycle`): when idle instances stop and their state goes. */
+  lifecycle: LifecyclePlan;
+}
+
+export interface LifecyclePlan {
+  /** Idle this long → passivated (0 = never). */
+  ttlMs: number;
+  /** Idle this long → state deleted (absent = keep forever). */
+  gcGraceMs?: number;
+  /** Absent = derived by the daemon from free memory and the measured process size. */
+  maxLiveProcesses?: number;
 }
 
 export interface ConnectionPlan {

@@ -144,7 +144,7 @@ export interface SwarmPolicy {
   maxStepsPerTurn?: number;
   /** An agent that is not ready this long after its spawn failed to start (default 30). */
   startupTimeoutSeconds?: number;
-  lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
+  lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
 }
 export interface SwarmSpec {

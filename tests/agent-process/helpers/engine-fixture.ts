@@ -122,6 +122,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
+    lifecycle: { ttlMs: 300_000 },
   };
 }
 
