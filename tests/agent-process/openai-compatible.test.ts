@@ -188,5 +188,6 @@ describe('openai-compatible against a fake server', () => {
     } finally {
       http.close();
     }
-  }, 15000);
+    // The SDK's retry backs off about 2 s before the second attempt.
+  }, 60_000);
 });

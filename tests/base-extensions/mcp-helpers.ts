@@ -77,12 +77,3 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
-
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await Bun.sleep(25);
-  }
-  return condition();
-}

@@ -31,7 +31,8 @@ describe('base tools run through the real engine', () => {
       stderr: 'pipe',
       env: { ...process.env, GOONDAN_LOG_LEVEL: 'warn' },
     });
-    const timer = setTimeout(() => proc.kill(), 50_000);
+    // A run that hangs is ended, and the exit-code check below fails.
+    const timer = setTimeout(() => proc.kill(), 60_000);
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
     expect({ exitCode, stderr: exitCode === 0 ? '' : stderr }).toEqual({ exitCode: 0, stderr: '' });
@@ -46,5 +47,5 @@ describe('base tools run through the real engine', () => {
     expect(history).toContain('"code":"E_FS_OUTSIDE_WORKDIR"');
     expect(history).toContain('add it to the tool config \\"roots\\"');
     expect(findFiles(stateRoot, 'workspaces/**/escape.txt')).toEqual([]);
-  });
+  }, 90_000);
 });
