@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import { makePlan, removeDir, startEngine, userEvent } from '../agent-process/helpers/engine-fixture.ts';
 import { probe, resetProbe } from '../fixtures/mcp/probe-extension.ts';
+import { isRunning } from '../helpers/process-state.ts';
 import { waitFor, waitUntil, within } from '../helpers/wait-for.ts';
 import {
   MCP_FIXTURES,
@@ -16,7 +17,6 @@ import {
   callRule,
   closeEngines,
   engineWithMcp,
-  isAlive,
   mcpExtension,
   probeExtension,
   resultsOf,
@@ -177,7 +177,7 @@ describe('reconnecting after a server restart', () => {
     expect(crash?.message).toContain('crashing on purpose');
     expect(after?.status).toBe('ok');
     expect(pidOf(after?.output)).not.toBe(pidOf(before?.output));
-    expect(isAlive(pidOf(before?.output))).toBe(false);
+    expect(isRunning(pidOf(before?.output))).toBe(false);
     expect(warnings(h, 'E_MCP_SERVER_CLOSED')).toHaveLength(1);
   });
 
@@ -189,7 +189,7 @@ describe('reconnecting after a server restart', () => {
     process.kill(first, 'SIGKILL');
     // Reconnection starts once the extension has seen the exit (the SDK reports the closed pipe).
     await waitFor('one E_MCP_SERVER_CLOSED warning (so far)', () => warnings(h, 'E_MCP_SERVER_CLOSED'), (found) => found.length === 1);
-    expect(isAlive(first)).toBe(false);
+    expect(isRunning(first)).toBe(false);
     await h.engine.runTurn(userEvent('pid'));
     const second = resultsOf('fx__pid')[1];
     expect(second?.error).toBeUndefined();
@@ -244,12 +244,12 @@ describe('the servers stop with the agent process', () => {
     const pidFile = join(tempDir, 'pids');
     const h = await startEngine(makePlan({ extensions: [mcpExtension({ servers: { fx: stdioServer({ env: { MCP_FIXTURE_PID_FILE: pidFile } }) } })] }));
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(isAlive(pid)).toBe(true);
+    expect(isRunning(pid)).toBe(true);
     try {
       await h.engine.close();
-      await waitUntil(() => !isAlive(pid), `the stdio server (pid ${pid}) to exit`);
+      await waitUntil(() => !isRunning(pid), `the stdio server (pid ${pid}) to exit`);
     } finally {
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
       removeDir(h.stateRoot);
     }
   });
@@ -262,9 +262,9 @@ describe('the servers stop with the agent process', () => {
     expect(existsSync(pidFile)).toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     try {
-      await waitUntil(() => !isAlive(pid), `the stdio server that ignores stdin EOF (pid ${pid}) to be terminated`);
+      await waitUntil(() => !isRunning(pid), `the stdio server that ignores stdin EOF (pid ${pid}) to be terminated`);
     } finally {
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });

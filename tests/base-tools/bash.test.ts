@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { handlers } from '../../bundles/base/tools/bash/index.ts';
 import type { JsonObject } from '../../shared/types/index.ts';
 import { waitUntil } from '../helpers/wait-for.ts';
-import { killIfRunning, readPidFile, readPids, waitUntilGone } from './process-state.ts';
+import { killIfRunning, readPidFile, readPids, waitUntilGone } from '../helpers/process-state.ts';
 import { asObject, callTool, createToolContext, toolError, type TestConfig, type TestToolContext } from './tool-context.ts';
 
 const FIXTURES = join(import.meta.dir, '../fixtures/base-tools/scripts');

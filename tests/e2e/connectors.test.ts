@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, pidAlive, startDaemon, startTerminalRun, tempStateRoot, terminalShows, waitFor } from './daemon-harness.ts';
+import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, isRunning, startDaemon, startTerminalRun, tempStateRoot, terminalShows, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/connectors');
 const SECRET = 'hook-secret-123';
@@ -115,6 +115,6 @@ describe('cli connector in a terminal', () => {
     expect(pids.length).toBeGreaterThanOrEqual(2);
     terminal.type('\u0003');
     expect(await terminal.exited()).toBe(0);
-    await waitFor('every child to exit', () => pids.filter(pidAlive), (alive) => alive.length === 0);
+    await waitFor('every child to exit', () => pids.filter(isRunning), (alive) => alive.length === 0);
   });
 });

@@ -3,7 +3,7 @@
  * state root, collects its JSON log lines (its own and its children's, which inherit stdout), and
  * offers the few operations the e2e tests need.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test';
@@ -12,6 +12,7 @@ import { instancePaths } from '../../shared/state-paths.ts';
 import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
 
 export { WAIT_MS, waitFor, waitUntil } from '../helpers/wait-for.ts';
+export { isRunning } from '../helpers/process-state.ts';
 
 // e2e tests start daemons and subprocesses on a shared 2-core machine: give them room. Waits
 // inside a test use WAIT_MS (≥ 10× what a condition normally takes), well under the test's limit,
@@ -218,16 +219,6 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
   };
 }
 
-/** True while a process with this pid runs; an exited one not yet reaped (a zombie) counts as gone. */
-export function pidAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The state is the field after the parenthesised command name.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Waits until the terminal has shown `text`; a timeout shows the end of the screen. */
 export async function terminalShows(terminal: Pick<TerminalRun, 'output'>, text: string, what: string, timeoutMs = WAIT_MS): Promise<void> {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, pidAlive, readRuntimeEvents, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
+import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -128,7 +128,7 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     expect(await exitCode).toBe(0);
     expect(daemon.logs.filter((l) => l.msg === 'shutdown acknowledged').length).toBe(2);
     // A killed child may take a moment to be reaped; it must not outlive that.
-    await waitFor("every child of the daemon to be gone (pids still there)", () => pids.filter(pidAlive), (alive) => alive.length === 0);
+    await waitFor("every child of the daemon to be gone (pids still there)", () => pids.filter(isRunning), (alive) => alive.length === 0);
   });
 
   test('a caller waiting on an agent that stops for good gets AGENT_UNAVAILABLE instead of blocking the drain', async () => {
@@ -160,7 +160,7 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     await first.send({ input: `hold ${gate}`, instanceKey: 'durable', wait: false });
     const [childPid = 0] = await waitFor('alpha:durable to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
     await first.stop('SIGKILL');
-    await waitFor(`the orphaned agent (pid ${childPid}) to exit`, () => pidAlive(childPid), (alive) => !alive);
+    await waitFor(`the orphaned agent (pid ${childPid}) to exit`, () => isRunning(childPid), (alive) => !alive);
     release(gate);
     const second = await startDaemon(BUNDLE, { stateRoot });
     daemons.push(second);

@@ -1,6 +1,6 @@
 /** Test helpers that look at real processes through /proc (Linux). */
 import { existsSync, readFileSync } from 'node:fs';
-import { WAIT_MS } from '../helpers/wait-for.ts';
+import { WAIT_MS } from './wait-for.ts';
 
 /** True while `pid` exists and is not a zombie (zombies linger where PID 1 does not reap orphans). */
 export function isRunning(pid: number): boolean {
