@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
@@ -14,10 +14,10 @@ import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
 export { WAIT_MS, waitFor, waitUntil } from '../helpers/wait-for.ts';
 export { isRunning } from '../helpers/process-state.ts';
 
-// e2e tests start daemons and subprocesses on a shared 2-core machine: give them room. Waits
-// inside a test use WAIT_MS (≥ 10× what a condition normally takes), well under the test's limit,
-// so a timeout fails with a message about what was awaited rather than a bare test timeout.
-setDefaultTimeout(90_000);
+// Per-test limit: `npm test` passes --timeout 60000 (setDefaultTimeout here would only reach the
+// first test file that imports this module). Waits inside a test use WAIT_MS, well under that
+// limit, so a timeout fails with a message about what was awaited rather than a bare test timeout.
+
 /** Limit for hooks and tests that start a daemon and then wait for something. */
 export const DAEMON_TEST_MS = 120_000;
 
