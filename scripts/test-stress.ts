@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * `npm run test:stress [-- --runs N] [--hogs N] [-- <bun test filters>]`: type-checks once, then runs
+ * `npm run test:stress [-- [--runs N] [--hogs N] [<bun test filters>…]]`: type-checks once, then runs
  * the test part of `npm test` N times (default 5, or $GOONDAN_STRESS_RUNS) while busy loops keep
  * every core saturated, and reports each run's pass/fail counts and failed tests, then
  * `runs: N, failures: F, slowest file: <path> (<s> s)`, where F counts failed runs. Exits 1 if any
@@ -27,11 +27,11 @@ interface RunResult {
 }
 
 function usageError(message: string): never {
-  console.error(`test:stress: ${message}\nusage: npm run test:stress [-- --runs N] [--hogs N] [-- <bun test filters>]`);
+  console.error(`test:stress: ${message}\nusage: npm run test:stress [-- [--runs N] [--hogs N] [<bun test filters>…]]`);
   process.exit(2);
 }
 
-function positiveInteger(value: string | undefined, fallback: number, what: string): number {
+function countArg(value: string | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) usageError(`${what} must be a non-negative integer, got '${value}'`);
@@ -54,8 +54,8 @@ const { values, positionals } = (() => {
     return usageError(error instanceof Error ? error.message : String(error));
   }
 })();
-const runs = positiveInteger(values.runs ?? process.env.GOONDAN_STRESS_RUNS, 5, '--runs');
-const hogCount = positiveInteger(values.hogs, availableParallelism(), '--hogs');
+const runs = countArg(values.runs ?? process.env.GOONDAN_STRESS_RUNS, 5, '--runs');
+const hogCount = countArg(values.hogs, availableParallelism(), '--hogs');
 const testArgs = [...bunTestArgs(), ...positionals];
 const workDir = mkdtempSync(join(tmpdir(), 'goondan-stress-'));
 
@@ -78,7 +78,7 @@ process.on('SIGTERM', () => void stopEverything('SIGTERM'));
 async function run(command: string[], log: string): Promise<number> {
   const fd = openSync(log, 'a');
   try {
-    current = Bun.spawn(command, { cwd: REPO_ROOT, stdin: 'ignore', stdout: fd, stderr: fd, env: { ...process.env, FORCE_COLOR: '0' } });
+    current = Bun.spawn(command, { cwd: REPO_ROOT, stdin: 'ignore', stdout: fd, stderr: fd });
     const exitCode = await current.exited;
     // Interrupted: the signal handler reports and exits; this run's result means nothing.
     if (stopping) await new Promise<never>(() => {});
