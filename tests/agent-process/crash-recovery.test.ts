@@ -51,7 +51,7 @@ describe('crash between steps, then redelivery', () => {
     const again = await h.engine.runTurn(event);
     expect(again.responseText).toBe('finished: resumed');
     expect(baseMessages(paths)).toHaveLength(5);
-  }, 90_000);
+  });
 
   test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
     const stateRoot = tempStateRoot();

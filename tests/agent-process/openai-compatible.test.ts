@@ -188,6 +188,5 @@ describe('openai-compatible against a fake server', () => {
     } finally {
       http.close();
     }
-    // The SDK's retry backs off about 2 s before the second attempt.
-  }, 60_000);
+  });
 });

@@ -14,12 +14,12 @@ import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
 export { WAIT_MS, waitFor, waitUntil } from '../helpers/wait-for.ts';
 export { isRunning } from '../helpers/process-state.ts';
 
-// Per-test limit: `npm test` passes --timeout 60000 (setDefaultTimeout here would only reach the
+// Per-test limit: `npm test` passes --timeout 120000 (setDefaultTimeout here would only reach the
 // first test file that imports this module). Waits inside a test use WAIT_MS, well under that
 // limit, so a timeout fails with a message about what was awaited rather than a bare test timeout.
 
-/** Limit for hooks and tests that start a daemon and then wait for something. */
-export const DAEMON_TEST_MS = 120_000;
+/** Limit for hooks that start a daemon and then wait for something (hooks do not get --timeout). */
+export const DAEMON_TEST_MS = 180_000;
 
 export const REPO_ROOT = resolve(import.meta.dir, '../..');
 export const GOONDAN_BIN = join(REPO_ROOT, 'bin/goondan');

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -68,7 +68,6 @@ describe('crash isolation and respawn', () => {
       'nine crashes of crashy:loop (backoff in ms so far)',
       () => daemon.logs.filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop'),
       (lines) => lines.length >= 9,
-      60_000,
     ).then((lines) => lines.map((l) => ({ backoffMs: l.backoffMs, consecutiveCrashes: l.consecutiveCrashes })));
     expect(crashes.slice(0, 9).map((l) => l.backoffMs)).toEqual([0, 0, 0, 0, 0, 100, 200, 400, 400]);
     expect(crashes.slice(0, 9).map((l) => l.consecutiveCrashes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -76,7 +75,7 @@ describe('crash isolation and respawn', () => {
     // The other agents are unaffected and the API stays responsive.
     const { body } = await daemon.send({ input: 'still fine?', instanceKey: 'other' });
     expect(body.output).toBe('alpha got: still fine?');
-  }, DAEMON_TEST_MS);
+  });
 
   test('a poison event that crashes its agent three times is dead-lettered and answered with AGENT_CRASHED', async () => {
     const daemon = await startDaemon(BUNDLE);
