@@ -224,7 +224,13 @@ describe('reconnecting after a server restart', () => {
     expect(resultsOf('fx__echo')[0]?.status).toBe('ok');
 
     rmSync(downFile);
-    await Bun.sleep(1100); // the first retry waits 1 s after the failure
+    // A retry is due 1 s·2^(n−1) after the n-th failure. On a slow machine the first turn may
+    // itself have started late enough to retry (and fail again), doubling the wait: time it from
+    // the last failure seen, not from the start.
+    const last = warnings(h, 'E_MCP_UNAVAILABLE').filter((line) => line.server === 'flaky').at(-1);
+    const due = Number(last?.time) + 1000 * 2 ** (Number(last?.failures) - 1);
+    expect(Number.isFinite(due)).toBe(true);
+    await Bun.sleep(Math.max(0, due - Date.now()) + 5);
     await h.engine.runTurn(userEvent('both'));
     expect(resultsOf('flaky__echo').at(-1)).toMatchObject({ status: 'ok', output: 'b' });
   });
