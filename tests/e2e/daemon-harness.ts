@@ -213,7 +213,8 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
       proc.stdin.flush();
     },
     async exited() {
-      await waitFor('the terminal run to exit; the screen ends with', () => (proc.exitCode === null ? output.slice(-1500) : ''), () => proc.exitCode !== null);
+      const running = () => proc.exitCode === null && proc.signalCode === null;
+      await waitFor('the terminal run to exit; the screen ends with', () => (running() ? output.slice(-1500) : ''), () => !running());
       return proc.exited;
     },
   };
