@@ -65,10 +65,13 @@ describe('crash isolation and respawn', () => {
     daemons.push(daemon);
     await daemon.send({ input: 'hello crashy', agent: 'crashy', instanceKey: 'loop', wait: false });
     const crashes = await waitFor(
-      'nine crashes of crashy:loop (backoff in ms so far)',
-      () => daemon.logs.filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop'),
+      'nine crashes of crashy:loop (the crashes so far)',
+      () =>
+        daemon.logs
+          .filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop')
+          .map((l) => ({ backoffMs: l.backoffMs, consecutiveCrashes: l.consecutiveCrashes })),
       (lines) => lines.length >= 9,
-    ).then((lines) => lines.map((l) => ({ backoffMs: l.backoffMs, consecutiveCrashes: l.consecutiveCrashes })));
+    );
     expect(crashes.slice(0, 9).map((l) => l.backoffMs)).toEqual([0, 0, 0, 0, 0, 100, 200, 400, 400]);
     expect(crashes.slice(0, 9).map((l) => l.consecutiveCrashes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(daemon.logs.some((l) => l.msg === 'crashLoopBackOff' && l.process === 'crashy:loop')).toBe(true);
