@@ -11,15 +11,21 @@ import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
 
-export { WAIT_MS, waitFor, waitUntil } from '../helpers/wait-for.ts';
+export { WAIT_MS, waitFor, waitForProgress, waitUntil } from '../helpers/wait-for.ts';
 export { isRunning } from '../helpers/process-state.ts';
 
-// Per-test limit: `npm test` passes --timeout 120000 (setDefaultTimeout here would only reach the
+// Per-test limit: `npm test` passes --timeout 300000 (setDefaultTimeout here would only reach the
 // first test file that imports this module). Waits inside a test use WAIT_MS, well under that
 // limit, so a timeout fails with a message about what was awaited rather than a bare test timeout.
 
 /** Limit for hooks that start a daemon and then wait for something (hooks do not get --timeout). */
-export const DAEMON_TEST_MS = 180_000;
+export const DAEMON_TEST_MS = 300_000;
+/**
+ * How long POST /v1/events waits for a reply unless a test says otherwise: the daemon's default
+ * (60 s) is for production callers; a test's turn may include process starts or three crashes on
+ * a starved machine.
+ */
+const REPLY_TIMEOUT_MS = 2 * WAIT_MS;
 
 export const REPO_ROOT = resolve(import.meta.dir, '../..');
 export const GOONDAN_BIN = join(REPO_ROOT, 'bin/goondan');
@@ -33,7 +39,7 @@ export interface Daemon {
   logs: LogLine[];
   stderr(): string;
   api(path: string, init?: RequestInit): Promise<Response>;
-  /** POST /v1/events and parse the JSON answer. */
+  /** POST /v1/events (timeoutMs defaults to REPLY_TIMEOUT_MS) and parse the JSON answer. */
   send(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }>;
   /** The first log line (so far or to come) matching `predicate`; `what` names it in a timeout. */
   waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
@@ -138,7 +144,8 @@ export async function startDaemon(
     stderr: () => stderrText,
     api,
     async send(body) {
-      const response = await api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const withTimeout = { timeoutMs: REPLY_TIMEOUT_MS, ...body };
+      const response = await api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(withTimeout) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     waitForLog,

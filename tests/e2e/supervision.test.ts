@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -64,7 +64,8 @@ describe('crash isolation and respawn', () => {
     const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_BACKOFF_BASE_MS: '100', GOONDAN_BACKOFF_MAX_MS: '400' } });
     daemons.push(daemon);
     await daemon.send({ input: 'hello crashy', agent: 'crashy', instanceKey: 'loop', wait: false });
-    const crashes = await waitFor(
+    // Nine process starts in a row: allow each one the full wait, not all nine together.
+    const crashes = await waitForProgress(
       'nine crashes of crashy:loop (the crashes so far)',
       () =>
         daemon.logs

@@ -110,7 +110,7 @@ describe('without an approver', () => {
 
   test('an unanswered approval times out to deny', async () => {
     const bundle = mkdtempSync(join(tmpdir(), 'goondan-policy-'));
-    writeFileSync(join(bundle, 'goondan.yaml'), readFileSync(join(BUNDLE, 'goondan.yaml'), 'utf8').replace('askTimeoutSeconds: 60', 'askTimeoutSeconds: 1'));
+    writeFileSync(join(bundle, 'goondan.yaml'), readFileSync(join(BUNDLE, 'goondan.yaml'), 'utf8').replace('askTimeoutSeconds: 120', 'askTimeoutSeconds: 1'));
     const daemon = await startDaemon(bundle, { env: { GOONDAN_APPROVALS: 'http' } });
     try {
       const started = Date.now();
