@@ -52,7 +52,7 @@ describe('goondan run --input and signals', () => {
     const log = join(stateRoot, 'runtime', 'logs', 'goondan.log');
     const turnRunning = () => existsSync(log) && readFileSync(log, 'utf8').includes('"msg":"process ready"');
     try {
-      await waitUntil(turnRunning, 60_000, `the agent to be ready (${log})`);
+      await waitUntil(turnRunning, `the agent to be ready (${log})`);
       proc.kill('SIGTERM');
       const code = await Promise.race([proc.exited, Bun.sleep(60_000).then(() => 'still running 60 s after SIGTERM')]);
       expect(code).toBe(1);

@@ -112,7 +112,7 @@ describe('Dockerfile', () => {
         env: { PATH: process.env.PATH ?? '', HOME: stateRoot, GOONDAN_PORT: String(port), GOONDAN_API_TOKEN: 'docker-test-token' },
       });
       const up = await Promise.race([
-        waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, 30_000, `GET /healthz on GOONDAN_PORT ${port}`).then(() => true),
+        waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, `GET /healthz on GOONDAN_PORT ${port}`).then(() => true),
         proc.exited.then(() => false),
       ]);
       if (up) daemon = proc;

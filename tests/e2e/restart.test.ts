@@ -35,7 +35,7 @@ describe('goondan restart', () => {
     const betaBefore = await pidOf('beta', 'r1');
     const run = await goondan(['restart', '--agent', 'alpha']);
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('restarted 1 process(es)') });
-    await waitUntil(async () => (await pidOf('alpha', 'r1')) > 0 && (await pidOf('alpha', 'r1')) !== alphaBefore, 30_000, 'a new alpha:r1 process');
+    await waitUntil(async () => (await pidOf('alpha', 'r1')) > 0 && (await pidOf('alpha', 'r1')) !== alphaBefore, 'a new alpha:r1 process');
     expect(await pidOf('beta', 'r1')).toBe(betaBefore);
     const { body } = await daemon().send({ input: 'what did I say?', instanceKey: 'r1' });
     expect(body.status).toBe('ok');

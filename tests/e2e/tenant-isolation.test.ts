@@ -45,7 +45,7 @@ describe('colliding keys keep separate state', () => {
     await first.stop('SIGKILL');
     const second = await startDaemon(BUNDLE, { stateRoot });
     daemons.push(second);
-    await waitUntil(() => COLLIDING.every((key) => history(stateRoot, key).includes(`second note of ${key}`)), 90_000, 'every key to process its own second note');
+    await waitUntil(() => COLLIDING.every((key) => history(stateRoot, key).includes(`second note of ${key}`)), 'every key to process its own second note');
     for (const key of COLLIDING) {
       const text = history(stateRoot, key);
       expect(text).toContain(`remember the secret of ${key}`);

@@ -82,6 +82,11 @@ export const slowTool = () =>
       description: 'Pause once (returns at once when the marker file exists).',
       parameters: { type: 'object', properties: { marker: { type: 'string' }, ms: { type: 'integer' } }, required: ['marker'] },
     },
+    {
+      name: 'hold',
+      description: 'Wait until the test releases the gate (holdGate in the fixture).',
+      parameters: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+    },
   ]);
 
 export interface PlanInput {
