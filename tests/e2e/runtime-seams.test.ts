@@ -4,14 +4,13 @@
  * a daemon stopped while a caller waits on an unhealthy agent, and stray rejections in tool code.
  * Through the real daemon and real agent processes.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitFor, waitUntil } from './daemon-harness.ts';
 
-setDefaultTimeout(90_000);
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/seams');
 /** Far below the 60 s request timeout that used to be the only answer. */
@@ -76,7 +75,8 @@ describe('an agent that cannot start answers every caller with the real error at
     const second = await daemon.send({ input: 'again', agent: 'no-handlers', instanceKey: 'k1' });
     expect(second.status).toBe(503);
     expect(second.body.error).toMatchObject({ code: 'E_TOOL_HANDLER_MISSING' });
-    const failed = await row(daemon, 'no-handlers', 'k1');
+    // The failed child is on its way out: its row loses its pid when it has exited.
+    const failed = await waitFor('no-handlers:k1 to have exited', () => row(daemon, 'no-handlers', 'k1'), (r) => r?.pid === null);
     expect(failed).toMatchObject({ status: 'failed', pid: null, restarts: 0, crashes: 0, lastError: { code: 'E_TOOL_HANDLER_MISSING' } });
     expect(String((failed?.lastError as { at?: string } | undefined)?.at)).toMatch(/^\d{4}-\d\d-\d\dT/);
     const spawns = daemon.logs.filter((l) => l.msg === 'process failed to start' && l.process === 'no-handlers:k1');
