@@ -14,13 +14,27 @@ import { type AgentProcessArgs, parseAgentProcessArgs } from './args.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 
+const limit = { type: 'integer', minimum: 0 } as const;
+// The sandbox decides what tool processes may touch: its shape is checked in full.
+const sandboxPlanSchema = {
+  type: 'object',
+  required: ['mode', 'network', 'limits', 'readOnlyPaths'],
+  properties: {
+    mode: { enum: ['bwrap', 'none', 'required'] },
+    network: { type: 'boolean' },
+    limits: { type: 'object', required: ['cpuSeconds', 'memoryMb', 'processes', 'fileSizeMb'], properties: { cpuSeconds: limit, memoryMb: limit, processes: limit, fileSizeMb: limit } },
+    readOnlyPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+  },
+} as const;
+
 const agentPlanSchema = {
   type: 'object',
-  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools'],
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'sandbox'],
   properties: {
     name: { type: 'string' },
     model: { type: 'object', required: ['name', 'provider', 'model', 'options', 'capabilities'] },
-    tools: { type: 'array', items: { type: 'object', required: ['name', 'entryPath', 'errorMessageLimit', 'exports', 'config'] } },
+    tools: { type: 'array', items: { type: 'object', required: ['name', 'entryPath', 'errorMessageLimit', 'exports', 'config', 'sandbox'], properties: { sandbox: sandboxPlanSchema } } },
+    sandbox: sandboxPlanSchema,
     extensions: { type: 'array', items: { type: 'object', required: ['name', 'entryPath', 'config'] } },
     requiredTools: { type: 'array', items: { type: 'string' } },
   },

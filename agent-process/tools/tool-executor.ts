@@ -78,6 +78,7 @@ export class ToolExecutor {
       trace: extras.trace,
       config: tool.config,
       signal: controller.signal,
+      ...(tool.sandbox ? { sandbox: tool.sandbox } : {}),
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
     this.inFlight.add(controller);

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolPlan } from '../../shared/types/bundle.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
+import type { SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { validatorFor } from './args-validation.ts';
@@ -18,6 +19,8 @@ export interface RegisteredTool {
   errorMessageLimit: number;
   /** `ctx.config` for the handler. */
   config: JsonObject;
+  /** The sandbox of a Tool resource's processes; extension tools use the agent's. */
+  sandbox?: SandboxPlan;
   origin: 'config' | 'extension';
 }
 
@@ -37,7 +40,7 @@ export class ToolRegistry {
         source: { type: 'config', name: plan.name },
       };
       if (exp.readOnly !== undefined) item.readOnly = exp.readOnly;
-      this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
+      this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, sandbox: plan.sandbox, origin: 'config' });
     }
   }
 

@@ -48,6 +48,7 @@ export const agentSchema = resourceSchema('Agent', 'An LLM agent: model, system 
       items: refsRef('configurableRefItem'),
     },
     toolPolicy: { ...commonRef('toolPolicy'), description: 'This agent\'s tool permission rules, added to the swarm\'s policy.tools (attaches tool-policy).' },
+    sandbox: { ...commonRef('sandbox'), description: 'This agent\'s sandbox settings, over the swarm\'s policy.sandbox field by field; a tool ref\'s config.sandbox narrows or widens it per tool.' },
     requiredTools: {
       type: 'array',
       description: 'Tool names ("tool__export"); a turn may not end before one of them succeeded (attaches required-tools-guard).',

@@ -14,6 +14,7 @@ import type {
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
+import type { SandboxPlan } from './sandbox.ts';
 
 /** Where a resource (or a problem) sits in the source files. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -80,8 +81,10 @@ export interface ToolPlan {
   entryPath: string;
   errorMessageLimit: number;
   exports: ToolExportSpec[];
-  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it, minus `sandbox`. */
   config: JsonObject;
+  /** The agent's sandbox with the merged config's `sandbox` laid over it field by field. */
+  sandbox: SandboxPlan;
 }
 
 export interface ExtensionPlan {
@@ -103,6 +106,8 @@ export interface AgentPlan {
   tools: ToolPlan[];
   extensions: ExtensionPlan[];
   requiredTools: string[];
+  /** Swarm `policy.sandbox` with the agent's `spec.sandbox` over it (tools may narrow or widen it per tool). */
+  sandbox: SandboxPlan;
 }
 
 export interface SwarmPlan {

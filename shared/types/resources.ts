@@ -3,6 +3,7 @@
  * The JSON Schemas in shared/schemas/ are the executable form of these types.
  */
 import type { JsonObject, JsonValue } from './json.ts';
+import type { SandboxSpec } from './sandbox.ts';
 
 export const API_VERSION = 'goondan.ai/v1';
 export const BASE_PACKAGE = '@goondan/base';
@@ -109,6 +110,8 @@ export interface AgentSpec {
   requiredTools?: string[];
   /** This agent's tool permission rules, added to the swarm's `policy.tools`. */
   toolPolicy?: ToolPolicySpec;
+  /** Overrides the swarm's `policy.sandbox` field by field. */
+  sandbox?: SandboxSpec;
 }
 
 // ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────
@@ -134,6 +137,8 @@ export interface SwarmPolicy {
   maxStepsPerTurn?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
+  sandbox?: SandboxSpec;
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
 import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
@@ -22,7 +23,7 @@ import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '..
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
 export function fixtureTool(name: string, file: string, exports: ToolExportSpec[], extra: Partial<ToolPlan> = {}): ToolPlan {
-  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
+  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra, sandbox: extra.sandbox ?? DEFAULT_SANDBOX };
 }
 
 export function fixtureExtension(name: string, file: string, config: JsonObject = {}): ExtensionPlan {
@@ -94,6 +95,7 @@ export interface PlanInput {
   systemPrompt?: string;
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
+  sandbox?: AgentPlan['sandbox'];
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -106,6 +108,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     tools: input.tools ?? [],
     extensions: input.extensions ?? [],
     requiredTools: [],
+    sandbox: input.sandbox ?? DEFAULT_SANDBOX,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;
