@@ -23,7 +23,8 @@ export interface Launch {
   wrap(argv: readonly string[]): string[];
 }
 
-let warnedUnsandboxed = false;
+/** Each distinct reason is logged once per process, not once per call. */
+const warnedUnsandboxed = new Set<string>();
 let warnedNoPrlimit = false;
 
 export function prepareLaunch(request: LaunchRequest): Launch {
@@ -38,8 +39,8 @@ export function prepareLaunch(request: LaunchRequest): Launch {
         `Ask the operator to ${INSTALL_BWRAP} on the host, or to set sandbox.mode: bwrap to allow unsandboxed runs.`,
       );
     }
-    if (!warnedUnsandboxed) {
-      warnedUnsandboxed = true;
+    if (!warnedUnsandboxed.has(bwrap.reason)) {
+      warnedUnsandboxed.add(bwrap.reason);
       logger.warn({ code: 'W_SANDBOX_UNAVAILABLE', reason: bwrap.reason }, unsandboxedWarning(bwrap.reason));
     }
     return unsandboxed(request);
