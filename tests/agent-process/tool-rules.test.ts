@@ -175,7 +175,7 @@ describe('§2.4 Errors are ToolResults, never exceptions', () => {
 });
 
 describe('§2.5 ToolContext', () => {
-  test('exactly the spec fields: workdir is the instance workspace (created), message holds the call, no bundle/oauth', async () => {
+  test('exactly the spec fields (plus the sandbox of issue 9): workdir is the instance workspace (created), message holds the call, no bundle/oauth', async () => {
     const runtime: AgentToolRuntime = {
       request: async (target) => ({ eventId: 'e', target, correlationId: 'c', response: '' }),
       send: async (target) => ({ eventId: 'e', target, accepted: true }),
@@ -189,7 +189,7 @@ describe('§2.5 ToolContext', () => {
     );
     const result = await h.engine.runTurn(userEvent('inspect'));
     const report = JSON.parse(result.responseText);
-    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'runtime', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
+    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'runtime', 'sandbox', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
     expect(report.workdir).toBe(h.paths.workdir);
     expect(existsSync(h.paths.workdir)).toBe(true);
     expect(report.messageRole).toBe('assistant');

@@ -152,7 +152,7 @@ describe('the network is off unless the sandbox allows it', () => {
   test('a server on the host\'s loopback cannot be reached by default', async () => {
     using server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('host-loopback-reached') });
     const t = setup();
-    const out = await exec(t, probe(server.port));
+    const out = await exec(t, probe(Number(server.port)));
     expect(out.stdout).not.toContain('host-loopback-reached');
     expect(String(out.stderr)).toContain('connect failed');
   });
@@ -160,7 +160,7 @@ describe('the network is off unless the sandbox allows it', () => {
   test('with network: true it can', async () => {
     using server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('host-loopback-reached') });
     const t = setup({ network: true });
-    const out = await exec(t, probe(server.port));
+    const out = await exec(t, probe(Number(server.port)));
     expect(String(out.stdout)).toContain('host-loopback-reached');
   });
 });
