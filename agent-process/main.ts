@@ -33,7 +33,8 @@ transport.onDisconnect(() => {
 });
 // A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
 process.on('SIGINT', () => {});
-process.on('SIGTERM', () => void drainAndExit('SIGTERM'));
+// A SIGTERM promises no grace period: running tool calls (and their processes) end now.
+process.on('SIGTERM', () => void drainAndExit('SIGTERM', 0));
 process.on('uncaughtException', (error) => {
   logger.fatal({ err: error }, 'uncaught exception; exiting so the orchestrator restarts this agent');
   process.exit(1);
@@ -45,7 +46,7 @@ process.on('unhandledRejection', (reason) => {
 
 // A shutdown can arrive while this process still starts (or waits in the warm pool): honour it then too.
 transport.onMessage((message) => {
-  if (message.type === 'shutdown') void drainAndExit(message.payload.reason);
+  if (message.type === 'shutdown') void drainAndExit(message.payload.reason, message.payload.gracePeriodMs);
 });
 
 const startup = await agentStartup(process.argv.slice(2), process.env, transport).catch((error: unknown) => {
@@ -120,15 +121,25 @@ function answer(event: AgentEvent, result: TurnResult | undefined): void {
   transport.send({ type: 'event', from: args.agentName, to: event.replyTo.target, payload: reply });
 }
 
+/** Before the orchestrator's SIGKILL: time for a tool's process group to take SIGTERM, then SIGKILL, and for the turn to fold. */
+const TOOL_ABORT_MARGIN_MS = 3000;
+
 let draining = false;
 let serving = false;
-async function drainAndExit(reason: string): Promise<void> {
+async function drainAndExit(reason: string, gracePeriodMs: number): Promise<void> {
   if (draining) return;
   draining = true;
   // Still waiting in the warm pool, or still starting: nothing to drain.
   if (!serving) process.exit(0);
-  logger.info({ reason, queued: queue.length }, 'draining');
+  logger.info({ reason, queued: queue.length, gracePeriodMs }, 'draining');
+  // SPEC.md §2.3: the current turn may finish within the grace period, but no tool process may
+  // outlive this agent (issue 9): running tool calls are cancelled shortly before the deadline.
+  const abortTimer = setTimeout(
+    () => engine.abortToolCalls(`the agent is shutting down (${reason}) and its grace period is ending`),
+    Math.max(0, gracePeriodMs - TOOL_ABORT_MARGIN_MS),
+  );
   await queue.drain();
+  clearTimeout(abortTimer);
   await engine.close();
   transport.send({ type: 'shutdown_ack', from: args.agentName, to: ORCHESTRATOR, payload: { instanceKey: args.instanceKey } });
   // Give the IPC write a moment to flush before the process goes away.

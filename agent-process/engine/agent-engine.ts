@@ -68,6 +68,11 @@ export interface AgentEngine {
   runTurn(event: AgentEvent): Promise<TurnResult>;
   /** Injected before the next step (or at the start of the next turn if idle). */
   deliverAsyncReply(reply: InterAgentReply): void;
+  /**
+   * Aborts running tool calls and every later one (their ctx.signal): the agent drains and its
+   * grace period is ending, so their processes must end while this process can still end them.
+   */
+  abortToolCalls(reason: string): void;
   /** Flushes state and releases files; running tool handlers are aborted. */
   close(): Promise<void>;
 }
@@ -168,6 +173,9 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     },
     deliverAsyncReply(reply) {
       deps.engine.inbox.push(reply);
+    },
+    abortToolCalls(reason) {
+      executor.abortAll(reason);
     },
     async close() {
       if (closed) return;

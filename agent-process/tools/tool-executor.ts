@@ -36,6 +36,8 @@ export interface ToolExecutorOptions {
 export class ToolExecutor {
   private readonly extras = new WeakMap<ToolCallMiddlewareContext, ToolCallExtras>();
   private readonly inFlight = new Set<AbortController>();
+  /** Set by abortAll: every later call starts aborted (the agent is going away). */
+  private abortReason: string | undefined;
 
   constructor(private readonly options: ToolExecutorOptions) {}
 
@@ -44,8 +46,9 @@ export class ToolExecutor {
     this.extras.set(ctx, extras);
   }
 
-  /** Aborts every running handler (engine shutdown). */
+  /** Aborts every running handler and every later one (drain deadline, engine shutdown). */
   abortAll(reason: string): void {
+    this.abortReason ??= reason;
     for (const controller of this.inFlight) controller.abort(new Error(reason));
   }
 
@@ -68,6 +71,7 @@ export class ToolExecutor {
 
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
+    if (this.abortReason !== undefined) controller.abort(new Error(this.abortReason));
     const toolContext = this.options.contexts.create({
       agentName: ctx.agentName,
       instanceKey: ctx.instanceKey,
