@@ -10,7 +10,7 @@ import { errorMessageOf } from '../engine/engine-error.ts';
 import { isJsonValue } from '../validation/json-value.ts';
 import { validateToolArgs } from './args-validation.ts';
 import type { ToolContextFactory } from './tool-context.ts';
-import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, timeoutError } from './tool-errors.ts';
+import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, shuttingDownError, timeoutError } from './tool-errors.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60 * 1000;
@@ -36,7 +36,7 @@ export interface ToolExecutorOptions {
 export class ToolExecutor {
   private readonly extras = new WeakMap<ToolCallMiddlewareContext, ToolCallExtras>();
   private readonly inFlight = new Set<AbortController>();
-  /** Set by abortAll: every later call starts aborted (the agent is going away). */
+  /** Set by abortAll: later calls are not started (the agent is going away). */
   private abortReason: string | undefined;
 
   constructor(private readonly options: ToolExecutorOptions) {}
@@ -70,8 +70,8 @@ export class ToolExecutor {
     if (!check.ok) return errorResult(toolCallId, toolName, invalidArgsError(toolName, check.issues, check.suggestion));
 
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    if (this.abortReason !== undefined) return errorResult(toolCallId, toolName, shuttingDownError(toolName, this.abortReason));
     const controller = new AbortController();
-    if (this.abortReason !== undefined) controller.abort(new Error(this.abortReason));
     const toolContext = this.options.contexts.create({
       agentName: ctx.agentName,
       instanceKey: ctx.instanceKey,

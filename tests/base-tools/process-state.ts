@@ -36,13 +36,6 @@ export function killIfRunning(pids: readonly number[]): void {
   }
 }
 
-export function readPids(text: string): number[] {
-  return text
-    .split('\n')
-    .map((line) => Number(line.trim()))
-    .filter((pid) => Number.isInteger(pid) && pid > 0);
-}
-
 /**
  * Host pids of running processes whose argv is exactly `argv`. Commands in the sandbox have their
  * own PID namespace, so `echo $!` there prints a pid that means nothing on the host: tests find
