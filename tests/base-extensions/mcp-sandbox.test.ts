@@ -14,6 +14,8 @@ import { requireBwrap } from '../helpers/require-bwrap.ts';
 import { MCP_FIXTURES, REPO, callRule, closeEngines, engineWithMcp, resultsOf, stdioServer, warnings } from './mcp-helpers.ts';
 
 requireBwrap();
+// Each test starts bun-run MCP servers inside bwrap: give a loaded machine room.
+const SERVER_TEST_MS = 30_000;
 
 const saved = { ...process.env };
 afterEach(async () => {
@@ -37,7 +39,7 @@ describe('a stdio MCP server runs in the agent\'s sandbox', () => {
     const environ = outputOf('fx__read');
     expect(environ).toContain(`HOME=${h.paths.workdir}`);
     expect(environ).not.toContain('sk-test-secret');
-  });
+  }, SERVER_TEST_MS);
 
   test('it cannot read files of the state root outside the workspace', async () => {
     const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-mcp-state-'));
@@ -51,7 +53,7 @@ describe('a stdio MCP server runs in the agent\'s sandbox', () => {
     } finally {
       rmSync(stateRoot, { recursive: true, force: true });
     }
-  });
+  }, SERVER_TEST_MS);
 
   test('sandbox: false runs it on the host as before (the same file is readable)', async () => {
     const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-mcp-state-'));
@@ -64,7 +66,7 @@ describe('a stdio MCP server runs in the agent\'s sandbox', () => {
     } finally {
       rmSync(stateRoot, { recursive: true, force: true });
     }
-  });
+  }, SERVER_TEST_MS);
 
   test('mode required without a working bwrap: the server is not started, the agent runs on and says why', async () => {
     process.env.GOONDAN_BWRAP_PATH = '/nonexistent/bwrap-for-mcp';
@@ -72,7 +74,7 @@ describe('a stdio MCP server runs in the agent\'s sandbox', () => {
     const warning = warnings(h, 'E_MCP_UNAVAILABLE')[0];
     expect(String(warning?.msg)).toContain('sandbox mode: required');
     expect(String(warning?.msg)).toContain('/nonexistent/bwrap-for-mcp');
-  });
+  }, SERVER_TEST_MS);
 
   test('a SIGKILLed agent process takes its sandboxed server along', async () => {
     const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-mcp-kill-'));
@@ -86,10 +88,10 @@ describe('a stdio MCP server runs in the agent\'s sandbox', () => {
       expect(server).toHaveLength(1);
       host.kill('SIGKILL');
       await host.exited;
-      expect(await waitUntilGone(server)).toEqual([]);
+      expect(await waitUntilGone(server, 15_000)).toEqual([]);
     } finally {
       host.kill('SIGKILL');
       rmSync(stateRoot, { recursive: true, force: true });
     }
-  });
+  }, SERVER_TEST_MS);
 });

@@ -13,6 +13,9 @@ import { DEFAULT_SANDBOX_LIMITS } from '../../shared/config/sandbox-plan.ts';
 import { requireBwrap } from '../helpers/require-bwrap.ts';
 import { asObject, callTool, createToolContext, toolError, type TestToolContext } from './tool-context.ts';
 
+// Limits are felt in CPU time and process counts: on a loaded machine that is slow in wall time.
+const SLOW_TEST_MS = 60_000;
+
 requireBwrap();
 const FORK_FIXTURE = join(import.meta.dir, '../fixtures/sandbox/bash-as-user.ts');
 
@@ -179,7 +182,7 @@ describe('resource limits stop runaway commands', () => {
     const out = await exec(t, 'while :; do :; done', { timeoutMs: 60_000 });
     expect(out.timedOut).toBe(false);
     expect(out.exitCode).not.toBe(0);
-  });
+  }, SLOW_TEST_MS);
 
   test('fileSizeMb stops a file from growing past it', async () => {
     const t = setup({ limits: { ...DEFAULT_SANDBOX_LIMITS, fileSizeMb: 1 } });
@@ -203,7 +206,7 @@ describe('resource limits stop runaway commands', () => {
     expect(limited).toMatch(/Cannot fork|Resource temporarily unavailable/);
     expect(limited.endsWith('finished\n')).toBe(true);
     expect(run(0).stdout).toBe('finished\n');
-  });
+  }, SLOW_TEST_MS);
 
   test('the limits apply without the sandbox too (mode none)', async () => {
     const t = setup({ mode: 'none', limits: { ...DEFAULT_SANDBOX_LIMITS, fileSizeMb: 1 } });

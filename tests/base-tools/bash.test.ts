@@ -10,6 +10,8 @@ import { asObject, callTool, createToolContext, toolError, type TestConfig, type
 const FIXTURES = join(import.meta.dir, '../fixtures/base-tools/scripts');
 // These tests run sandboxed (the default) and also without the sandbox where they are about processes.
 requireBwrap();
+// Waits for real processes have 10 s deadlines; the test itself may take longer on a loaded machine.
+const PROCESS_TEST_MS = 30_000;
 
 let current: TestToolContext | undefined;
 let started: number[] = [];
@@ -115,7 +117,7 @@ describe.each(['bwrap', 'none'] as const)('bash processes end with their call (s
     expect(['SIGTERM', 'SIGKILL']).toContain(String(out.signal));
     expect(String(out.note)).toContain('Killed after 1500 ms');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
   test('processes that ignore SIGTERM are killed too', async () => {
     const t = setup({ killGraceMs: 300 }, mode);
@@ -126,7 +128,7 @@ describe.each(['bwrap', 'none'] as const)('bash processes end with their call (s
     expect(out.timedOut).toBe(true);
     expect(out.signal).toBe('SIGKILL');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
   test('an aborted ctx.signal kills everything and fails the call with E_TOOL_ABORTED', async () => {
     const t = setup({}, mode);
@@ -136,7 +138,7 @@ describe.each(['bwrap', 'none'] as const)('bash processes end with their call (s
     t.controller.abort();
     expect((await toolError(call)).code).toBe('E_TOOL_ABORTED');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
   test('what a command leaves running in the background ends when the call returns', async () => {
     const t = setup({ drainMs: 100 }, mode);
@@ -147,14 +149,14 @@ describe.each(['bwrap', 'none'] as const)('bash processes end with their call (s
     writeFileSync(join(t.workdir, 'go'), '');
     expect((await call).stdout).toBe('done\n');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
   test('a call on an already aborted signal does not start anything', async () => {
     const t = setup({}, mode);
     t.controller.abort();
     expect((await toolError(exec(t, { command: `touch ${join(t.workdir, 'ran')}` }))).code).toBe('E_TOOL_ABORTED');
     expect(existsSync(join(t.workdir, 'ran'))).toBe(false);
-  });
+  }, PROCESS_TEST_MS);
 
   test('a script that starts children is killed with them on timeout', async () => {
     const t = setup({}, mode);
@@ -164,7 +166,7 @@ describe.each(['bwrap', 'none'] as const)('bash processes end with their call (s
     started = await waitForProcesses(sleep, 2);
     expect(asObject(await call).timedOut).toBe(true);
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 });
 
 describe('bash output caps', () => {

@@ -9,10 +9,28 @@ import { existsSync } from 'node:fs';
 export const BWRAP_PATH_ENV = 'GOONDAN_BWRAP_PATH';
 export const INSTALL_BWRAP = 'install bubblewrap (apt-get install -y bubblewrap)';
 
-export type BwrapAvailability = { ok: true; path: string } | { ok: false; reason: string };
+export type BwrapAvailability = { ok: true; path: string; flags: BwrapFlags } | { ok: false; reason: string };
+
+/** What this bwrap can do beyond the basics (older releases, e.g. Ubuntu 22.04's 0.6, lack these). */
+export interface BwrapFlags {
+  /** `--disable-userns` (0.8): no nested user namespaces inside the sandbox. */
+  disableUserns: boolean;
+  /** `--size` (0.7): a size limit for a tmpfs. */
+  tmpfsSize: boolean;
+}
 
 /** The isolation flags every sandbox uses (sandbox-argv.ts), so the probe tests exactly what a call needs. */
-export const NAMESPACE_FLAGS = ['--unshare-all', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session'];
+export function namespaceFlags(flags: BwrapFlags): string[] {
+  return [
+    '--unshare-all',
+    '--unshare-user',
+    ...(flags.disableUserns ? ['--disable-userns'] : []),
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+  ];
+}
 
 const PROBE_PATH = '/usr/local/bin:/usr/bin:/bin';
 const probed = new Map<string, BwrapAvailability>();
@@ -32,13 +50,15 @@ export function bwrapAvailability(env: Record<string, string | undefined> = proc
 function probe(path: string): BwrapAvailability {
   if (!existsSync(path)) return { ok: false, reason: `bwrap not found (${BWRAP_PATH_ENV}=${path} does not exist)` };
   try {
-    const proc = Bun.spawnSync([path, ...NAMESPACE_FLAGS, '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'], {
+    const help = Bun.spawnSync([path, '--help'], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH: PROBE_PATH } }).stdout.toString();
+    const flags: BwrapFlags = { disableUserns: /^\s+--disable-userns\b/m.test(help), tmpfsSize: /^\s+--size\b/m.test(help) };
+    const proc = Bun.spawnSync([path, ...namespaceFlags(flags), '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'], {
       stdin: 'ignore',
       stdout: 'ignore',
       stderr: 'pipe',
       env: { PATH: PROBE_PATH },
     });
-    if (proc.exitCode === 0) return { ok: true, path };
+    if (proc.exitCode === 0) return { ok: true, path, flags };
     const said = proc.stderr.toString().trim().split('\n')[0] ?? '';
     return { ok: false, reason: `bwrap cannot create a sandbox here (${said === '' ? `exit code ${proc.exitCode}` : said})` };
   } catch (error) {

@@ -12,12 +12,13 @@
  *   6. the state root covered with an empty tmpfs when anything above shows it;
  *   7. the workspace read-write at its own path, then extra writable paths.
  * Namespaces: all new (mount, PID, IPC, UTS, cgroup, user, network), no capabilities, no nested
- * user namespaces; `--share-net` only when the network is on. The sandbox dies with its parent.
+ * user namespaces (bwrap ≥ 0.8); `--share-net` only when the network is on. The sandbox dies with
+ * its parent.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessSandbox } from '../../../shared/types/sandbox.ts';
-import { NAMESPACE_FLAGS } from './bwrap-availability.ts';
+import { type BwrapFlags, namespaceFlags } from './bwrap-availability.ts';
 
 export interface SandboxMounts {
   sandbox: ProcessSandbox;
@@ -42,16 +43,16 @@ interface SystemMounts {
 let systemMounts: SystemMounts | undefined;
 
 /** Bubblewrap arguments up to (not including) the `--` before the command. */
-export function bwrapArgs(mounts: SandboxMounts): string[] {
+export function bwrapArgs(mounts: SandboxMounts, flags: BwrapFlags): string[] {
   const { sandbox } = mounts;
   const system = (systemMounts ??= describeSystem());
-  const args = [...NAMESPACE_FLAGS];
+  const args = namespaceFlags(flags);
   if (sandbox.network) args.push('--share-net');
   args.push(...system.args);
   if (sandbox.network) args.push(...resolverMounts(system.bound));
   args.push('--proc', '/proc', '--dev', '/dev');
   // /tmp is memory: bound its size like any one file (0 = no bound).
-  if (sandbox.limits.fileSizeMb > 0) args.push('--size', String(sandbox.limits.fileSizeMb * 1024 * 1024));
+  if (flags.tmpfsSize && sandbox.limits.fileSizeMb > 0) args.push('--size', String(sandbox.limits.fileSizeMb * 1024 * 1024));
   args.push('--tmpfs', '/tmp');
 
   const readOnly = [...sandbox.readOnlyPaths, ...(mounts.readOnlyPaths ?? [])].map(realOrSelf);

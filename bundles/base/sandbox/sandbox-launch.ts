@@ -45,7 +45,7 @@ export function prepareLaunch(request: LaunchRequest): Launch {
     }
     return unsandboxed(request);
   }
-  const prefix = [bwrap.path, ...bwrapArgs(request), '--', ...limits(request, true)];
+  const prefix = [bwrap.path, ...bwrapArgs(request, bwrap.flags), '--', ...limits(request, true)];
   return { sandboxed: true, wrap: (argv) => [...prefix, ...argv] };
 }
 
