@@ -77,7 +77,7 @@ async function run(ctx: ToolContext, config: BashConfig, command: Command): Prom
   });
   const timeoutMs = command.timeoutMs ?? config.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const argv = command.argv(env);
-  assertRunnable(argv[0], env.PATH);
+  assertRunnable(argv[0], command.cwd.absolute, env.PATH);
   const result = await runProcess({
     argv: launch.wrap(argv),
     cwd: command.cwd.absolute,

@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { BaseToolError, describeError, systemErrorCode } from '../tool-error.ts';
 import { OutputCollector } from './output-collector.ts';
@@ -109,9 +110,10 @@ export async function runProcess(options: RunOptions): Promise<RunResult> {
  * A sandboxed command is started by bubblewrap, so a missing interpreter would only show as a
  * failed run: check it on the host first (same answer: the sandbox shows the host's system).
  */
-export function assertRunnable(argv0: string | undefined, path: string | undefined): void {
+export function assertRunnable(argv0: string | undefined, cwd: string, path: string | undefined): void {
   if (argv0 === undefined) throw spawnError(argv0, false, 'no command');
-  const found = argv0.includes('/') ? existsSync(argv0) : Bun.which(argv0, { PATH: path ?? '' }) !== null;
+  // Like execvp in the child: a name with a slash is a path from the working directory.
+  const found = argv0.includes('/') ? existsSync(resolve(cwd, argv0)) : Bun.which(argv0, { PATH: path ?? '', cwd }) !== null;
   if (!found) throw spawnError(argv0, true, argv0.includes('/') ? 'no such file' : 'not found on PATH');
 }
 
