@@ -11,6 +11,8 @@ import { MOCK_MODEL, type TempBundle, tempBundle } from './temp-bundle.ts';
 
 let bundle: TempBundle | undefined;
 afterEach(() => bundle?.remove());
+// The first load compiles every schema; on a loaded 2-core machine that alone can take seconds.
+const LOAD_TEST_MS = 30_000;
 
 const agent = (name: string, spec = '') => `---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ${name} }\nspec:\n  modelConfig: { modelRef: Model/m }\n${spec}`;
 const swarm = (agents: string[], policy = '') =>
@@ -35,7 +37,7 @@ describe('defaults', () => {
     expect(plan.sandbox).toEqual({ mode: 'bwrap', network: false, limits: { cpuSeconds: 300, memoryMb: 4096, processes: 512, fileSizeMb: 1024 }, readOnlyPaths: [] });
     expect(plan.sandbox).toEqual(DEFAULT_SANDBOX);
     expect(plan.tools[0]?.sandbox).toEqual(DEFAULT_SANDBOX);
-  });
+  }, LOAD_TEST_MS);
 });
 
 describe('the agent overrides the swarm field by field; a tool ref overrides the agent', () => {
@@ -54,7 +56,7 @@ describe('the agent overrides the swarm field by field; a tool ref overrides the
       limits: { ...DEFAULT_SANDBOX_LIMITS, cpuSeconds: 60, processes: 64, memoryMb: 512 },
       readOnlyPaths: ['/opt/sdk', '/srv/toolchain'],
     });
-  });
+  }, LOAD_TEST_MS);
 
   test('tools[].config.sandbox sets that tool\'s sandbox and leaves the tool\'s own config', async () => {
     const yaml =
@@ -67,7 +69,7 @@ describe('the agent overrides the swarm field by field; a tool ref overrides the
     expect(bash?.config).not.toHaveProperty('sandbox');
     expect(bash?.sandbox).toEqual({ mode: 'none', network: true, limits: { ...DEFAULT_SANDBOX_LIMITS, fileSizeMb: 10 }, readOnlyPaths: [] });
     expect(files?.sandbox).toEqual({ ...DEFAULT_SANDBOX, limits: { ...DEFAULT_SANDBOX_LIMITS, fileSizeMb: 10 } });
-  });
+  }, LOAD_TEST_MS);
 });
 
 describe('malformed sandbox blocks fail the load naming the field', () => {
@@ -83,10 +85,10 @@ describe('malformed sandbox blocks fail the load naming the field', () => {
     expect(text).toContain('spec.sandbox.limits.memoryMb');
     expect(text).toContain('spec.sandbox.readOnlyPaths[0]');
     expect(text).toContain('E_CONFIG_UNKNOWN_FIELD unknown field "cpu" in spec.policy.sandbox.limits');
-  });
+  }, LOAD_TEST_MS);
 
   test('a tool ref\'s config.sandbox is checked too, with its position', async () => {
     const problems = await problemsOf(MOCK_MODEL + agent('a', '  tools:\n    - ref: Tool/bash\n      config: { sandbox: { netwrok: true } }\n') + swarm(['a']));
     expect(problems).toEqual([{ code: 'E_CONFIG_UNKNOWN_FIELD', message: 'unknown field "netwrok" in spec.tools[0].config.sandbox', line: 13 }]);
-  });
+  }, LOAD_TEST_MS);
 });
