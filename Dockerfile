@@ -21,7 +21,9 @@ COPY docs ./docs
 # `command: npx, args: [-y, @modelcontextprotocol/server-…]`.
 FROM node:20-bookworm-slim
 # tini reaps orphaned tool processes (PID 1 duty) and forwards SIGTERM to the daemon.
-RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates \
+# bubblewrap sandboxes tool processes where the container may create user namespaces (Docker's
+# default seccomp profile forbids it: then goondan warns at start and runs tools unsandboxed).
+RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates bubblewrap \
   && rm -rf /var/lib/apt/lists/* \
   && useradd --system --uid 10001 --home /var/lib/goondan --shell /usr/sbin/nologin goondan \
   && install -d -o goondan -g goondan -m 0750 /var/lib/goondan

@@ -24,6 +24,7 @@ import { ToolContextFactory } from '../agent-process/tools/tool-context.ts';
 import { ToolExecutor } from '../agent-process/tools/tool-executor.ts';
 import { loadToolHandlers } from '../agent-process/tools/tool-loader.ts';
 import { ToolRegistry } from '../agent-process/tools/tool-registry.ts';
+import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
 import type { ToolCallMiddlewareContext } from '../shared/types/extensions.ts';
 import type { ToolResult } from '../shared/types/tools.ts';
 import { echoTool, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
@@ -60,7 +61,7 @@ async function fullCall(middlewares: number): Promise<number> {
   const registry = new ToolRegistry();
   const tool = echoTool();
   registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const executor = new ToolExecutor({ registry, contexts: new ToolContextFactory({ workdir: join(dir, 'workspace'), logger: silent }) });
+  const executor = new ToolExecutor({ registry, contexts: new ToolContextFactory({ workdir: join(dir, 'workspace'), logger: silent, sandbox: { ...DEFAULT_SANDBOX, workdir: join(dir, 'workspace'), stateRoot: dir, hiddenPaths: [] } }) });
   const pipeline = new PipelineRegistry();
   for (let i = 0; i < middlewares; i++) pipeline.register(`ext-${i}`, 'toolCall', passThrough);
   const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), new EventBus(silent), silent);

@@ -24,6 +24,8 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['W_MCP_', 'mcp'],
   ['E_HTTP_', 'http'],
   ['E_FS_', 'fs'],
+  ['E_SANDBOX_', 'sandbox'],
+  ['W_SANDBOX_', 'sandbox'],
   ['E_BASH_', 'base-tools'],
   ['E_JSON_', 'base-tools'],
   ['E_TEXT_', 'base-tools'],

@@ -3,12 +3,14 @@
  * unfolded conversation events, and runs turns one at a time. Usable in-process (tests) and from
  * the AgentProcess shell (agent-process/main.ts), which wires it to IPC.
  */
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
+import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
@@ -64,6 +66,11 @@ export interface AgentEngine {
   runTurn(event: AgentEvent): Promise<TurnResult>;
   /** Injected before the next step (or at the start of the next turn if idle). */
   deliverAsyncReply(reply: InterAgentReply): void;
+  /**
+   * Aborts running tool calls and every later one (their ctx.signal): the agent drains and its
+   * grace period is ending, so their processes must end while this process can still end them.
+   */
+  abortToolCalls(reason: string): void;
   /** Flushes state and releases files; running tool handlers are aborted. */
   close(): Promise<void>;
 }
@@ -86,12 +93,13 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const bus = new EventBus(logger);
   const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
+  const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const model = await createLanguageModel(plan, options.env ?? process.env);
 
   const executor = new ToolExecutor({
     registry,
-    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, sandbox, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
@@ -148,6 +156,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       bus,
       logger: logger.child({ extension: extension.name }),
       closeHandlers,
+      sandbox,
       ...(options.approvals ? { approvals: options.approvals } : {}),
     });
     await loadExtension(extension, api);
@@ -167,6 +176,9 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     deliverAsyncReply(reply) {
       deps.engine.inbox.push(reply);
     },
+    abortToolCalls(reason) {
+      executor.abortAll(reason);
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -184,6 +196,12 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       }
     },
   };
+}
+
+/** Tool processes never see the state root, and see the bundle and the daemon's home only when the plan names them. */
+function agentSandbox(plan: AgentPlan, workdir: string, stateRoot: string, env: Record<string, string | undefined>): ProcessSandbox {
+  const home = env.HOME;
+  return { ...plan.sandbox, workdir, stateRoot: resolve(stateRoot), hiddenPaths: [resolve(plan.bundleRoot), ...(home ? [resolve(home)] : [])] };
 }
 
 /** ARCHITECTURE §5: the built-in context-message extension is attached first unless the agent lists it. */

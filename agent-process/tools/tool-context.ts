@@ -1,12 +1,14 @@
 /**
  * The ToolContext handed to a handler (tool spec §7.3, §2.5): identity, the assistant message that
  * holds the call, the instance workspace as workdir (created on first use), a logger carrying the
- * trace fields, the tool's config, the inter-agent runtime and the abort signal. Nothing else —
+ * trace fields, the tool's config, the inter-agent runtime, the abort signal and the sandbox its
+ * processes must run in (the agent's, with the tool's own `config.sandbox` over it). Nothing else —
  * no bundle handle, no OAuth (tool spec §2.5.3).
  */
 import { mkdirSync } from 'node:fs';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
+import type { ProcessSandbox, SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime, Logger, ToolContext } from '../../shared/types/tools.ts';
 
 export interface ToolContextInput {
@@ -19,6 +21,8 @@ export interface ToolContextInput {
   trace: { traceId: string; spanId: string };
   config: JsonObject;
   signal: AbortSignal;
+  /** The tool's resolved sandbox (ToolPlan.sandbox); extension tools use the agent's. */
+  sandbox?: SandboxPlan;
 }
 
 export interface ToolContextFactoryOptions {
@@ -26,6 +30,8 @@ export interface ToolContextFactoryOptions {
   /** Parent logger; each call gets a child with trace fields. */
   logger: { child(bindings: Record<string, unknown>): Logger };
   runtime?: AgentToolRuntime;
+  /** The agent's sandbox (its `workdir` is this factory's). */
+  sandbox: ProcessSandbox;
 }
 
 export class ToolContextFactory {
@@ -55,6 +61,7 @@ export class ToolContextFactory {
       trace: input.trace,
       config: input.config,
       signal: input.signal,
+      sandbox: input.sandbox ? { ...this.options.sandbox, ...input.sandbox } : this.options.sandbox,
       ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
     };
     return ctx;

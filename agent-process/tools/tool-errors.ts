@@ -82,3 +82,14 @@ export function interruptedError(toolName: string): ToolError {
     suggestion: 'Call the tool again if its result is still needed.',
   };
 }
+
+/** The agent is going away (drain deadline, engine close): the call is not started. */
+export function shuttingDownError(toolName: string, reason: string): ToolError {
+  return {
+    code: 'E_TOOL_ABORTED',
+    name: 'ToolAbortedError',
+    category: 'tool',
+    message: `Tool '${toolName}' was not run: ${reason}.`,
+    suggestion: 'Finish the turn without further tool calls; the work can be resumed after the agent restarts.',
+  };
+}

@@ -11,7 +11,7 @@ import { isJsonValue } from '../validation/json-value.ts';
 import { validateToolArgs } from './args-validation.ts';
 import { runInToolCallScope, type ToolCallScope } from './tool-call-scope.ts';
 import type { ToolContextFactory } from './tool-context.ts';
-import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, timeoutError } from './tool-errors.ts';
+import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, shuttingDownError, timeoutError } from './tool-errors.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60 * 1000;
@@ -36,11 +36,14 @@ export interface ToolExecutorOptions {
 
 export class ToolExecutor {
   private readonly inFlight = new Set<AbortController>();
+  /** Set by abortAll: later calls are not started (the agent is going away). */
+  private abortReason: string | undefined;
 
   constructor(private readonly options: ToolExecutorOptions) {}
 
-  /** Aborts every running handler (engine shutdown). */
+  /** Aborts every running handler and every later one (drain deadline, engine shutdown). */
   abortAll(reason: string): void {
+    this.abortReason ??= reason;
     for (const controller of this.inFlight) controller.abort(new Error(reason));
   }
 
@@ -61,6 +64,7 @@ export class ToolExecutor {
     if (!check.ok) return errorResult(toolCallId, toolName, invalidArgsError(toolName, check.issues, check.suggestion));
 
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    if (this.abortReason !== undefined) return errorResult(toolCallId, toolName, shuttingDownError(toolName, this.abortReason));
     const controller = new AbortController();
     const toolContext = this.options.contexts.create({
       agentName: ctx.agentName,
@@ -72,6 +76,7 @@ export class ToolExecutor {
       trace: extras.trace,
       config: tool.config,
       signal: controller.signal,
+      ...(tool.sandbox ? { sandbox: tool.sandbox } : {}),
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
     this.inFlight.add(controller);

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolPlan } from '../../shared/types/bundle.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
+import type { SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { validatorFor } from './args-validation.ts';
@@ -20,6 +21,8 @@ export interface RegisteredTool {
   maxResultBytes?: number;
   /** `ctx.config` for the handler. */
   config: JsonObject;
+  /** The sandbox of a Tool resource's processes; extension tools use the agent's. */
+  sandbox?: SandboxPlan;
   origin: 'config' | 'extension';
 }
 
@@ -45,6 +48,7 @@ export class ToolRegistry {
         errorMessageLimit: plan.errorMessageLimit,
         ...(plan.maxResultBytes !== undefined ? { maxResultBytes: plan.maxResultBytes } : {}),
         config: plan.config,
+        sandbox: plan.sandbox,
         origin: 'config',
       });
     }

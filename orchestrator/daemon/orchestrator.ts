@@ -22,6 +22,7 @@ import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/rou
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
+import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
 import { loadSwarmConfig, type SwarmConfig } from './swarm-config.ts';
 
@@ -45,6 +46,8 @@ export interface OrchestratorOptions {
   onExchange?(note: ExchangeNote): void;
   /** The interactive cli connector finished (Ctrl-D): the user is done with this run. */
   onInteractiveEnd?(): void;
+  /** Something the person starting the daemon must see once (e.g. tools run unsandboxed). */
+  onWarning?(text: string): void;
 }
 
 /** Warm agent processes kept ready (GOONDAN_WARM_POOL overrides; 0 turns the pool off). */
@@ -80,10 +83,18 @@ export class Orchestrator {
     return this.core.runtimeEvents;
   }
 
-  /** Loads the bundle (throws ConfigError on an invalid one), starts the API and connectors. */
+  /**
+   * Loads the bundle (throws ConfigError on an invalid one, SandboxUnavailableError when an agent
+   * requires a sandbox this host cannot give), starts the API and connectors.
+   */
   async start(): Promise<void> {
     const { logger } = this.options;
     this.config = await loadSwarmConfig(this.configOptions());
+    const sandboxWarning = checkSandbox(this.config);
+    if (sandboxWarning !== undefined) {
+      logger.warn({ code: 'W_SANDBOX_UNAVAILABLE' }, sandboxWarning);
+      this.options.onWarning?.(sandboxWarning);
+    }
     const { swarm } = this.config;
     const existing = readRuntimeFile(runtimeFilePath(this.options.stateRoot, swarm.workspaceId));
     if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -202,7 +213,12 @@ export class Orchestrator {
     let next: SwarmConfig;
     try {
       next = await loadSwarmConfig(this.configOptions());
+      checkSandbox(next);
     } catch (error) {
+      if (SandboxUnavailableError.isInstance(error)) {
+        logger.error({ code: error.code, suggestion: error.suggestion }, `bundle changed but ${error.message}; keeping the running configuration`);
+        return;
+      }
       const problems = error instanceof Error && 'problems' in error ? error.problems : undefined;
       logger.error({ problems, err: problems ? undefined : error }, 'bundle changed but is invalid; keeping the running configuration');
       return;

@@ -10,12 +10,15 @@ import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolExport
 import type { JsonObject } from '../types/json.ts';
 import { BASE_PACKAGE, type JsonSchemaObject, type ToolExportSpec, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
 import { type AgentPromptFields, agentPromptFields } from './agent-prompt.ts';
+import type { SandboxPlan } from '../types/sandbox.ts';
+import { sandboxSpecValidator } from '../schemas/validators.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
 import { ConfigError } from './config-error.ts';
 import { EnvIssues } from './env-issues.ts';
 import { buildModelPlan } from './model-plan.ts';
 import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, resolveIn } from './plan-resolver.ts';
+import { DEFAULT_SANDBOX, resolveSandbox } from './sandbox-plan.ts';
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
@@ -53,9 +56,15 @@ function exportPlan(spec: ToolExportSpec): ToolExportPlan {
   return { ...spec, parameters };
 }
 
-function toolPlan(resource: LoadedResource, override: JsonObject | undefined): ToolPlan {
+/**
+ * `config.sandbox` (from the Tool's spec.config or the agent's tool ref) is the runtime's, not the
+ * tool's: it leaves `config` and becomes the tool's resolved sandbox. The load already checked it.
+ */
+function toolPlan(resource: LoadedResource, override: JsonObject | undefined, agentSandbox: SandboxPlan): ToolPlan {
   const tool = asTool(resource.resource);
   if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
+  const { sandbox, ...config } = { ...tool.spec.config, ...override };
+  const isSandboxSpec = sandboxSpecValidator();
   return {
     name: resource.name,
     packageName: resource.packageName,
@@ -63,7 +72,8 @@ function toolPlan(resource: LoadedResource, override: JsonObject | undefined): T
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
     ...(tool.spec.maxResultBytes !== undefined ? { maxResultBytes: tool.spec.maxResultBytes } : {}),
     exports: tool.spec.exports.map(exportPlan),
-    config: { ...tool.spec.config, ...override },
+    config,
+    sandbox: resolveSandbox(agentSandbox, isSandboxSpec(sandbox) ? sandbox : undefined),
   };
 }
 
@@ -102,9 +112,10 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
   }
   const { spec } = agent;
   const model = resolveIn(bundle, resource, spec.modelConfig.modelRef, ['spec', 'modelConfig', 'modelRef']).target;
+  const sandbox = resolveSandbox(DEFAULT_SANDBOX, swarm.spec.policy?.sandbox, spec.sandbox);
   const tools = (spec.tools ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'tools', i]);
-    return toolPlan(target, config);
+    return toolPlan(target, config, sandbox);
   });
   const extensions = (spec.extensions ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'extensions', i]);
@@ -145,6 +156,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     extensions,
     requiredTools,
     maxToolResultBytes: spec.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
+    sandbox,
   };
   const prompt = systemPrompt(resource, agentPromptFields(spec));
   if (prompt !== undefined) plan.systemPrompt = prompt;

@@ -21,6 +21,7 @@ import { collectEnvWarnings } from './check-env.ts';
 import { checkPackageDocs } from './check-package-docs.ts';
 import { checkPaths } from './check-paths.ts';
 import { checkRefs, type RefResolutions } from './check-refs.ts';
+import { checkSandboxOverrides } from './check-sandbox.ts';
 import { checkSchema } from './check-schema.ts';
 import { checkSwarm } from './check-swarms.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
@@ -52,6 +53,7 @@ function checkDocument(doc: NamedDocument, sink: ProblemSink): void {
   if (schemaApplies) checkSchema(doc, sink);
   if (doc.kind === 'Tool' && schemaApplies) checkToolExports(doc, sink);
   if (doc.kind === 'Agent') checkPromptConflict(doc, sink);
+  checkSandboxOverrides(doc, sink);
   if (doc.kind === 'Connector') checkConnectorEvents(doc, sink);
   checkValueSources(doc, sink);
 }

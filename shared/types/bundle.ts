@@ -15,6 +15,7 @@ import type {
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
+import type { SandboxPlan } from './sandbox.ts';
 
 /** Where a resource (or a problem) sits in the source files. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -86,8 +87,10 @@ export interface ToolPlan {
   /** The tool's own result bound, when it sets one (else the agent's). */
   maxResultBytes?: number;
   exports: ToolExportPlan[];
-  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it, minus `sandbox`. */
   config: JsonObject;
+  /** The agent's sandbox with the merged config's `sandbox` laid over it field by field. */
+  sandbox: SandboxPlan;
 }
 
 export interface ExtensionPlan {
@@ -111,6 +114,8 @@ export interface AgentPlan {
   requiredTools: string[];
   /** Tool results larger than this many bytes are cut in the conversation and saved in the workspace. */
   maxToolResultBytes: number;
+  /** Swarm `policy.sandbox` with the agent's `spec.sandbox` over it (tools may narrow or widen it per tool). */
+  sandbox: SandboxPlan;
 }
 
 export interface SwarmPlan {

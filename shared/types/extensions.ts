@@ -5,6 +5,7 @@
 import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { ConversationState, MessageEvent } from './messages.ts';
+import type { ProcessSandbox } from './sandbox.ts';
 import type { Logger, ToolCatalogItem, ToolHandler, ToolResult } from './tools.ts';
 import type { RuntimeEvent, RuntimeEventType, StepResult, TurnResult } from './turns.ts';
 
@@ -147,6 +148,8 @@ export interface ExtensionApi {
   onClose?(handler: () => void | Promise<void>): void;
   /** Asks a human (terminal or HTTP API) to approve a tool call; absent when nobody can be asked. */
   approvals?: { request(request: ApprovalRequest): Promise<ApprovalDecision> };
+  /** The agent's sandbox, for processes the extension starts (stdio MCP servers). Optional so older engines stay valid. */
+  readonly sandbox?: ProcessSandbox;
 }
 
 /** Shape of an Extension entry module. */

@@ -3,6 +3,7 @@
  * The JSON Schemas in shared/schemas/ are the executable form of these types.
  */
 import type { JsonObject, JsonValue } from './json.ts';
+import type { SandboxSpec } from './sandbox.ts';
 
 export const API_VERSION = 'goondan.ai/v1';
 export const BASE_PACKAGE = '@goondan/base';
@@ -119,6 +120,8 @@ export interface AgentSpec {
   toolPolicy?: ToolPolicySpec;
   /** Tool results larger than this are cut in the conversation (default 65536). */
   maxToolResultBytes?: number;
+  /** Overrides the swarm's `policy.sandbox` field by field. */
+  sandbox?: SandboxSpec;
 }
 
 // ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────
@@ -146,6 +149,8 @@ export interface SwarmPolicy {
   startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
+  sandbox?: SandboxSpec;
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

@@ -7,6 +7,7 @@ import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';
 import type { JsonSchemaObject } from './resources.ts';
+import type { ProcessSandbox } from './sandbox.ts';
 
 /** Where a catalog item comes from (tool spec §13.1). */
 export interface ToolSource {
@@ -141,6 +142,11 @@ export interface ToolContext {
   readonly runtime?: AgentToolRuntime;
   /** Aborted when the call times out or the process drains. */
   readonly signal?: AbortSignal;
+  /**
+   * How processes this tool starts must be isolated (the agent's sandbox with the tool ref's
+   * `config.sandbox` over it). A tool that spawns anything runs it through this.
+   */
+  readonly sandbox: ProcessSandbox;
 }
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<JsonValue> | JsonValue;

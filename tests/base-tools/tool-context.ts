@@ -1,14 +1,17 @@
 /**
  * A real ToolContext for calling base-tool handlers directly: a temp workspace under os.tmpdir(),
- * a pino logger writing to a temp file, an AbortController for `signal`, and the assistant message
- * that "holds" the call (plain data).
+ * a pino logger writing to a temp file, an AbortController for `signal`, the assistant message
+ * that "holds" the call (plain data), and the default sandbox (bubblewrap, network off) with the
+ * temp root as the state root — so `outside` is hidden from sandboxed commands like real state is.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'bun:test';
 import pino from 'pino';
+import { DEFAULT_SANDBOX } from '../../shared/config/sandbox-plan.ts';
 import { createLogger } from '../../shared/logger.ts';
+import type { SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { JsonObject, JsonValue, Message, ToolContext, ToolHandler } from '../../shared/types/index.ts';
 
 export interface TestToolContext {
@@ -26,7 +29,7 @@ export interface TestToolContext {
 /** `config` may be a function of the temp directories (e.g. `roots: [outside]`). */
 export type TestConfig = JsonObject | ((dirs: { workdir: string; outside: string }) => JsonObject);
 
-export function createToolContext(options: { config?: TestConfig } = {}): TestToolContext {
+export function createToolContext(options: { config?: TestConfig; sandbox?: Partial<SandboxPlan> } = {}): TestToolContext {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'goondan-base-tools-')));
   const workdir = join(root, 'workspace');
   const outside = join(root, 'outside');
@@ -52,6 +55,7 @@ export function createToolContext(options: { config?: TestConfig } = {}): TestTo
     logger,
     config: typeof options.config === 'function' ? options.config({ workdir, outside }) : (options.config ?? {}),
     signal: controller.signal,
+    sandbox: { ...DEFAULT_SANDBOX, ...options.sandbox, workdir, stateRoot: root, hiddenPaths: [] },
   };
   return {
     ctx,
