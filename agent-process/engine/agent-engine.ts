@@ -26,6 +26,8 @@ import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
 import { ToolExecutor } from '../tools/tool-executor.ts';
+import { PendingResults } from '../tools/pending-results.ts';
+import { ToolPermissionGate } from '../tools/tool-permission-gate.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
@@ -49,11 +51,11 @@ export interface AgentEngineOptions {
   /** A tool asked for a process restart (self-restart tool, SPEC.md §2.8); the shell acts on it after the turn. */
   onRestartRequested?: (reason: string) => void;
   env?: Record<string, string | undefined>;
-  /** Per-call tool handler timeout (default 5 min); on timeout the result is E_TOOL_TIMEOUT and ctx.signal aborts. */
+  /** Default per-call tool time limit where the export declares none (5 min); on timeout the result is E_TOOL_TIMEOUT and ctx.signal aborts. */
   toolTimeoutMs?: number;
   /** tool spec §2.3.3: let the model call registry tools that the step's catalog does not offer. Default false. */
   allowRegistryDirectCalls?: boolean;
-  /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension. */
+  /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension and answers the tools' own `ask`. */
   approvals?: ExtensionApi['approvals'];
   /** How long close() waits for each extension's onClose handler (default 5 s). */
   closeTimeoutMs?: number;
@@ -87,16 +89,24 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const model = await createLanguageModel(plan, options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const model = await createLanguageModel(plan, env);
 
+  const inbox = new AsyncReplyInbox(logger);
+  const pending = new PendingResults();
   const executor = new ToolExecutor({
     registry,
-    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, pending, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    pending,
+    permissions: new ToolPermissionGate(logger, options.approvals),
+    logger,
+    strictResults: env.GOONDAN_STRICT_RESULTS === '1',
+    onCompletion: (completion) => inbox.push(completion),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
   const pipeline = new PipelineRegistry();
-  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events });
+  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events, workdir: paths.workdir, logger });
 
   const append = (message: Parameters<EngineInternals['append']>[0]): void => {
     const event: MessageEvent = { type: 'append', message };
@@ -121,7 +131,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     toolRunner,
     events,
     model,
-    inbox: new AsyncReplyInbox(logger),
+    inbox,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
   };

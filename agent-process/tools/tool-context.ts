@@ -1,13 +1,15 @@
 /**
  * The ToolContext handed to a handler (tool spec §7.3, §2.5): identity, the assistant message that
- * holds the call, the instance workspace as workdir (created on first use), a logger carrying the
- * trace fields, the tool's config, the inter-agent runtime and the abort signal. Nothing else —
- * no bundle handle, no OAuth (tool spec §2.5.3).
+ * holds the call, the instance workspace as workdir (created on first use), a Console-compatible
+ * logger carrying the trace fields, the tool's config, the inter-agent runtime, the abort signal
+ * and `pending()` for long-running work. Nothing else — no bundle handle, no OAuth (tool spec §2.5.3).
  */
 import { mkdirSync } from 'node:fs';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
-import type { AgentToolRuntime, Logger, ToolContext } from '../../shared/types/tools.ts';
+import type { AgentToolRuntime, ToolContext } from '../../shared/types/tools.ts';
+import type { PendingResults } from './pending-results.ts';
+import { consoleCompatibleLogger, type PinoLike } from './tool-logger.ts';
 
 export interface ToolContextInput {
   agentName: string;
@@ -24,14 +26,20 @@ export interface ToolContextInput {
 export interface ToolContextFactoryOptions {
   workdir: string;
   /** Parent logger; each call gets a child with trace fields. */
-  logger: { child(bindings: Record<string, unknown>): Logger };
+  logger: { child(bindings: Record<string, unknown>): PinoLike };
   runtime?: AgentToolRuntime;
+  /** Where `ctx.pending()` marks its results (shared with the executor). */
+  pending: PendingResults;
 }
 
 export class ToolContextFactory {
   private workdirReady = false;
 
   constructor(private readonly options: ToolContextFactoryOptions) {}
+
+  get workdir(): string {
+    return this.options.workdir;
+  }
 
   create(input: ToolContextInput): ToolContext {
     if (!this.workdirReady) {
@@ -44,6 +52,7 @@ export class ToolContextFactory {
       toolCallId: input.toolCallId,
       toolName: input.toolName,
     });
+    const pending = this.options.pending;
     const ctx: ToolContext = {
       agentName: input.agentName,
       instanceKey: input.instanceKey,
@@ -51,10 +60,11 @@ export class ToolContextFactory {
       toolCallId: input.toolCallId,
       message: input.message,
       workdir: this.options.workdir,
-      logger,
+      logger: consoleCompatibleLogger(logger),
       trace: input.trace,
       config: input.config,
       signal: input.signal,
+      pending: (handle, options) => pending.mark(handle, options),
       ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
     };
     return ctx;

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolPlan } from '../types/bundle.ts';
+import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolExportPlan, ToolPlan } from '../types/bundle.ts';
 import type { JsonObject } from '../types/json.ts';
-import { BASE_PACKAGE, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
+import { BASE_PACKAGE, type ToolExportSpec, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
 import { type AgentPromptFields, agentPromptFields } from './agent-prompt.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
@@ -46,17 +46,35 @@ function entryPath(resource: LoadedResource, entry: string): string {
   return result.ok ? result.path : resolve(resource.bundleRoot, entry);
 }
 
-function toolPlan(resource: LoadedResource, override: JsonObject | undefined): ToolPlan {
+function toolPlan(resource: LoadedResource, override: JsonObject | undefined, env: Record<string, string | undefined>, issues: EnvIssues): ToolPlan {
   const tool = asTool(resource.resource);
   if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
-  return {
+  // `timeoutMs` is the engine's limit per call (checked by check-tool-declarations), not a handler setting.
+  const { timeoutMs, ...config } = { ...tool.spec.config, ...override };
+  const plan: ToolPlan = {
     name: resource.name,
     packageName: resource.packageName,
-    entryPath: entryPath(resource, tool.spec.entry),
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
-    exports: tool.spec.exports,
-    config: { ...tool.spec.config, ...override },
+    exports: tool.spec.exports.map((spec, i) => exportPlan(resource, spec, i, env, issues)),
+    config,
   };
+  if (tool.spec.entry !== undefined) plan.entryPath = entryPath(resource, tool.spec.entry);
+  if (typeof timeoutMs === 'number') plan.timeoutMs = timeoutMs;
+  return plan;
+}
+
+/** An export with its HTTP header ValueSources read (a missing credential is a missing required variable). */
+function exportPlan(resource: LoadedResource, spec: ToolExportSpec, index: number, env: Record<string, string | undefined>, issues: EnvIssues): ToolExportPlan {
+  const { http, ...rest } = spec;
+  if (http === undefined) return rest;
+  const { headers, ...request } = http;
+  if (headers === undefined) return { ...rest, http: request };
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const text = typeof value === 'string' ? value : issues.read(value, env, resource, ['spec', 'exports', index, 'http', 'headers', name], true, `header ${name} of export ${spec.name}`);
+    if (text !== undefined) resolved[name] = text;
+  }
+  return { ...rest, http: { ...request, headers: resolved } };
 }
 
 function extensionPlan(resource: LoadedResource, override: JsonObject | undefined): ExtensionPlan {
@@ -96,7 +114,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
   const model = resolveIn(bundle, resource, spec.modelConfig.modelRef, ['spec', 'modelConfig', 'modelRef']).target;
   const tools = (spec.tools ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'tools', i]);
-    return toolPlan(target, config);
+    return toolPlan(target, config, env, issues);
   });
   const extensions = (spec.extensions ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'extensions', i]);

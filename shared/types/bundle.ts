@@ -7,6 +7,7 @@ import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
   ConnectorEventSpec,
+  HttpExportSpec,
   IngressRule,
   ModelParams,
   ModelProvider,
@@ -72,16 +73,22 @@ export interface ModelPlan {
   capabilities: NonNullable<ModelSpec['capabilities']>;
 }
 
+/** An export's HTTP request with its header ValueSources resolved (never logged). */
+export type HttpRequestPlan = Omit<HttpExportSpec, 'headers'> & { headers?: Record<string, string> };
+export type ToolExportPlan = Omit<ToolExportSpec, 'http'> & { http?: HttpRequestPlan };
+
 export interface ToolPlan {
   /** Tool resource name: the prefix of every exported tool name. */
   name: string;
   packageName: string;
-  /** Absolute path of the entry module. */
-  entryPath: string;
+  /** Absolute path of the entry module; absent when every export declares `http`. */
+  entryPath?: string;
   errorMessageLimit: number;
-  exports: ToolExportSpec[];
-  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  exports: ToolExportPlan[];
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it (without `timeoutMs`). */
   config: JsonObject;
+  /** The engine's time limit per call for this agent (`timeoutMs` of that merged config); wins over the exports' own. */
+  timeoutMs?: number;
 }
 
 export interface ExtensionPlan {

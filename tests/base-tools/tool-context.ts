@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'bun:test';
 import pino from 'pino';
+import { PendingResults } from '../../agent-process/tools/pending-results.ts';
+import { consoleCompatibleLogger } from '../../agent-process/tools/tool-logger.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { JsonObject, JsonValue, Message, ToolContext, ToolHandler } from '../../shared/types/index.ts';
 
@@ -34,6 +36,7 @@ export function createToolContext(options: { config?: TestConfig } = {}): TestTo
   const logFile = join(root, 'tool.log');
   const logger = createLogger({ name: 'base-tools-test', level: 'debug', destination: pino.destination({ dest: logFile, sync: true }) });
   const controller = new AbortController();
+  const pending = new PendingResults();
   const toolCallId = 'call-1';
   const message: Message = {
     id: 'msg-assistant-1',
@@ -49,9 +52,10 @@ export function createToolContext(options: { config?: TestConfig } = {}): TestTo
     toolCallId,
     message,
     workdir,
-    logger,
+    logger: consoleCompatibleLogger(logger),
     config: typeof options.config === 'function' ? options.config({ workdir, outside }) : (options.config ?? {}),
     signal: controller.signal,
+    pending: (handle, pendingOptions) => pending.mark(handle, pendingOptions),
   };
   return {
     ctx,

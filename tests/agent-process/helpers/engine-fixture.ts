@@ -11,17 +11,16 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
-import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolPlan } from '../../../shared/types/bundle.ts';
+import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolExportPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../shared/types/messages.ts';
-import type { ToolExportSpec } from '../../../shared/types/resources.ts';
 import type { RuntimeEvent } from '../../../shared/types/turns.ts';
 import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '../../../agent-process/engine/agent-engine.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
-export function fixtureTool(name: string, file: string, exports: ToolExportSpec[], extra: Partial<ToolPlan> = {}): ToolPlan {
+export function fixtureTool(name: string, file: string, exports: ToolExportPlan[], extra: Partial<ToolPlan> = {}): ToolPlan {
   return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
 }
 
@@ -29,7 +28,7 @@ export function fixtureExtension(name: string, file: string, config: JsonObject 
   return { name, packageName: '', entryPath: join(FIXTURES, 'extensions', file), config };
 }
 
-export const ECHO_EXPORTS: ToolExportSpec[] = [
+export const ECHO_EXPORTS: ToolExportPlan[] = [
   {
     name: 'say',
     description: 'Repeat a text.',
