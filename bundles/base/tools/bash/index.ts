@@ -2,14 +2,16 @@
  * `bash__exec` and `bash__script`: run a command in the agent's workspace (tool spec §2.5) and
  * return what happened. A non-zero exit is a normal result the model reads, not an error; errors
  * are reserved for calls that could not run (bad arguments, cwd outside the workspace, no shell).
+ * `evaluatePolicy` previews the commands of a line for the person asked to approve it.
  */
 import { statSync } from 'node:fs';
-import type { JsonObject, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
+import type { JsonObject, ToolContext, ToolHandler, ToolPolicyEvaluator } from '../../../../shared/types/index.ts';
 import { abortedError, BaseToolError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { resolveWorkspacePath, type PathPolicy, type ResolvedPath } from '../workspace-path.ts';
 import { bashPathPolicy, readBashConfig, type BashConfig } from './bash-config.ts';
 import { buildCommandEnv } from './command-env.ts';
+import { commandPreview } from './command-preview.ts';
 import { runProcess, type RunResult } from './run-process.ts';
 
 interface ExecArgs {
@@ -125,3 +127,6 @@ export const handlers: Record<string, ToolHandler> = {
     return run(ctx, config, argv, cwd, commandEnv(config, args.env), args.timeoutMs);
   },
 };
+
+/** seed 004 §6.2: the commands a line would run, for the approval prompt (no verdict of its own). */
+export const evaluatePolicy: ToolPolicyEvaluator = commandPreview;
