@@ -15,7 +15,7 @@ import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
 import { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
-import { isMessageEvent, messageEventProblems } from '../conversation/message-schema.ts';
+import { isMessageEvent, messageEventProblems, normalizeMessageEvent } from '../conversation/message-schema.ts';
 import { MessageStore } from '../conversation/message-store.ts';
 import { EventBus } from '../extensions/event-bus.ts';
 import { createExtensionApi, type CloseHandler } from '../extensions/extension-api.ts';
@@ -120,8 +120,9 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     logger,
     conversation,
     append,
-    emitMessageEvent: (event) => {
+    emitMessageEvent: (emitted) => {
       // Extensions are code we did not write: their events are checked before they reach the files.
+      const event = normalizeMessageEvent(emitted);
       if (!isMessageEvent(event)) throw new TypeError(`emitMessageEvent: invalid message event: ${messageEventProblems()}`);
       store.appendEvent(event);
       conversation.apply(event);
