@@ -13,6 +13,7 @@ import { runChain } from '../engine/chain-runner.ts';
 import type { PipelineRegistry } from '../engine/pipeline-registry.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
+import { argsWithDefaults } from './args-validation.ts';
 import { callDisplay } from './tool-call-display.ts';
 import type { ToolCallExtras, ToolExecutor } from './tool-executor.ts';
 import { callLimitError, errorResult, invalidArgsError } from './tool-errors.ts';
@@ -60,7 +61,9 @@ export class ToolCallRunner {
     const span = childSpan(request.stepSpan);
     const tool = registry.get(call.name);
     const catalogItem = request.catalog.find((item) => item.name === call.name);
-    const display = callDisplay(catalogItem ?? tool?.item, call.args, tool?.config ?? {});
+    const item = catalogItem ?? tool?.item;
+    // The summary reads the arguments as the handler will get them (schema defaults filled in).
+    const display = callDisplay(item, item?.summary === undefined ? call.args : argsWithDefaults(item.parameters, call.args).args, tool?.config ?? {});
     const common = { agentName, instanceKey, turnId: request.turnId, stepId: request.stepId, toolCallId: call.id, toolName: call.name };
     const called = () => events.emit({ type: 'tool.called', timestamp: new Date().toISOString(), ...spanFields(span), ...common, args: call.args, ...display });
     const extras: ToolCallExtras = { catalog: request.catalog, message: request.message, trace: { traceId: span.traceId, spanId: span.spanId } };
