@@ -16,13 +16,14 @@ const engines = trackEngines();
 const noArgs = { type: 'object', properties: {} } as const;
 
 function specTool(overrides: Partial<Record<string, Partial<ToolExportPlan>>> = {}, timeoutMs?: number) {
-  const exports: ToolExportPlan[] = [
+  const declared: ToolExportPlan[] = [
     { name: 'log', description: 'Log through ctx.logger.', parameters: noArgs },
     { name: 'sleep', description: 'Sleep ms.', parameters: { type: 'object', properties: { ms: { type: 'integer' }, timeoutMs: { type: 'integer' } }, required: ['ms'] } },
     { name: 'later', description: 'Start pending work.', parameters: { type: 'object', properties: { job: { type: 'string' } }, required: ['job'] } },
     { name: 'release', description: 'Finish pending work.', parameters: { type: 'object', properties: { job: { type: 'string' }, error: { type: 'string' } }, required: ['job'] } },
     { name: 'lookalike', description: 'Looks pending.', parameters: noArgs },
-  ].map((e) => ({ ...e, ...overrides[e.name] }));
+  ];
+  const exports = declared.map((e) => ({ ...e, ...overrides[e.name] }));
   return fixtureTool('spec', 'spec.ts', exports, timeoutMs === undefined ? {} : { timeoutMs });
 }
 
