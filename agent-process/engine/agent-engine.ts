@@ -94,9 +94,10 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
 
   const inbox = new AsyncReplyInbox(logger);
   const pending = new PendingResults();
+  const contexts = new ToolContextFactory({ workdir: paths.workdir, logger, pending, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) });
   const executor = new ToolExecutor({
     registry,
-    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, pending, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    contexts,
     pending,
     permissions: new ToolPermissionGate(logger, options.approvals),
     logger,
@@ -106,7 +107,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
   const pipeline = new PipelineRegistry();
-  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events, workdir: paths.workdir, logger });
+  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events, workdir: () => contexts.workdir(), logger });
 
   const append = (message: Parameters<EngineInternals['append']>[0]): void => {
     const event: MessageEvent = { type: 'append', message };

@@ -42,8 +42,8 @@ export interface ToolCallRunnerOptions {
   executor: ToolExecutor;
   registry: ToolRegistry;
   events: RuntimeEventLog;
-  /** The instance workspace (the `workdir` of `evaluatePolicy`). */
-  workdir: string;
+  /** The instance workspace, created if need be (the `workdir` of `evaluatePolicy`). */
+  workdir: () => string;
   logger: Logger;
 }
 

@@ -37,15 +37,17 @@ export class ToolContextFactory {
 
   constructor(private readonly options: ToolContextFactoryOptions) {}
 
-  get workdir(): string {
-    return this.options.workdir;
-  }
-
-  create(input: ToolContextInput): ToolContext {
+  /** The instance workspace, created on first use (handlers and `evaluatePolicy` may resolve paths in it). */
+  workdir(): string {
     if (!this.workdirReady) {
       mkdirSync(this.options.workdir, { recursive: true });
       this.workdirReady = true;
     }
+    return this.options.workdir;
+  }
+
+  create(input: ToolContextInput): ToolContext {
+    const workdir = this.workdir();
     const logger = this.options.logger.child({
       traceId: input.trace.traceId,
       spanId: input.trace.spanId,
@@ -59,7 +61,7 @@ export class ToolContextFactory {
       turnId: input.turnId,
       toolCallId: input.toolCallId,
       message: input.message,
-      workdir: this.options.workdir,
+      workdir,
       logger: consoleCompatibleLogger(logger),
       trace: input.trace,
       config: input.config,

@@ -19,7 +19,7 @@ export interface VerdictCall {
   agentName: string;
   instanceKey: string;
   toolName: string;
-  workdir: string;
+  workdir: () => string;
   /** The arguments as the first asker sees them. */
   args: () => JsonObject;
 }
@@ -34,7 +34,7 @@ async function evaluate(tool: RegisteredTool | undefined, call: VerdictCall, log
   const evaluatePolicy = tool?.evaluatePolicy;
   if (!tool || !evaluatePolicy) return undefined;
   const { args } = argsWithDefaults(tool.item.parameters, call.args());
-  const context = { agentName: call.agentName, instanceKey: call.instanceKey, toolName: call.toolName, exportName: tool.exportName, workdir: call.workdir, config: tool.config };
+  const context = { agentName: call.agentName, instanceKey: call.instanceKey, toolName: call.toolName, exportName: tool.exportName, workdir: call.workdir(), config: tool.config };
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const answer: unknown = await Promise.race([
