@@ -130,6 +130,11 @@ describe('agents__request async, spawn, list, catalog (SPEC.md §2.6)', () => {
     const injected = base.findIndex((m) => m.metadata.__goondanInterAgentResponse !== undefined);
     expect(injected).toBeGreaterThan(0);
     expect(base[injected]?.metadata.__goondanInterAgentResponse).toMatchObject({ kind: 'inter_agent_response', status: 'ok', fromAgentId: 'beta', async: true });
+    // tool spec §10.2: the call itself answered pending, its handle the request's correlation id.
+    const pending = base.flatMap((m) => (m.data.role === 'tool' ? JSON.stringify(m.data) : []))[0] ?? '';
+    const response = base[injected]?.metadata.__goondanInterAgentResponse;
+    const requestId = typeof response === 'object' && response !== null && 'requestId' in response ? String(response.requestId) : 'missing';
+    expect(pending).toContain(`"value":{"status":"pending","handle":"${requestId}"`);
     expect(JSON.stringify(base[injected]?.data)).toContain('beta got: background work');
     // It arrived during the turn (the sleep step), so the model saw it before the turn's last step.
     expect(base.findLastIndex((m) => m.data.role === 'assistant')).toBeGreaterThan(injected);
