@@ -11,6 +11,8 @@ import { release } from '../fixtures/engine/tools/spec.ts';
 import { waitUntil } from '../e2e/daemon-harness.ts';
 import { baseMessages, echoTool, errorOf, fixtureExtension, fixtureTool, makePlan, storedToolResults, trackEngines, userEvent } from './helpers/engine-fixture.ts';
 import type { ToolExportPlan } from '../../shared/types/bundle.ts';
+import { buildAgentPlan, buildSwarmPlan, loadBundle } from '../../shared/config/index.ts';
+import { tempBundle } from '../config/temp-bundle.ts';
 
 const engines = trackEngines();
 const noArgs = { type: 'object', properties: {} } as const;
@@ -77,6 +79,48 @@ describe('tool spec §2.4: the time limit of a call', () => {
     const h = await engines.start(makePlan({ tools: [specTool()], script: script([calls('nap', [{ name: 'spec__sleep', args: { ms: 5000 } }])]) }), { toolTimeoutMs: 50 });
     await h.engine.runTurn(userEvent('nap'));
     expect(errorOf(storedToolResults(h.paths)[0]?.output)).toMatchObject({ code: 'E_TOOL_TIMEOUT' });
+  });
+});
+
+describe("tool spec §2.4: the built-in tools' own limits are honoured", () => {
+  test('bash__exec with timeoutMs longer than the engine’s limit runs to the end (timeoutFromArg)', async () => {
+    const bundle = tempBundle({
+      'goondan.yaml': `apiVersion: goondan.ai/v1
+kind: Model
+metadata: { name: m }
+spec:
+  provider: mock
+  model: m1
+  options:
+    rules:
+      - match: long
+        toolCalls: [{ name: bash__exec, args: { command: "sleep 0.5 && echo finished", timeoutMs: 20000 } }]
+        then: "{{result.stdout}}{{error}}"
+      - match: short
+        toolCalls: [{ name: bash__exec, args: { command: "sleep 5 && echo finished" } }]
+        then: "{{result.stdout}}{{error}}"
+---
+apiVersion: goondan.ai/v1
+kind: Agent
+metadata: { name: a }
+spec: { modelConfig: { modelRef: Model/m }, tools: [Tool/bash] }
+---
+apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: s }
+spec: { entryAgent: Agent/a, agents: [Agent/a] }
+`,
+    });
+    try {
+      const loaded = await loadBundle(bundle.dir, { env: {} });
+      expect(loaded.errors).toEqual([]);
+      // An engine whose default limit (5 minutes in production) is 200 ms here.
+      const h = await engines.start(buildAgentPlan(loaded, 's', 'a', {}), { swarm: buildSwarmPlan(loaded, 's'), toolTimeoutMs: 200 });
+      expect((await h.engine.runTurn(userEvent('long'))).responseText.trim()).toBe('finished');
+      expect((await h.engine.runTurn(userEvent('short'))).responseText).toContain('E_TOOL_TIMEOUT');
+    } finally {
+      bundle.remove();
+    }
   });
 });
 
