@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { bwrapAvailability } from '../bundles/base/sandbox/bwrap-availability.ts';
 import { handlers } from '../bundles/base/tools/bash/index.ts';
 import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
-import type { Logger, SandboxPlan, ToolContext } from '../shared/types/index.ts';
+import { consoleCompatibleLogger, type PinoLike } from '../agent-process/tools/tool-logger.ts';
+import type { SandboxPlan, ToolContext } from '../shared/types/index.ts';
 
 const CALLS = Number(process.argv[2] ?? 60);
 const ROUNDS = 5;
@@ -27,7 +28,7 @@ if (!bwrap.ok) {
 const root = mkdtempSync(join(tmpdir(), 'goondan-bench-sandbox-'));
 const workdir = join(root, 'workspace');
 mkdirSync(workdir);
-const quiet: Logger = { debug: () => {}, info: () => {}, warn: (o) => console.error(o), error: (o) => console.error(o) };
+const quiet: PinoLike = { debug: () => {}, info: () => {}, warn: (o) => console.error(o), error: (o) => console.error(o) };
 const exec = handlers.exec;
 if (exec === undefined) throw new Error('bash has no exec handler');
 
@@ -39,9 +40,12 @@ function context(sandbox: Partial<SandboxPlan>): ToolContext {
     toolCallId: 'c',
     message: { id: 'm', data: { role: 'assistant', content: [] }, metadata: {}, createdAt: new Date().toISOString(), source: { type: 'assistant', stepId: 's' } },
     workdir,
-    logger: quiet,
+    logger: consoleCompatibleLogger(quiet),
     config: { drainMs: 0 },
     sandbox: { ...DEFAULT_SANDBOX, ...sandbox, workdir, stateRoot: root, hiddenPaths: [] },
+    pending: () => {
+      throw new Error('bash never answers pending');
+    },
   };
 }
 

@@ -50,31 +50,55 @@ function entryPath(resource: LoadedResource, entry: string): string {
   return result.ok ? result.path : resolve(resource.bundleRoot, entry);
 }
 
-/** Tool spec §6.1: `parameters` is optional; a function without arguments takes an empty object. */
-function exportPlan(spec: ToolExportSpec): ToolExportPlan {
-  const parameters: JsonSchemaObject = spec.parameters ?? { type: 'object', properties: {} };
-  return { ...spec, parameters };
-}
-
 /**
  * `config.sandbox` (from the Tool's spec.config or the agent's tool ref) is the runtime's, not the
- * tool's: it leaves `config` and becomes the tool's resolved sandbox. The load already checked it.
+ * tool's: it leaves `config` and becomes the tool's resolved sandbox (the load already checked it);
+ * `timeoutMs` is the engine's limit per call (checked by check-tool-declarations), not a handler setting.
  */
-function toolPlan(resource: LoadedResource, override: JsonObject | undefined, agentSandbox: SandboxPlan): ToolPlan {
+function toolPlan(
+  resource: LoadedResource,
+  override: JsonObject | undefined,
+  agentSandbox: SandboxPlan,
+  env: Record<string, string | undefined>,
+  issues: EnvIssues,
+): ToolPlan {
   const tool = asTool(resource.resource);
   if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
-  const { sandbox, ...config } = { ...tool.spec.config, ...override };
+  const { sandbox, timeoutMs, ...config } = { ...tool.spec.config, ...override };
   const isSandboxSpec = sandboxSpecValidator();
-  return {
+  const plan: ToolPlan = {
     name: resource.name,
     packageName: resource.packageName,
-    entryPath: entryPath(resource, tool.spec.entry),
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
     ...(tool.spec.maxResultBytes !== undefined ? { maxResultBytes: tool.spec.maxResultBytes } : {}),
-    exports: tool.spec.exports.map(exportPlan),
+    exports: tool.spec.exports.map((spec, i) => exportPlan(resource, spec, i, env, issues)),
     config,
     sandbox: resolveSandbox(agentSandbox, isSandboxSpec(sandbox) ? sandbox : undefined),
   };
+  if (tool.spec.entry !== undefined) plan.entryPath = entryPath(resource, tool.spec.entry);
+  if (typeof timeoutMs === 'number') plan.timeoutMs = timeoutMs;
+  return plan;
+}
+
+const EMPTY_PARAMETERS: JsonSchemaObject = { type: 'object', properties: {} };
+
+/**
+ * An export as the runtime gets it: `parameters` defaults to the empty object schema (tool spec
+ * §6.1: a function without arguments), HTTP header ValueSources are read (a missing credential is a
+ * missing required variable).
+ */
+function exportPlan(resource: LoadedResource, spec: ToolExportSpec, index: number, env: Record<string, string | undefined>, issues: EnvIssues): ToolExportPlan {
+  const { http, ...declared } = spec;
+  const rest = { ...declared, parameters: declared.parameters ?? EMPTY_PARAMETERS };
+  if (http === undefined) return rest;
+  const { headers, ...request } = http;
+  if (headers === undefined) return { ...rest, http: request };
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const text = typeof value === 'string' ? value : issues.read(value, env, resource, ['spec', 'exports', index, 'http', 'headers', name], true, `header ${name} of export ${spec.name}`);
+    if (text !== undefined) resolved[name] = text;
+  }
+  return { ...rest, http: { ...request, headers: resolved } };
 }
 
 function extensionPlan(resource: LoadedResource, override: JsonObject | undefined): ExtensionPlan {
@@ -115,7 +139,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
   const sandbox = resolveSandbox(DEFAULT_SANDBOX, swarm.spec.policy?.sandbox, spec.sandbox);
   const tools = (spec.tools ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'tools', i]);
-    return toolPlan(target, config, sandbox);
+    return toolPlan(target, config, sandbox, env, issues);
   });
   const extensions = (spec.extensions ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'extensions', i]);

@@ -4,6 +4,7 @@
  * validates them whole with these (ARCHITECTURE §2), compiled once.
  */
 import { MODEL_PROVIDERS } from './model.ts';
+import { toolExportDeclarations } from './tool-export-declarations.ts';
 
 const text = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
@@ -52,13 +53,15 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
+    // Header ValueSources are resolved into the plan: only strings remain.
+    ...toolExportDeclarations({ type: 'string' }),
   },
 } as const;
 
 const toolPlanSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'entryPath', 'errorMessageLimit', 'exports', 'config', 'sandbox'],
+  required: ['name', 'packageName', 'errorMessageLimit', 'exports', 'config', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -68,6 +71,7 @@ const toolPlanSchema = {
     exports: { type: 'array', minItems: 1, items: toolExportSchema },
     config: object,
     sandbox: sandboxPlanSchema,
+    timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
 

@@ -226,7 +226,7 @@ describe('§2.5 ToolContext', () => {
     );
     const result = await h.engine.runTurn(userEvent('inspect'));
     const report = JSON.parse(result.responseText);
-    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'runtime', 'sandbox', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
+    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'pending', 'runtime', 'sandbox', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
     expect(report.workdir).toBe(h.paths.workdir);
     expect(existsSync(h.paths.workdir)).toBe(true);
     expect(report.messageRole).toBe('assistant');

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'bun:test';
 import pino from 'pino';
 import { DEFAULT_SANDBOX } from '../../shared/config/sandbox-plan.ts';
+import { PendingResults } from '../../agent-process/tools/pending-results.ts';
+import { consoleCompatibleLogger } from '../../agent-process/tools/tool-logger.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { JsonObject, JsonValue, Message, ToolContext, ToolHandler } from '../../shared/types/index.ts';
@@ -37,6 +39,7 @@ export function createToolContext(options: { config?: TestConfig; sandbox?: Part
   const logFile = join(root, 'tool.log');
   const logger = createLogger({ name: 'base-tools-test', level: 'debug', destination: pino.destination({ dest: logFile, sync: true }) });
   const controller = new AbortController();
+  const pending = new PendingResults();
   const toolCallId = 'call-1';
   const message: Message = {
     id: 'msg-assistant-1',
@@ -52,10 +55,11 @@ export function createToolContext(options: { config?: TestConfig; sandbox?: Part
     toolCallId,
     message,
     workdir,
-    logger,
+    logger: consoleCompatibleLogger(logger),
     config: typeof options.config === 'function' ? options.config({ workdir, outside }) : (options.config ?? {}),
     signal: controller.signal,
     sandbox: { ...DEFAULT_SANDBOX, ...options.sandbox, workdir, stateRoot: root, hiddenPaths: [] },
+    pending: (handle, pendingOptions) => pending.mark(handle, pendingOptions),
   };
   return {
     ctx,

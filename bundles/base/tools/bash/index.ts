@@ -4,15 +4,17 @@
  * are reserved for calls that could not run (bad arguments, cwd outside the workspace, no shell,
  * a required sandbox that cannot be set up). Commands run in `ctx.sandbox` (issue 9): inside
  * bubblewrap, the workspace (plus `config.roots`) is all they can write and see of the host's data.
+ * `evaluatePolicy` previews the commands of a line for the person asked to approve it.
  */
 import { statSync } from 'node:fs';
-import type { JsonObject, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
+import type { JsonObject, ToolContext, ToolHandler, ToolPolicyEvaluator } from '../../../../shared/types/index.ts';
 import { abortedError, BaseToolError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { resolveWorkspacePath, type PathPolicy, type ResolvedPath } from '../workspace-path.ts';
 import { prepareLaunch } from '../../sandbox/sandbox-launch.ts';
 import { bashPathPolicy, readBashConfig, type BashConfig } from './bash-config.ts';
 import { buildCommandEnv } from './command-env.ts';
+import { commandPreview } from './command-preview.ts';
 import { assertRunnable, runProcess, type RunResult } from './run-process.ts';
 
 interface ExecArgs {
@@ -169,3 +171,6 @@ export const handlers: Record<string, ToolHandler> = {
     });
   },
 };
+
+/** seed 004 §6.2: the commands a line would run, for the approval prompt (no verdict of its own). */
+export const evaluatePolicy: ToolPolicyEvaluator = commandPreview;
