@@ -5,6 +5,7 @@ import { logsCommand } from './logs.ts';
 import { psCommand } from './ps.ts';
 import { runCommand } from './run.ts';
 import { sendCommand } from './send.ts';
+import { studioCommand } from './studio.ts';
 import { validateCommand } from './validate.ts';
 
-export const commands: readonly CliCommand[] = [runCommand, validateCommand, sendCommand, psCommand, logsCommand, instanceCommand];
+export const commands: readonly CliCommand[] = [runCommand, validateCommand, sendCommand, psCommand, logsCommand, instanceCommand, studioCommand];
