@@ -3,7 +3,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /**
  * Every parseable line of the file; with `tailBytes`, only the lines in its last `tailBytes`
- * (the first, probably partial, line of that window dropped). A missing file is empty; a torn or
+ * (a line cut by the window's start dropped). A missing file is empty; a torn or
  * foreign line is skipped — the caller validates what it keeps.
  */
 export function readJsonLines(path: string, tailBytes?: number): unknown[] {
@@ -15,7 +15,8 @@ export function readJsonLines(path: string, tailBytes?: number): unknown[] {
   }
   try {
     const size = fstatSync(fd).size;
-    const start = tailBytes !== undefined && size > tailBytes ? size - tailBytes : 0;
+    // One byte before the window tells whether it starts on a line boundary.
+    const start = tailBytes !== undefined && size > tailBytes ? size - tailBytes - 1 : 0;
     const buffer = Buffer.alloc(size - start);
     readSync(fd, buffer, 0, buffer.length, start);
     const lines = buffer.toString('utf8').split('\n');
