@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { toLiveEvent } from '../../studio/src/model/live-event.ts';
+import { type StepDelta, toLiveEvent } from '../../studio/src/model/live-event.ts';
 import { ReplyStream } from '../../studio/src/model/reply-stream.ts';
 import { demoTrace, TRACE } from './trace-events.ts';
 
@@ -14,7 +14,7 @@ describe('the event stream as the page reads it', () => {
   });
 
   test('step.delta is read with its agent as agentName or agent', () => {
-    const expected = { type: 'step.delta', traceId: TRACE, agentName: 'writer', instanceKey: 'k', text: 'Hel' };
+    const expected: StepDelta = { type: 'step.delta', traceId: TRACE, agentName: 'writer', instanceKey: 'k', text: 'Hel' };
     expect(toLiveEvent('step.delta', { type: 'step.delta', traceId: TRACE, agentName: 'writer', instanceKey: 'k', text: 'Hel', stepId: 's' })).toEqual(expected);
     expect(toLiveEvent('step.delta', { traceId: TRACE, agent: 'writer', instanceKey: 'k', text: 'Hel' })).toEqual(expected);
   });
