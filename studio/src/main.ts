@@ -106,4 +106,9 @@ function showLoginProblem(problem: string): void {
   }
 }
 
+// A login link pasted into this tab changes only the fragment, which reloads nothing by itself.
+window.addEventListener('hashchange', () => {
+  if (location.hash.startsWith('#code=')) location.reload();
+});
+
 void boot();
