@@ -3,7 +3,7 @@
  * Bench: the studio's weight and how fast it paints, in Debian's headless Chromium on loopback.
  *   first paint        /studio from the daemon, signed in (median)   vs a one-line HTML page from Bun.serve   target < 200 ms
  *   view ready         until the Swarm view has drawn its data (sign-in, /v1/swarm, /v1/processes)             (absolute)
- *   page weight        index.html + studio.js + studio.css as served (raw, and gzip for reference)
+ *   page weight        index.html (stylesheet inline) + studio.js as served (raw, and gzip for reference)
  * The daemon (`goondan run bundles/demo`) and the floor's server each run in their own process, as
  * a user's daemon does. Prints a table and one JSON line. Not a test: figures only.
  *   bun bench/studio-first-paint.ts
@@ -91,7 +91,7 @@ try {
     studio.paint.push(page.paint);
     studio.ready.push(page.ready);
   }
-  const files = ['index.html', 'studio.js', 'studio.css'].map((f) => readFileSync(join(STUDIO_DIST, f)));
+  const files = ['index.html', 'studio.js'].map((f) => readFileSync(join(STUDIO_DIST, f)));
   const weight = files.reduce((n, b) => n + b.length, 0);
   const gzipped = files.reduce((n, b) => n + Bun.gzipSync(b).length, 0);
   const paint = median(studio.paint);
@@ -100,7 +100,7 @@ try {
   const rows = [
     ['first paint (FCP, median)', `${paint.toFixed(1)} ms`, `${floorPaint.toFixed(1)} ms one-line page`, `${(paint / floorPaint).toFixed(2)}×`, '< 200 ms'],
     ['Swarm view drawn (median)', `${ready.toFixed(1)} ms`, '', '', '-'],
-    ['page weight (html+js+css)', `${weight} B`, `${gzipped} B gzip`, '', '-'],
+    ['page weight (html+css, js)', `${weight} B`, `${gzipped} B gzip`, '', '-'],
   ];
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['measure', 'studio', 'floor', 'ratio', 'target'][i]?.length ?? 0));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');

@@ -4,7 +4,7 @@
  * code or the API token into a session cookie, and `POST /v1/studio/login-codes` for
  * `goondan studio`. The page shell loads without a credential; everything it shows needs one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ApiRoute } from '../http/api-server.ts';
@@ -17,17 +17,27 @@ export const STUDIO_DIST = resolve(import.meta.dir, '../../studio/dist');
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
 };
 
-/** Nothing but this origin: no CDN, no inline script, and no framing (clickjacking of Approve). */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-cache',
-};
+/**
+ * Nothing but this origin: no CDN, no inline script, no inline style but the page's own stylesheet
+ * (inlined at build time, allowed by its hash), and no framing (clickjacking of Approve).
+ */
+function pageHeaders(dist: string): Record<string, string> {
+  let styleHash = '';
+  try {
+    styleHash = ` 'sha256-${readFileSync(join(dist, 'style.sha256'), 'utf8').trim()}'`;
+  } catch {
+    // Not built: the page itself answers 503 below.
+  }
+  return {
+    'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'${styleHash}; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-cache',
+  };
+}
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateLogin = ajv.compile<{ code?: string; token?: string }>({
@@ -53,7 +63,7 @@ export function studioRoutes(options: StudioRouteOptions): ApiRoute[] {
   const dist = options.distDir ?? STUDIO_DIST;
   return [
     { method: 'GET', pattern: /^\/studio\/?$/, public: true, handle: async () => asset(dist, 'index.html') },
-    { method: 'GET', pattern: /^\/studio\/([A-Za-z0-9_-]+\.(?:js|css|svg))$/, public: true, handle: async (_request, match) => asset(dist, match[1] ?? '') },
+    { method: 'GET', pattern: /^\/studio\/([A-Za-z0-9_-]+\.(?:js|svg))$/, public: true, handle: async (_request, match) => asset(dist, match[1] ?? '') },
     {
       method: 'POST',
       pattern: /^\/studio\/session$/,
@@ -94,5 +104,6 @@ function asset(dist: string, name: string): Response {
     });
   }
   const type = CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
-  return new Response(Bun.file(path), { headers: { ...PAGE_HEADERS, 'content-type': type } });
+  // Read per request: a rebuilt stylesheet has a new hash, and the page is fetched rarely.
+  return new Response(Bun.file(path), { headers: { ...pageHeaders(dist), 'content-type': type } });
 }

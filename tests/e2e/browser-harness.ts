@@ -36,6 +36,8 @@ export interface StudioPage {
   /** Requests to anything but the daemon's origin (the studio must make none). */
   foreignRequests: string[];
   pageErrors: string[];
+  /** The browser console's errors: a Content-Security-Policy violation shows here. */
+  consoleErrors: string[];
 }
 
 /** A fresh browser context (no cookies) on the studio: at `url`, else signed in with a fresh login code unless `signedIn: false`. */
@@ -55,6 +57,10 @@ export async function openStudio(
     if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreignRequests.push(url);
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
   let url = options.url ?? `${daemon.url}/studio`;
   if (options.url === undefined && options.signedIn !== false) {
     const response = await daemon.api('/v1/studio/login-codes', { method: 'POST' });
@@ -64,7 +70,7 @@ export async function openStudio(
   await page.goto(url);
   // The test's tsconfig has no DOM types: the page-side code is a string.
   if (options.hash) await page.evaluate(`location.hash = ${JSON.stringify(options.hash)}`);
-  return { page, context, foreignRequests, pageErrors };
+  return { page, context, foreignRequests, pageErrors, consoleErrors };
 }
 
 /** Runs a test body with a page; on failure saves a screenshot in a temp dir and names it in the error. */

@@ -40,7 +40,7 @@ describe('loading and signing in', () => {
     const cli = Bun.spawn([GOONDAN_BIN, 'studio', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe' });
     const link = (await new Response(cli.stdout).text()).trim();
     expect(await cli.exited).toBe(0);
-    await withStudio('page-loads', open({ url: link }), async ({ page, foreignRequests, pageErrors }) => {
+    await withStudio('page-loads', open({ url: link }), async ({ page, foreignRequests, pageErrors, consoleErrors }) => {
         await page.getByRole('heading', { name: 'Swarm demo' }).waitFor();
         expect(page.url()).not.toContain('code=');
         for (const name of VIEWS) {
@@ -51,6 +51,10 @@ describe('loading and signing in', () => {
         await page.getByText('live', { exact: true }).waitFor();
         expect(foreignRequests).toEqual([]);
         expect(pageErrors).toEqual([]);
+        expect(consoleErrors).toEqual([]);
+        // The inline stylesheet was allowed by the page's CSP: it moves the skip link off screen.
+        const skip = await page.getByRole('link', { name: 'Skip to content' }).boundingBox();
+        expect(skip?.x ?? 0).toBeLessThan(0);
     });
   });
 
