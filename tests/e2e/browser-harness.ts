@@ -59,7 +59,7 @@ export async function openStudio(
   page.on('pageerror', (error) => pageErrors.push(error.message));
   const consoleErrors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
   });
   let url = options.url ?? `${daemon.url}/studio`;
   if (options.url === undefined && options.signedIn !== false) {

@@ -94,10 +94,13 @@ describe('the views', () => {
       // How many step.delta chunks the reply arrived in (0 while the daemon does not stream).
       const chunks = Number(await history.getAttribute('data-last-reply-chunks'));
       expect(chunks).toBeGreaterThanOrEqual(0);
-      // The Send button sends too.
-      await message.fill('and the button');
+      // The Send button sends too; the history shows the tool call, its arguments and its result.
+      await message.fill(HAIKU);
       await page.getByRole('button', { name: 'Send' }).click();
-      await history.getByText("you said 'and the button'").waitFor();
+      await history.getByText(/^The reviewer says:/m).first().waitFor();
+      await history.getByText('Tool call agents__request → reviewer').waitFor();
+      await history.getByText('Result of agents__request').waitFor();
+      await history.getByText('"target": "reviewer"').first().waitFor();
       await docsScreenshot(page, 'conversation');
     });
   });

@@ -71,26 +71,35 @@ export function conversationView(ctx: StudioContext): View {
     }
     renderPicker();
   };
+  const fetchItems = async (of: Target): Promise<ConversationItem[]> => {
+    // A conversation that never ran has no state to fetch yet (the daemon would answer 404).
+    if (!known.some((t) => keyOf(t) === keyOf(of))) return [];
+    try {
+      const body = await ctx.api.get(`/v1/instances/${encodeURIComponent(of.instanceKey)}/messages?agent=${encodeURIComponent(of.agent)}`);
+      error.hidden = true;
+      return conversationItems(objects(body, 'messages'));
+    } catch (e) {
+      // Deleted meanwhile: an empty history, not an error.
+      if (!(e instanceof ApiError && e.status === 404)) showError(e);
+      return [];
+    }
+  };
   const loadHistory = async () => {
     const shown = keyOf(target);
-    let items: ConversationItem[] = [];
-    try {
-      const body = await ctx.api.get(`/v1/instances/${encodeURIComponent(target.instanceKey)}/messages?agent=${encodeURIComponent(target.agent)}`);
-      items = conversationItems(objects(body, 'messages'));
-      error.hidden = true;
-    } catch (e) {
-      // A conversation that never ran has no state yet: that is an empty history, not an error.
-      if (!(e instanceof ApiError && e.status === 404)) showError(e);
-    }
+    const items = await fetchItems(target);
     if (shown !== keyOf(target)) return;
     fill(history, ...(items.length === 0 ? [h('li', { class: 'empty' }, 'No messages yet. Write one below.')] : items.map((item) => renderItem(item, target.agent))), ...[...streams.values()].map((s) => s.bubble));
     history.scrollTop = history.scrollHeight;
+  };
+  const refresh = async () => {
+    await loadInstances();
+    await loadHistory();
   };
   const select = (next: Target) => {
     target = next;
     streams.clear();
     renderPicker();
-    void loadHistory();
+    return refresh();
   };
   const newConversation = () => {
     const key = `studio-${Math.random().toString(36).slice(2, 8)}`;
@@ -137,8 +146,7 @@ export function conversationView(ctx: StudioContext): View {
       streams.delete(traceId);
       sending = false;
       sendButton.disabled = false;
-      if (keyOf(to) === keyOf(target)) await loadHistory();
-      void loadInstances();
+      if (keyOf(to) === keyOf(target)) await refresh();
       textarea.focus();
     }
   };
@@ -153,7 +161,7 @@ export function conversationView(ctx: StudioContext): View {
     }
   });
 
-  const reload = debounce(() => void loadHistory(), 150);
+  const reload = debounce(() => void refresh(), 150);
   ctx.live.subscribe((event) => {
     if (!visible || event.agentName !== target.agent || event.instanceKey !== target.instanceKey) return;
     if (event.type === 'step.delta') {
@@ -175,9 +183,7 @@ export function conversationView(ctx: StudioContext): View {
     show(params) {
       visible = true;
       const [agent, instanceKey] = params;
-      if (agent && instanceKey) select({ agent, instanceKey });
-      else select(target);
-      void loadInstances();
+      void select(agent && instanceKey ? { agent, instanceKey } : target);
     },
     hide() {
       visible = false;

@@ -34,7 +34,7 @@ export function metricsView(ctx: StudioContext): View {
     'section',
     { 'aria-labelledby': 'metrics-title' },
     h('h2', { id: 'metrics-title' }, 'Metrics'),
-    h('p', { class: 'hint' }, `Last ${WINDOW_MS / 60_000} minutes, sampled every ${SCRAPE_MS / 1000} s since this page opened (from /metrics).`),
+    h('p', { class: 'hint' }, `Up to the last ${WINDOW_MS / 60_000} minutes since this page opened, sampled from /metrics every ${SCRAPE_MS / 1000} s.`),
     error,
     grid,
   );
@@ -64,13 +64,17 @@ export function metricsView(ctx: StudioContext): View {
   };
 }
 
-/** A sparkline over the fixed window (the right edge is now), scaled to the window's peak. */
+/**
+ * A sparkline ending now, scaled to its peak, over the window — or, until the page has been open
+ * that long, over the time since the first sample.
+ */
 function chartCard(chart: Chart, points: readonly RatePoint[], at: number): HTMLElement {
   const values = points.map(chart.value);
   const now = values.at(-1);
   const peak = values.length > 0 ? Math.max(...values) : 0;
   const scale = peak > 0 ? peak : 1;
-  const x = (t: number) => Math.max(0, ((t - (at - WINDOW_MS)) / WINDOW_MS) * WIDTH);
+  const span = Math.min(WINDOW_MS, Math.max(at - (points[0]?.at ?? at), SCRAPE_MS));
+  const x = (t: number) => Math.max(0, ((t - (at - span)) / span) * WIDTH);
   const coords = points.map((p, i) => `${x(p.at).toFixed(1)},${(HEIGHT - 2 - ((values[i] ?? 0) / scale) * (HEIGHT - 4)).toFixed(1)}`);
   const summary = now === undefined ? `${chart.title}: collecting samples` : `${chart.title}: now ${chart.format(now)}, peak ${chart.format(peak)} over the window`;
   return h(
@@ -83,6 +87,6 @@ function chartCard(chart: Chart, points: readonly RatePoint[], at: number): HTML
       svg('line', { x1: 0, y1: HEIGHT - 1, x2: WIDTH, y2: HEIGHT - 1, class: 'axis' }),
       coords.length > 1 ? svg('polyline', { points: coords.join(' '), class: 'line' }) : null,
     ),
-    h('p', { class: 'meta axis-labels' }, h('span', {}, `−${WINDOW_MS / 60_000} min`), h('span', {}, `peak ${chart.format(peak)}`), h('span', {}, 'now')),
+    h('p', { class: 'meta axis-labels' }, h('span', {}, span >= 60_000 ? `−${Math.round(span / 60_000)} min` : `−${Math.round(span / 1000)} s`), h('span', {}, `peak ${chart.format(peak)}`), h('span', {}, 'now')),
   );
 }
