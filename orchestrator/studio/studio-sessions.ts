@@ -71,7 +71,8 @@ export function sessionCookieName(request: Request): string {
 }
 
 export function sessionCookie(request: Request, sessionId: string): string {
-  return `${sessionCookieName(request)}=${sessionId}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`;
+  const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
+  return `${sessionCookieName(request)}=${sessionId}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
 }
 
 export function sessionIdOf(request: Request): string | undefined {

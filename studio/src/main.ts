@@ -106,6 +106,12 @@ function showLoginProblem(problem: string): void {
   }
 }
 
+// The fragment names the view: the skip link moves the focus instead of navigating.
+document.querySelector('.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
+
 // A login link pasted into this tab changes only the fragment, which reloads nothing by itself.
 window.addEventListener('hashchange', () => {
   if (location.hash.startsWith('#code=')) location.reload();

@@ -7,8 +7,9 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'bun:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import type { Daemon } from './daemon-harness.ts';
+import { type Daemon, startDaemon } from './daemon-harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -28,6 +29,33 @@ export function ensureChromium(): void {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/**
+ * One Chromium and one daemon for a whole test file (installing Chromium first when missing, which
+ * can take minutes); `open(options)` makes the opener `withStudio` takes.
+ */
+export function browserWithDaemon(bundlePath: string, options: Parameters<typeof startDaemon>[1] = {}) {
+  let browser: Browser | undefined;
+  let daemon: Daemon | undefined;
+  beforeAll(async () => {
+    ensureChromium();
+    browser = await launchChromium();
+    daemon = await startDaemon(bundlePath, options);
+  }, 900_000);
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+    daemon?.cleanup();
+  }, 60_000);
+  const started = () => {
+    if (!browser || !daemon) throw new Error('the browser and the daemon have not started');
+    return { browser, daemon };
+  };
+  return {
+    daemon: () => started().daemon,
+    open: (pageOptions: Parameters<typeof openStudio>[2] = {}) => () => openStudio(started().browser, started().daemon, pageOptions),
+  };
 }
 
 export interface StudioPage {

@@ -4,34 +4,22 @@
  * appears in Approvals with the tool, its arguments and the rule; Approve completes the turn,
  * Deny answers the model with E_TOOL_DENIED, Approve for session stops the asking.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { docsScreenshot, ensureChromium, launchChromium, openStudio, withStudio } from './browser-harness.ts';
-import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { browserWithDaemon, docsScreenshot, withStudio } from './browser-harness.ts';
+import { REPO_ROOT } from './daemon-harness.ts';
 
 setDefaultTimeout(180_000);
 
-let browser: Browser;
-let daemon: Daemon;
-beforeAll(async () => {
-  ensureChromium();
-  browser = await launchChromium();
-  daemon = await startDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/policy'), { env: { GOONDAN_APPROVALS: 'http' } });
-}, 900_000);
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-  daemon?.cleanup();
-}, 60_000);
-
-const open = () => openStudio(browser, daemon, { hash: 'approvals' });
+const studio = browserWithDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/policy'), { env: { GOONDAN_APPROVALS: 'http' } });
+const open = studio.open({ hash: 'approvals' });
+const daemon = () => studio.daemon();
 
 describe('approvals in the studio', () => {
   test('a policy ask appears in Approvals with its tool, arguments and rule; clicking Approve completes the turn', async () => {
     await withStudio('approve', open, async ({ page }) => {
       await page.getByText('No tool calls are waiting for approval.').waitFor();
-      const turn = daemon.send({ input: 'write notes', instanceKey: 'studio-approve' });
+      const turn = daemon().send({ input: 'write notes', instanceKey: 'studio-approve' });
       const item = page.getByRole('listitem', { name: /file-system__write for coder @ studio-approve/ });
       await item.waitFor();
       await item.getByText('notes need a human look').waitFor();
@@ -47,7 +35,7 @@ describe('approvals in the studio', () => {
 
   test('Deny answers the model with E_TOOL_DENIED', async () => {
     await withStudio('deny', open, async ({ page }) => {
-      const turn = daemon.send({ input: 'write notes', instanceKey: 'studio-deny' });
+      const turn = daemon().send({ input: 'write notes', instanceKey: 'studio-deny' });
       const item = page.getByRole('listitem', { name: /coder @ studio-deny/ });
       await item.getByRole('button', { name: 'Deny' }).click();
       const { body } = await turn;
@@ -58,10 +46,10 @@ describe('approvals in the studio', () => {
 
   test('Approve for session lets the same tool run again in that session without asking', async () => {
     await withStudio('approve-session', open, async ({ page }) => {
-      const first = daemon.send({ input: 'write notes', instanceKey: 'studio-session' });
+      const first = daemon().send({ input: 'write notes', instanceKey: 'studio-session' });
       await page.getByRole('listitem', { name: /coder @ studio-session/ }).getByRole('button', { name: 'Approve for session' }).click();
       expect((await first).body.output).toBe('write: notes.md');
-      expect((await daemon.send({ input: 'write notes', instanceKey: 'studio-session' })).body.output).toBe('write: notes.md');
+      expect((await daemon().send({ input: 'write notes', instanceKey: 'studio-session' })).body.output).toBe('write: notes.md');
     });
   });
 });

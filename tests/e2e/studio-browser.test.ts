@@ -4,40 +4,30 @@
  * name, talks to an agent from the composer, shows the writer → reviewer trace, the call graph,
  * a killed agent's crash and respawn, live metrics, and stays usable in a narrow window.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { readApiToken } from '../../orchestrator/http/api-credential.ts';
-import { docsScreenshot, ensureChromium, launchChromium, openStudio, waitForValue, withStudio } from './browser-harness.ts';
-import { type Daemon, GOONDAN_BIN, pidAlive, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { browserWithDaemon, docsScreenshot, waitForValue, withStudio } from './browser-harness.ts';
+import { GOONDAN_BIN, pidAlive, REPO_ROOT } from './daemon-harness.ts';
 
 // A browser and a swarm of agent processes on a shared 2-core machine.
 setDefaultTimeout(180_000);
 
 const VIEWS = ['Swarm', 'Processes', 'Conversation', 'Trace', 'Approvals', 'Metrics'];
 const HAIKU = 'Please write a haiku about autumn and have it reviewed.';
-let browser: Browser;
-let daemon: Daemon;
-
-beforeAll(async () => {
-  ensureChromium();
-  browser = await launchChromium();
-  daemon = await startDaemon(join(REPO_ROOT, 'bundles/demo'));
-}, 900_000);
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-  daemon?.cleanup();
-}, 60_000);
-
-const open = (options: Parameters<typeof openStudio>[2] = {}) => () => openStudio(browser, daemon, options);
+const studio = browserWithDaemon(join(REPO_ROOT, 'bundles/demo'));
+const open = studio.open;
 /** Each view's heading starts with its name ("Swarm demo", "Processes", …). */
-const viewHeading = (page: import('playwright-core').Page, name: string) => page.getByRole('heading', { level: 2, name: new RegExp(`^${name}`) });
-const navLink = (page: import('playwright-core').Page, name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name, exact: true });
+const viewHeading = (page: Page, name: string) => page.getByRole('heading', { level: 2, name: new RegExp(`^${name}`) });
+/** The process table's row of one agent instance, and the pid it shows. */
+const processRow = (page: Page, agent: string, instanceKey: string) => page.locator(`tr[data-agent="${agent}"][data-instance="${instanceKey}"]`);
+const pidIn = async (row: Locator) => Number(await row.locator('td').nth(1).textContent());
+const navLink = (page: Page, name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name, exact: true });
 
 describe('loading and signing in', () => {
   test("the page loads signed in from goondan studio's link; every view is reachable by name; nothing is fetched from elsewhere", async () => {
-    const cli = Bun.spawn([GOONDAN_BIN, 'studio', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe' });
+    const cli = Bun.spawn([GOONDAN_BIN, 'studio', '--state-root', studio.daemon().stateRoot], { stdout: 'pipe', stderr: 'pipe' });
     const link = (await new Response(cli.stdout).text()).trim();
     expect(await cli.exited).toBe(0);
     await withStudio('page-loads', open({ url: link }), async ({ page, foreignRequests, pageErrors, consoleErrors }) => {
@@ -64,7 +54,7 @@ describe('loading and signing in', () => {
       await field.fill('wrong');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText('E_STUDIO_BAD_TOKEN').waitFor();
-      await field.fill(readApiToken(daemon.stateRoot) ?? '');
+      await field.fill(readApiToken(studio.daemon().stateRoot) ?? '');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Swarm demo' }).waitFor();
       await navLink(page, 'Processes').waitFor();
@@ -74,8 +64,8 @@ describe('loading and signing in', () => {
   test('a login link opened in a tab that shows the sign-in form signs it in', async () => {
     await withStudio('link-in-login-tab', open({ signedIn: false }), async ({ page }) => {
       await page.getByLabel('API token').waitFor();
-      const { path } = (await (await daemon.api('/v1/studio/login-codes', { method: 'POST' })).json()) as { path: string };
-      await page.goto(`${daemon.url}${path}`);
+      const { path } = (await (await studio.daemon().api('/v1/studio/login-codes', { method: 'POST' })).json()) as { path: string };
+      await page.goto(`${studio.daemon().url}${path}`);
       await page.getByRole('heading', { name: 'Swarm demo' }).waitFor();
     });
   });
@@ -106,7 +96,7 @@ describe('the views', () => {
   });
 
   test('the Trace view shows the writer → reviewer spans under one traceId; a span opens its details', async () => {
-    const { body } = await daemon.send({ input: HAIKU, instanceKey: 'browser-trace' });
+    const { body } = await studio.daemon().send({ input: HAIKU, instanceKey: 'browser-trace' });
     const traceId = String(body.traceId);
     await withStudio('trace', open({ hash: `trace/${traceId}` }), async ({ page }) => {
       const tree = page.getByRole('tree', { name: 'Spans of the trace' });
@@ -139,7 +129,7 @@ describe('the views', () => {
   });
 
   test('the Swarm view draws the writer → reviewer call from real traffic, with live instances', async () => {
-    await daemon.send({ input: HAIKU, instanceKey: 'browser-swarm' });
+    await studio.daemon().send({ input: HAIKU, instanceKey: 'browser-swarm' });
     await withStudio('swarm', open({ hash: 'swarm' }), async ({ page }) => {
       const calls = page.getByRole('table', { name: 'Calls between agents' });
       await calls.getByRole('cell', { name: 'reviewer', exact: true }).waitFor();
@@ -151,10 +141,10 @@ describe('the views', () => {
   });
 
   test('a killed agent shows its crash and respawn in Processes', async () => {
-    await daemon.send({ input: 'hello', instanceKey: 'browser-crash' });
+    await studio.daemon().send({ input: 'hello', instanceKey: 'browser-crash' });
     await withStudio('crash', open({ hash: 'processes' }), async ({ page }) => {
-      const row = page.locator('tr[data-agent="writer"][data-instance="browser-crash"]');
-      const pid = Number(await row.locator('td').nth(1).textContent());
+      const row = processRow(page, 'writer', 'browser-crash');
+      const pid = await pidIn(row);
       expect(pid).toBeGreaterThan(0);
       process.kill(pid, 'SIGKILL');
       const seen = await waitForValue(
@@ -172,13 +162,13 @@ describe('the views', () => {
   });
 
   test('Restart in Processes replaces the process', async () => {
-    await daemon.send({ input: 'hello', instanceKey: 'browser-restart' });
+    await studio.daemon().send({ input: 'hello', instanceKey: 'browser-restart' });
     await withStudio('restart', open({ hash: 'processes' }), async ({ page }) => {
-      const row = page.locator('tr[data-agent="writer"][data-instance="browser-restart"]');
-      const pid = Number(await row.locator('td').nth(1).textContent());
+      const row = processRow(page, 'writer', 'browser-restart');
+      const pid = await pidIn(row);
       await row.getByRole('button', { name: 'Restart' }).click();
       await page.getByText('Restarted writer @ browser-restart').waitFor();
-      await waitForValue('a new pid after Restart', async () => Number(await row.locator('td').nth(1).textContent()), (p) => p > 0 && p !== pid);
+      await waitForValue('a new pid after Restart', () => pidIn(row), (p) => p > 0 && p !== pid);
     });
   });
 
@@ -191,7 +181,7 @@ describe('the views', () => {
       await waitForValue(
         'a turn rate above zero',
         async () => {
-          await daemon.send({ input: `metrics ${n++}`, instanceKey: 'browser-metrics' });
+          await studio.daemon().send({ input: `metrics ${n++}`, instanceKey: 'browser-metrics' });
           return (await turns.getAttribute('aria-label')) ?? '';
         },
         (label) => /peak (?!0\.00)\d/.test(label),

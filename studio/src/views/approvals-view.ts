@@ -5,6 +5,7 @@
  * the navigation, whichever view is open.
  */
 import { describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h } from '../dom.ts';
 import { formatTime, prettyJson } from '../format.ts';
 import { type Json, objects, str } from '../json-fields.ts';
@@ -15,13 +16,13 @@ const REFRESH_MS = 2_000;
 
 export function approvalsView(ctx: StudioContext, onCount: (count: number) => void): View {
   const list = h('ul', { class: 'approvals', 'aria-label': 'Pending approvals' });
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const element = h(
     'section',
     { 'aria-labelledby': 'approvals-title' },
     h('h2', { id: 'approvals-title' }, 'Approvals'),
     h('p', { class: 'hint' }, 'Tool calls waiting for a human. Decisions go to the daemon only when it runs with GOONDAN_APPROVALS=http or an interactive terminal.'),
-    error,
+    error.element,
     list,
   );
   const decided = new Set<string>();
@@ -67,10 +68,9 @@ export function approvalsView(ctx: StudioContext, onCount: (count: number) => vo
       // Forget decisions once the daemon no longer lists them.
       for (const id of decided) if (!approvals.some((a) => str(a, 'id') === id)) decided.delete(id);
       render(approvals);
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      error.textContent = describeError(e);
-      error.hidden = false;
+      error.show(e);
     }
   }, REFRESH_MS);
   const soon = debounce(() => refresh.now(), 100);

@@ -5,6 +5,7 @@
  * replaced by the stored history when the turn completes.
  */
 import { ApiError, describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h } from '../dom.ts';
 import { formatTime, prettyJson } from '../format.ts';
 import { isObject, objects, str } from '../json-fields.ts';
@@ -27,7 +28,7 @@ export function conversationView(ctx: StudioContext): View {
   const history = h('ol', { class: 'messages', 'aria-label': 'Conversation history' });
   const textarea = h('textarea', { id: 'composer', rows: 3, placeholder: 'Write to the agent. Enter sends, Shift+Enter starts a new line.' });
   const sendButton = h('button', { type: 'submit', class: 'primary' }, 'Send');
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const form = h('form', { class: 'composer' }, h('label', { for: 'composer' }, 'Message'), textarea, sendButton);
   const element = h(
     'section',
@@ -40,7 +41,7 @@ export function conversationView(ctx: StudioContext): View {
       picker,
       h('button', { type: 'button', onclick: () => newConversation() }, 'New conversation'),
     ),
-    error,
+    error.element,
     history,
     form,
   );
@@ -52,10 +53,6 @@ export function conversationView(ctx: StudioContext): View {
   let sending = false;
 
   const keyOf = (t: Target) => `${encodeURIComponent(t.agent)}/${encodeURIComponent(t.instanceKey)}`;
-  const showError = (e: unknown) => {
-    error.textContent = describeError(e);
-    error.hidden = false;
-  };
   const renderPicker = () => {
     const all = [...known];
     if (!all.some((t) => keyOf(t) === keyOf(target))) all.unshift(target);
@@ -67,7 +64,7 @@ export function conversationView(ctx: StudioContext): View {
       const instances = objects(await ctx.api.get('/v1/instances'), 'instances');
       known = instances.flatMap((i) => objects(i, 'agents').map((a) => ({ agent: str(a, 'agent'), instanceKey: str(i, 'instanceKey') })));
     } catch (e) {
-      showError(e);
+      error.show(e);
     }
     renderPicker();
   };
@@ -76,11 +73,11 @@ export function conversationView(ctx: StudioContext): View {
     if (!known.some((t) => keyOf(t) === keyOf(of))) return [];
     try {
       const body = await ctx.api.get(`/v1/instances/${encodeURIComponent(of.instanceKey)}/messages?agent=${encodeURIComponent(of.agent)}`);
-      error.hidden = true;
+      error.clear();
       return conversationItems(objects(body, 'messages'));
     } catch (e) {
       // Deleted meanwhile: an empty history, not an error.
-      if (!(e instanceof ApiError && e.status === 404)) showError(e);
+      if (!(e instanceof ApiError && e.status === 404)) error.show(e);
       return [];
     }
   };

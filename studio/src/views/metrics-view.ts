@@ -2,7 +2,7 @@
  * Metrics: turns/s, tool calls/s, tokens/s and the error rate over the last minutes, as small
  * charts computed from `/metrics` scraped every few seconds since the page opened.
  */
-import { describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h, svg } from '../dom.ts';
 import { MetricSeries, type RatePoint, sampleOf } from '../model/metric-series.ts';
 import { poller } from '../schedule.ts';
@@ -29,13 +29,13 @@ const CHARTS: Chart[] = [
 export function metricsView(ctx: StudioContext): View {
   const series = new MetricSeries(WINDOW_MS);
   const grid = h('div', { class: 'charts' });
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const element = h(
     'section',
     { 'aria-labelledby': 'metrics-title' },
     h('h2', { id: 'metrics-title' }, 'Metrics'),
     h('p', { class: 'hint' }, `Up to the last ${WINDOW_MS / 60_000} minutes since this page opened, sampled from /metrics every ${SCRAPE_MS / 1000} s.`),
-    error,
+    error.element,
     grid,
   );
   let visible = false;
@@ -43,10 +43,9 @@ export function metricsView(ctx: StudioContext): View {
   const scrape = poller(async () => {
     try {
       series.add(sampleOf(await ctx.api.text('/metrics'), Date.now()));
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      error.textContent = describeError(e);
-      error.hidden = false;
+      error.show(e);
     }
     if (visible) render();
   }, SCRAPE_MS);

@@ -4,6 +4,7 @@
  * instances.
  */
 import { describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h } from '../dom.ts';
 import { formatBytes, formatTime } from '../format.ts';
 import { type Json, num, obj, objects, str } from '../json-fields.ts';
@@ -14,12 +15,12 @@ const REFRESH_MS = 2_000;
 
 export function processesView(ctx: StudioContext): View {
   const body = h('tbody');
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const element = h(
     'section',
     { 'aria-labelledby': 'processes-title' },
     h('h2', { id: 'processes-title' }, 'Processes'),
-    error,
+    error.element,
     h(
       'div',
       { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Process table' },
@@ -93,10 +94,9 @@ export function processesView(ctx: StudioContext): View {
   const refresh = poller(async () => {
     try {
       render(objects(await ctx.api.get('/v1/processes'), 'processes'));
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      error.textContent = describeError(e);
-      error.hidden = false;
+      error.show(e);
     }
   }, REFRESH_MS);
   const soon = debounce(() => refresh.now(), 200);

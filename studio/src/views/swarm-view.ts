@@ -4,7 +4,7 @@
  * status. The same facts are listed in tables below the drawing for keyboard and screen readers.
  */
 import { addCall, agentCallOf, type CallEdge } from '../../../shared/observe/agent-calls.ts';
-import { describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h, svg } from '../dom.ts';
 import { formatTime } from '../format.ts';
 import { type Json, num, objects, str } from '../json-fields.ts';
@@ -32,12 +32,12 @@ export function swarmView(ctx: StudioContext): View {
   let processes: Json[] = [];
   const drawing = h('div', { class: 'graph' });
   const tables = h('div', { class: 'graph-tables' });
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const element = h(
     'section',
     { 'aria-labelledby': 'swarm-title' },
     h('h2', { id: 'swarm-title' }, `Swarm ${ctx.swarm.name}`),
-    error,
+    error.element,
     drawing,
     tables,
   );
@@ -133,10 +133,9 @@ export function swarmView(ctx: StudioContext): View {
         if (!known || known.count < count) edges.set(key, { from: str(call, 'from'), to: str(call, 'to'), count, lastAt: str(call, 'lastAt') });
       }
       processes = objects(procs, 'processes');
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      error.textContent = describeError(e);
-      error.hidden = false;
+      error.show(e);
     }
     if (visible) render();
   }, REFRESH_MS);

@@ -4,7 +4,7 @@
  * `#trace/<id>`); the rows are a tree: arrow keys move, Enter or a click shows a span's details.
  * A trace still running grows as its events arrive.
  */
-import { describeError } from '../api-client.ts';
+import { errorLine } from '../error-line.ts';
 import { fill, h } from '../dom.ts';
 import { formatDuration, formatTime, prettyJson } from '../format.ts';
 import { isObject, type Json, num, objects, str } from '../json-fields.ts';
@@ -19,13 +19,13 @@ export function traceView(ctx: StudioContext): View {
   const waterfall = h('ol', { class: 'waterfall', role: 'tree', 'aria-label': 'Spans of the trace' });
   const details = h('div', { class: 'span-details', role: 'region', 'aria-label': 'Span details', 'aria-live': 'polite' });
   const heading = h('p', { class: 'trace-heading' });
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const element = h(
     'section',
     { 'aria-labelledby': 'trace-title' },
     h('h2', { id: 'trace-title' }, 'Trace'),
     h('div', { class: 'toolbar' }, h('label', { for: 'trace-picker' }, 'Trace'), picker, h('button', { type: 'button', onclick: () => void loadList() }, 'Refresh list')),
-    error,
+    error.element,
     heading,
     h('div', { class: 'trace-body' }, waterfall, details),
   );
@@ -35,10 +35,6 @@ export function traceView(ctx: StudioContext): View {
   let visible = false;
   picker.addEventListener('change', () => ctx.navigate('trace', picker.value));
 
-  const showError = (e: unknown) => {
-    error.textContent = describeError(e);
-    error.hidden = false;
-  };
   const loadList = async () => {
     try {
       const traces = objects(await ctx.api.get('/v1/traces?limit=50'), 'traces');
@@ -46,9 +42,9 @@ export function traceView(ctx: StudioContext): View {
       if (traceId !== '' && !traces.some((t) => str(t, 'traceId') === traceId)) options.unshift(h('option', { value: traceId }, traceId));
       fill(picker, h('option', { value: '' }, traces.length === 0 ? 'No traces yet' : 'Choose a trace…'), ...options);
       picker.value = traceId;
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      showError(e);
+      error.show(e);
     }
   };
   const loadTrace = async (id: string) => {
@@ -62,9 +58,9 @@ export function traceView(ctx: StudioContext): View {
       const body = await ctx.api.get(`/v1/traces/${encodeURIComponent(id)}`);
       if (traceId !== id) return;
       events = objects(body, 'events').flatMap((e) => toLiveEvent(str(e, 'type'), e) ?? []).filter((e): e is RuntimeEvent => e.type !== 'step.delta');
-      error.hidden = true;
+      error.clear();
     } catch (e) {
-      showError(e);
+      error.show(e);
     }
     render();
   };
