@@ -81,9 +81,12 @@ describe('the views', () => {
       await history.getByText("you said 'hello from the studio'").waitFor();
       await history.getByText('hello from the studio', { exact: true }).waitFor();
       expect(await message.inputValue()).toBe('');
-      // How many step.delta chunks the reply arrived in (0 while the daemon does not stream).
+      // How many step.delta chunks the reply streamed in: the page counts them for every reply.
+      // TODO(lead, after token streaming merges): run this on a bundle whose mock model sets
+      // chunkDelayMs and assert chunks > 1 and that the `.streaming` bubble showed partial text
+      // (aria-busy="true", data-chunks ≥ 1) before the reply completed.
       const chunks = Number(await history.getAttribute('data-last-reply-chunks'));
-      expect(chunks).toBeGreaterThanOrEqual(0);
+      expect(Number.isInteger(chunks)).toBe(true);
       // The Send button sends too; the history shows the tool call, its arguments and its result.
       await message.fill(HAIKU);
       await page.getByRole('button', { name: 'Send' }).click();

@@ -121,9 +121,10 @@ export function swarmView(ctx: StudioContext): View {
       svg('text', { x: 12, y: 44, class: 'node-sub' }, subtitle),
     );
   };
-  const refresh = poller(async () => {
+  /** Past traffic, read from the agents' logs: once per visit (new calls arrive on the event stream). */
+  const loadSwarm = async () => {
     try {
-      const [swarm, procs] = await Promise.all([ctx.api.get('/v1/swarm'), ctx.api.get('/v1/processes')]);
+      const swarm = await ctx.api.get('/v1/swarm');
       connections = objects(swarm, 'connections').map((c) => ({ name: str(c, 'name'), connector: str(c, 'connector'), agents: Array.isArray(c.agents) ? c.agents.filter((a) => typeof a === 'string') : [] }));
       for (const call of objects(swarm, 'calls')) {
         const key = `${str(call, 'from')}→${str(call, 'to')}`;
@@ -132,7 +133,15 @@ export function swarmView(ctx: StudioContext): View {
         // The daemon's count covers history; live events may have counted past it meanwhile.
         if (!known || known.count < count) edges.set(key, { from: str(call, 'from'), to: str(call, 'to'), count, lastAt: str(call, 'lastAt') });
       }
-      processes = objects(procs, 'processes');
+      error.clear();
+    } catch (e) {
+      error.show(e);
+    }
+    if (visible) render();
+  };
+  const refresh = poller(async () => {
+    try {
+      processes = objects(await ctx.api.get('/v1/processes'), 'processes');
       error.clear();
     } catch (e) {
       error.show(e);
@@ -154,6 +163,7 @@ export function swarmView(ctx: StudioContext): View {
     show() {
       visible = true;
       render();
+      void loadSwarm();
       refresh.start();
     },
     hide() {

@@ -147,7 +147,8 @@ export function traceView(ctx: StudioContext): View {
       h('dl', {}, ...facts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]), ...extra.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, detailValue(k, v))])),
     );
   };
-  const refreshList = debounce(() => void loadList(), 500);
+  // Listing reads every instance's log: at most every two seconds while turns keep coming.
+  const refreshList = debounce(() => void loadList(), 2_000);
   const rerender = debounce(() => render(), 100);
   ctx.live.subscribe((event) => {
     if (!visible || event.type === 'step.delta') return;
