@@ -51,6 +51,8 @@ export function conversationView(ctx: StudioContext): View {
   /** Replies streaming in, by traceId: the composer's own and any other turn of this instance. */
   const streams = new Map<string, { stream: ReplyStream; bubble: HTMLElement }>();
   let sending = false;
+  /** The traceId of the composer's turn in flight ('' when none). */
+  let composing = '';
 
   const keyOf = (t: Target) => `${encodeURIComponent(t.agent)}/${encodeURIComponent(t.instanceKey)}`;
   const renderPicker = () => {
@@ -124,6 +126,7 @@ export function conversationView(ctx: StudioContext): View {
     sendButton.disabled = true;
     textarea.value = '';
     const traceId = randomTraceId();
+    composing = traceId;
     history.querySelector('.empty')?.remove();
     history.append(h('li', { class: 'msg msg-input pending' }, h('span', { class: 'who' }, 'You'), h('p', { class: 'text' }, text)));
     const { stream, bubble } = bubbleFor(traceId);
@@ -141,6 +144,7 @@ export function conversationView(ctx: StudioContext): View {
       // How many chunks the last reply streamed in (0 when the daemon does not stream).
       history.dataset.lastReplyChunks = String(stream.chunkCount);
       streams.delete(traceId);
+      composing = '';
       sending = false;
       sendButton.disabled = false;
       if (keyOf(to) === keyOf(target)) await refresh();
@@ -169,10 +173,12 @@ export function conversationView(ctx: StudioContext): View {
       history.scrollTop = history.scrollHeight;
       return;
     }
-    // Turns from elsewhere (a connector, another agent): show them once they are stored.
-    if ((event.type === 'turn.completed' || event.type === 'turn.failed') && !sending) {
+    // Turns from elsewhere (a connector, another agent): show them once they are stored. The
+    // composer's own turn is shown when its reply arrives.
+    if ((event.type === 'turn.completed' || event.type === 'turn.failed') && event.traceId !== composing) {
+      streams.get(event.traceId)?.bubble.remove();
       streams.delete(event.traceId);
-      reload();
+      if (!sending) reload();
     }
   });
   return {
