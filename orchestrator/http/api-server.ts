@@ -3,7 +3,8 @@
  * probes (and, unless GOONDAN_API_TOKEN is set, /metrics) needs a credential, also on loopback:
  * the state root's token file or GOONDAN_API_TOKEN (api-credential.ts) — an agent's tool that can
  * reach loopback still cannot act as the daemon. A non-loopback host requires GOONDAN_API_TOKEN.
- * Errors are `{error: ErrorShape}` (http-errors.ts).
+ * The studio's session cookie counts as a credential, with a CSRF guard on changes; routes marked
+ * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import type { Server } from 'bun';
 import { httpStatusOf } from '../../shared/errors/index.ts';

@@ -98,11 +98,12 @@ export function studioRoutes(options: StudioRouteOptions): ApiRoute[] {
 
 function asset(dist: string, name: string): Response {
   const path = join(dist, name);
-  if (!existsSync(path)) {
-    return errorResponse(503, 'E_STUDIO_NOT_BUILT', `the studio's assets are not built (${path} is missing)`, {
+  if (!existsSync(join(dist, 'index.html'))) {
+    return errorResponse(503, 'E_STUDIO_NOT_BUILT', `the studio's assets are not built (${dist} has no index.html)`, {
       suggestion: "run 'npm run build:studio' (npm install / npm ci do it)",
     });
   }
+  if (!existsSync(path)) return errorResponse(404, 'E_HTTP_NOT_FOUND', `the studio has no asset '${name}'`);
   const type = CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
   // Read per request: a rebuilt stylesheet has a new hash, and the page is fetched rarely.
   return new Response(Bun.file(path), { headers: { ...pageHeaders(dist), 'content-type': type } });

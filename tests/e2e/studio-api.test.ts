@@ -53,6 +53,7 @@ describe('the page', () => {
     const hash = new Bun.CryptoHasher('sha256').update(style).digest('base64');
     expect(page.headers.get('content-security-policy')).toContain(`style-src 'self' 'sha256-${hash}'`);
     expect(html).not.toMatch(/https?:\/\//);
+    expect((await fetch(`${daemon().url}/studio/nope.js`)).status).toBe(404);
   });
 
   test('without built assets the page says how to build them', async () => {
