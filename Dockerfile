@@ -6,10 +6,12 @@
 FROM node:20-bookworm-slim AS install
 WORKDIR /opt/goondan
 COPY package.json package-lock.json ./
+# npm ci runs `prepare`, which bundles the studio's page from its sources (studio/ and shared/).
+COPY shared ./shared
+COPY studio ./studio
 # Production dependencies only; the `bun` package brings the Bun runtime.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
-COPY shared ./shared
 COPY orchestrator ./orchestrator
 COPY agent-process ./agent-process
 COPY bundles ./bundles

@@ -15,6 +15,9 @@ import { approvalRoutes } from '../approvals/approval-routes.ts';
 import { migrateInstanceDirs } from '../delivery/migrate-instance-dirs.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
+import { inspectRoutes } from '../inspect/inspect-routes.ts';
+import { studioRoutes } from '../studio/studio-routes.ts';
+import { StudioSessions } from '../studio/studio-sessions.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
@@ -66,6 +69,8 @@ export class Orchestrator {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private runtimeFile: string | undefined;
+  private readonly studioSessions = new StudioSessions();
+  private credentials!: ApiCredentials;
 
   constructor(private readonly options: OrchestratorOptions) {}
 
@@ -122,12 +127,13 @@ export class Orchestrator {
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
     });
+    this.credentials = new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken], this.studioSessions);
     this.server = startApiServer({
       host: this.options.host,
       port: this.options.port,
       logger,
       daemon: this.daemonApi(),
-      credentials: new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken]),
+      credentials: this.credentials,
       ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
@@ -259,6 +265,7 @@ export class Orchestrator {
   }
 
   private daemonApi(): DaemonApi {
+    const countMalformed = () => this.core.metrics.malformedMessages.inc({ source: 'http' });
     return {
       isReady: () => this.ready,
       entryAgent: () => this.config.swarm.entryAgent,
@@ -270,8 +277,12 @@ export class Orchestrator {
       metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
-      countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),
-      extraRoutes: approvalRoutes(this.core.approvals, () => this.core.metrics.malformedMessages.inc({ source: 'http' })),
+      countMalformedBody: countMalformed,
+      extraRoutes: [
+        ...approvalRoutes(this.core.approvals, countMalformed),
+        ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
+        ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),
+      ],
     };
   }
 
