@@ -23,6 +23,7 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_MCP_', 'mcp'],
   ['W_MCP_', 'mcp'],
   ['E_HTTP_', 'http'],
+  ['E_STUDIO_', 'studio'],
   ['E_FS_', 'fs'],
   ['E_SANDBOX_', 'sandbox'],
   ['W_SANDBOX_', 'sandbox'],
