@@ -66,9 +66,11 @@ export class ControlHandler {
         if (from.status !== 'draining') from.status = 'processing';
         return;
       case 'runtime.turn.completed':
+        from.touch();
         this.deps.delivery.ack(from, control.payload.eventId);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
+        if (from.status === 'idle') this.deps.supervisor.nudge();
         return;
       case 'runtime.observe':
         this.observe(control.payload.event, from);

@@ -4,6 +4,7 @@
  * validates them whole with these (ARCHITECTURE §2), compiled once.
  */
 import { MODEL_PROVIDERS } from './model.ts';
+import { toolExportDeclarations } from './tool-export-declarations.ts';
 
 const text = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
@@ -12,6 +13,25 @@ const stringMap = { type: 'object', additionalProperties: { type: 'string' } } a
 const price = { type: 'number', minimum: 0 } as const;
 const positive = { type: 'number', exclusiveMinimum: 0 } as const;
 const budgetLimit = { type: 'object', additionalProperties: false, properties: { tokens: positive, cost: positive } } as const;
+
+const limit = { type: 'integer', minimum: 0 } as const;
+// The sandbox decides what tool processes may touch: its shape is checked in full.
+const sandboxPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode', 'network', 'limits', 'readOnlyPaths'],
+  properties: {
+    mode: { enum: ['bwrap', 'none', 'required'] },
+    network: { type: 'boolean' },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cpuSeconds', 'memoryMb', 'processes', 'fileSizeMb'],
+      properties: { cpuSeconds: limit, memoryMb: limit, processes: limit, fileSizeMb: limit },
+    },
+    readOnlyPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+  },
+} as const;
 
 const modelPlanSchema = {
   type: 'object',
@@ -47,13 +67,15 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
+    // Header ValueSources are resolved into the plan: only strings remain.
+    ...toolExportDeclarations({ type: 'string' }),
   },
 } as const;
 
 const toolPlanSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'entryPath', 'errorMessageLimit', 'exports', 'config'],
+  required: ['name', 'packageName', 'errorMessageLimit', 'exports', 'config', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -62,6 +84,8 @@ const toolPlanSchema = {
     maxResultBytes: { type: 'integer', minimum: 1 },
     exports: { type: 'array', minItems: 1, items: toolExportSchema },
     config: object,
+    sandbox: sandboxPlanSchema,
+    timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -76,7 +100,7 @@ export const agentPlanSchema = {
   $id: 'goondan://plans/agent',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes'],
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -92,6 +116,7 @@ export const agentPlanSchema = {
     extensions: { type: 'array', items: extensionPlanSchema },
     requiredTools: { type: 'array', items: name },
     maxToolResultBytes: { type: 'integer', minimum: 1 },
+    sandbox: sandboxPlanSchema,
   },
 } as const;
 
@@ -99,7 +124,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'lifecycle'],
   properties: {
     name,
     instanceKey: name,
@@ -120,6 +145,12 @@ export const swarmPlanSchema = {
         onExceeded: { enum: ['deny', 'ask'] },
         currency: name,
       },
+    },
+    lifecycle: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ttlMs'],
+      properties: { ttlMs: { type: 'integer', minimum: 0 }, gcGraceMs: { type: 'integer', minimum: 0 }, maxLiveProcesses: { type: 'integer', minimum: 1 } },
     },
   },
 } as const;

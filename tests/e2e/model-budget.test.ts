@@ -82,8 +82,8 @@ describe('onExceeded: ask', () => {
         pending = body.approvals;
         return pending.length > 0;
       },
-      30_000,
       'a pending budget approval in GET /v1/approvals',
+      30_000,
     );
     const [approval] = pending;
     expect(approval?.toolName).toBe('model-call');

@@ -78,7 +78,7 @@ afterAll(async () => {
 describe('a provider 429 with Retry-After pauses the Model for every agent', () => {
   test('after one agent is throttled, no agent using that Model reaches the provider before Retry-After; all answer afterwards', async () => {
     const first = daemon.send({ agent: 'p1', input: 'one', instanceKey: 'rl' });
-    await daemon.waitForLog((l) => l.msg === 'provider throttled the model: paused for every agent', 30_000);
+    await daemon.waitForLog('the orchestrator pausing the Model after the 429', (l) => l.msg === 'provider throttled the model: paused for every agent', 30_000);
     const throttledAt = arrivals.find((a) => a.status === 429)?.at ?? 0;
     const others = await Promise.all([daemon.send({ agent: 'p2', input: 'two', instanceKey: 'rl' }), daemon.send({ agent: 'p3', input: 'three', instanceKey: 'rl' })]);
     const answers = [await first, ...others].map((a) => a.body.output);

@@ -33,7 +33,7 @@ async function exchange(protocol: 'http/json' | 'http/protobuf'): Promise<{ span
   expect(body.output).toBe('beta said: beta got: hello');
   const traceId = String(body.traceId);
   const ofTrace = () => receiver.spans.filter((s) => s.traceId === traceId);
-  await waitUntil(() => ofTrace().length >= EXPECTED_SPANS, 30_000, `${EXPECTED_SPANS} spans of trace ${traceId} at the collector`).catch(() => {
+  await waitUntil(() => ofTrace().length >= EXPECTED_SPANS, `${EXPECTED_SPANS} spans of trace ${traceId} at the collector`, 30_000).catch(() => {
     throw new Error(`waited for ${EXPECTED_SPANS} spans of trace ${traceId}; got: ${JSON.stringify(receiver.spans.map((s) => [s.traceId, s.name]))}`);
   });
   return { spans: ofTrace(), receiver, traceId };

@@ -3,13 +3,12 @@
  * keep separate histories and inboxes — also across a kill -9 of the daemon — and keys that cannot
  * name a conversation are refused at the API with 400.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths, legacyInstanceDirName } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
-setDefaultTimeout(120_000);
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 /** Pairs and triples that one slug rule (`[^A-Za-z0-9_-]` → `-`) sent to one directory. */
 const COLLIDING = ['alice.x', 'alice-x', 'k.1', 'k-1', 'k/1', '한글', '漢字'];
@@ -45,7 +44,7 @@ describe('colliding keys keep separate state', () => {
     await first.stop('SIGKILL');
     const second = await startDaemon(BUNDLE, { stateRoot });
     daemons.push(second);
-    await waitUntil(() => COLLIDING.every((key) => history(stateRoot, key).includes(`second note of ${key}`)), 90_000, 'every key to process its own second note');
+    await waitUntil(() => COLLIDING.every((key) => history(stateRoot, key).includes(`second note of ${key}`)), 'every key to process its own second note');
     for (const key of COLLIDING) {
       const text = history(stateRoot, key);
       expect(text).toContain(`remember the secret of ${key}`);

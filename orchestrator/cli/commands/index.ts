@@ -8,6 +8,7 @@ import { psCommand } from './ps.ts';
 import { restartCommand } from './restart.ts';
 import { runCommand } from './run.ts';
 import { sendCommand } from './send.ts';
+import { studioCommand } from './studio.ts';
 import { validateCommand } from './validate.ts';
 
-export const commands: readonly CliCommand[] = [initCommand, runCommand, validateCommand, doctorCommand, sendCommand, psCommand, logsCommand, restartCommand, instanceCommand];
+export const commands: readonly CliCommand[] = [initCommand, runCommand, validateCommand, doctorCommand, sendCommand, psCommand, logsCommand, restartCommand, instanceCommand, studioCommand];

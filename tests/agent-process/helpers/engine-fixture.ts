@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
 import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolExportPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
@@ -21,7 +22,7 @@ import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '..
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
 export function fixtureTool(name: string, file: string, exports: ToolExportPlan[], extra: Partial<ToolPlan> = {}): ToolPlan {
-  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
+  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra, sandbox: extra.sandbox ?? DEFAULT_SANDBOX };
 }
 
 export function fixtureExtension(name: string, file: string, config: JsonObject = {}): ExtensionPlan {
@@ -82,6 +83,11 @@ export const slowTool = () =>
       description: 'Pause once (returns at once when the marker file exists).',
       parameters: { type: 'object', properties: { marker: { type: 'string' }, ms: { type: 'integer' } }, required: ['marker'] },
     },
+    {
+      name: 'hold',
+      description: 'Wait until the test releases the gate (holdGate in the fixture).',
+      parameters: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+    },
   ]);
 
 export interface PlanInput {
@@ -94,6 +100,7 @@ export interface PlanInput {
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
   maxToolResultBytes?: number;
+  sandbox?: AgentPlan['sandbox'];
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -107,6 +114,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     extensions: input.extensions ?? [],
     requiredTools: [],
     maxToolResultBytes: input.maxToolResultBytes ?? 65_536,
+    sandbox: input.sandbox ?? DEFAULT_SANDBOX,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;
@@ -122,6 +130,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
+    lifecycle: { ttlMs: 300_000 },
   };
 }
 
