@@ -10,6 +10,21 @@ import type { ModelRateLimit } from '../../shared/types/resources.ts';
 
 const MS_PER_MINUTE = 60_000;
 
+/** Time as the limiter sees it (tests drive a manual one). */
+export interface LimiterClock {
+  now(): number;
+  /** Runs `run` after `ms`; returns how to cancel it. */
+  schedule(run: () => void, ms: number): () => void;
+}
+
+export const systemClock: LimiterClock = {
+  now: () => Date.now(),
+  schedule(run, ms) {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 class Bucket {
   private level: number;
   private last: number;
@@ -46,14 +61,18 @@ export class ModelRateLimiter {
   private inFlight = 0;
   private pausedUntil = 0;
   private readonly waiting: Array<() => void> = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancelTimer: (() => void) | undefined;
 
   constructor(
     readonly limits: ModelRateLimit,
-    private readonly now: () => number = Date.now,
+    private readonly clock: LimiterClock = systemClock,
   ) {
-    if (limits.requestsPerMinute !== undefined) this.requests = new Bucket(limits.requestsPerMinute, now());
-    if (limits.tokensPerMinute !== undefined) this.tokens = new Bucket(limits.tokensPerMinute, now());
+    if (limits.requestsPerMinute !== undefined) this.requests = new Bucket(limits.requestsPerMinute, clock.now());
+    if (limits.tokensPerMinute !== undefined) this.tokens = new Bucket(limits.tokensPerMinute, clock.now());
+  }
+
+  private now(): number {
+    return this.clock.now();
   }
 
   /** Resolves when the call may go; the caller must `release` it once. */
@@ -87,14 +106,14 @@ export class ModelRateLimiter {
   }
 
   private pump(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     while (this.waiting.length > 0) {
       const now = this.now();
       if (this.limits.maxConcurrent !== undefined && this.inFlight >= this.limits.maxConcurrent) return; // a release pumps again
       const wait = Math.max(this.pausedUntil - now, this.requests?.waitFor(1, now) ?? 0, this.tokens ? this.tokens.waitFor(Number.MIN_VALUE, now) : 0);
       if (wait > 0) {
-        this.timer = setTimeout(() => this.pump(), wait);
+        this.cancelTimer = this.clock.schedule(() => this.pump(), wait);
         return;
       }
       this.requests?.take(1, now);
