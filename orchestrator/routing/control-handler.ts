@@ -109,6 +109,10 @@ export class ControlHandler {
       }
       case 'runtime.model.admit': {
         const request = control.event;
+        if (from.kind !== 'agent') {
+          this.answer(from, request, failureOutcome(runtimeError('INVALID_REQUEST', 'only agent processes call models')));
+          return;
+        }
         void this.deps.modelCalls.admit(from, control.payload).then((admission) => {
           if (admission.ok) this.reply(from, request, 'runtime.model.admit', admission.value);
           else this.answer(from, request, failureOutcome(admission.error));

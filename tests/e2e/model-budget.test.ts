@@ -37,6 +37,18 @@ describe('perTurn: one trace across agents', () => {
     expect(refusal).toMatchObject({ traceId: answer.traceId, scope: 'perTurn' });
   });
 
+  test('through the OpenAI-compatible front door the refusal is a 429 with code BUDGET_EXCEEDED', async () => {
+    const response = await daemon().api('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'alpha', user: 't-openai', messages: [{ role: 'user', content: 'ask beta hi' }] }),
+    });
+    expect(response.status).toBe(429);
+    const body = (await response.json()) as { error: { code: string; type: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', type: 'insufficient_quota' });
+    expect(body.error.message).toContain('perTurn.tokens');
+  });
+
   test('the next turn is a new trace with a fresh turn budget', async () => {
     expect((await send(daemon(), 'hello again', 't-3')).output).toBe('alpha got: hello again');
   });
