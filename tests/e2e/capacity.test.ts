@@ -1,8 +1,9 @@
 /**
- * Capacity on one machine (issue 12), through the real daemon: with maxLiveProcesses 20 and a 2 s
- * TTL, 500 distinct instance keys all get their replies while the live agent processes (sampled)
- * never exceed 20; a passivated instance keeps its history; a SIGTERM half-way and a restart lose
- * nothing that was accepted.
+ * Capacity on one machine (issue 12), through the real daemon: with maxLiveProcesses 8 and a 2 s
+ * TTL, 120 distinct instance keys (15× the limit, so most spawns passivate someone first) all get
+ * their replies while the live agent processes (sampled) never exceed 8; a passivated instance keeps
+ * its history; a SIGTERM half-way and a restart lose nothing that was accepted. The issue's 500 keys
+ * at 20 live, and 10,000 keys, are driven by bench/capacity.ts (minutes of process starts on 2 cores).
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,30 +12,31 @@ import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/capacity');
-const KEYS = Array.from({ length: 500 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
-const CONCURRENCY = 24;
+const KEYS = Array.from({ length: 120 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
+const CONCURRENCY = 12;
+const MAX_LIVE = 8;
 
 const history = (stateRoot: string, key: string) => {
   const file = instancePaths(stateRoot, 'capacity', 'host', key).baseMessages;
   return existsSync(file) ? readFileSync(file, 'utf8') : '';
 };
 
-/** Sends `hello <key>` for every key, `CONCURRENCY` at a time; resolves with the HTTP statuses. */
-async function sendAll(daemon: Daemon, keys: string[]): Promise<number[]> {
-  const statuses: number[] = [];
+/** Sends `hello <key>` for every key, `CONCURRENCY` at a time; resolves with the failures (`key: status code`). */
+async function sendAll(daemon: Daemon, keys: string[]): Promise<string[]> {
+  const failures: string[] = [];
   let next = 0;
   const worker = async () => {
     while (next < keys.length) {
       const key = keys[next++] ?? '';
-      const { status } = await daemon.send({ input: `hello ${key}`, instanceKey: key });
-      statuses.push(status);
+      const { status, body } = await daemon.send({ input: `hello ${key}`, instanceKey: key });
+      if (status !== 200) failures.push(`${key}: ${status} ${JSON.stringify(body.error ?? body)}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return statuses;
+  return failures;
 }
 
-describe('500 instances, at most 20 live', () => {
+describe('120 instances, at most 8 live', () => {
   test('every key gets its reply, live processes stay within the limit, history survives passivation and a restart half-way', async () => {
     const stateRoot = tempStateRoot();
     let daemon = await startDaemon(BUNDLE, { stateRoot });
@@ -48,16 +50,14 @@ describe('500 instances, at most 20 live', () => {
       }
     })();
     try {
-      const firstHalf = await sendAll(daemon, KEYS.slice(0, 250));
-      expect(firstHalf.filter((s) => s !== 200)).toEqual([]);
+      expect(await sendAll(daemon, KEYS.slice(0, 60))).toEqual([]);
       // Accepted but not yet answered when the daemon is told to stop: they must run after the restart.
-      const inFlight = KEYS.slice(250, 300).map((key) => daemon.send({ input: `hello ${key}`, instanceKey: key, wait: false }));
+      const inFlight = KEYS.slice(60, 72).map((key) => daemon.send({ input: `hello ${key}`, instanceKey: key, wait: false }));
       expect((await Promise.all(inFlight)).map((r) => r.status).filter((s) => s !== 202)).toEqual([]);
       expect(await daemon.stop('SIGTERM')).toBe(0);
       daemon.cleanup = () => {};
       daemon = await startDaemon(BUNDLE, { stateRoot });
-      const secondHalf = await sendAll(daemon, KEYS.slice(300));
-      expect(secondHalf.filter((s) => s !== 200)).toEqual([]);
+      expect(await sendAll(daemon, KEYS.slice(72))).toEqual([]);
       await waitUntil(() => KEYS.every((key) => history(stateRoot, key).includes(`got: hello ${key}`)), 'every key to have its reply in its history');
 
       // user-000 was passivated long ago: its next turn still sees its earlier messages on disk.
@@ -75,6 +75,6 @@ describe('500 instances, at most 20 live', () => {
       daemon.cleanup();
     }
     expect(maxLive).toBeGreaterThan(0);
-    expect(maxLive).toBeLessThanOrEqual(20);
+    expect(maxLive).toBeLessThanOrEqual(MAX_LIVE);
   });
 });

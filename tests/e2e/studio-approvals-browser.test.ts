@@ -1,7 +1,8 @@
 /**
  * Tool approvals from the studio (issue 13), in a real headless Chromium against a daemon whose
  * policy asks before `file-system__write` of a Markdown file (GOONDAN_APPROVALS=http): the ask
- * appears in Approvals with the tool, its arguments and the rule; Approve completes the turn,
+ * appears in Approvals with what the call does (summary, display name, icon), the tool's preview,
+ * its arguments and the rule; Approve completes the turn,
  * Deny answers the model with E_TOOL_DENIED, Approve for session stops the asking.
  */
 import { describe, expect, test } from 'bun:test';
@@ -15,12 +16,14 @@ const open = studio.open({ hash: 'approvals' });
 const daemon = () => studio.daemon();
 
 describe('approvals in the studio', () => {
-  test('a policy ask appears in Approvals with its tool, arguments and rule; clicking Approve completes the turn', async () => {
+  test('a policy ask appears in Approvals with its summary, preview, arguments and rule; clicking Approve completes the turn', async () => {
     await withStudio('approve', open, async ({ page }) => {
       await page.getByText('No tool calls are waiting for approval.').waitFor();
       const turn = daemon().send({ input: 'write notes', instanceKey: 'studio-approve' });
-      const item = page.getByRole('listitem', { name: /file-system__write for coder @ studio-approve/ });
+      const item = page.getByRole('listitem', { name: /Write notes\.md for coder @ studio-approve/ });
       await item.waitFor();
+      await item.getByText('📝 Write file').waitFor();
+      await item.getByText('+remember the milk').waitFor();
       await item.getByText('notes need a human look').waitFor();
       await item.getByText('"path": "notes.md"').waitFor();
       expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /Approvals/ }).textContent()).toContain('1');

@@ -1,6 +1,7 @@
 /**
- * Approvals: tool calls the permission policy holds for a human (`ask`), with the tool, its
- * arguments and the rule that asked; Approve (once), Approve for session, or Deny. Polled, and
+ * Approvals: tool calls the permission policy holds for a human (`ask`), with what the call does
+ * in words (the export's summary, display name and icon), the tool's own preview (a diff, the
+ * commands of a line), its arguments and the rule that asked; Approve (once), Approve for session, or Deny. Polled, and
  * refreshed at once when a tool call starts (that is when a policy asks). The count also shows in
  * the navigation, whichever view is open.
  */
@@ -49,8 +50,10 @@ export function approvalsView(ctx: StudioContext, onCount: (count: number) => vo
     return h(
       'li',
       { class: 'approval', 'aria-labelledby': titleId, 'data-approval': id },
-      h('h3', { id: titleId }, h('code', {}, str(a, 'toolName')), ` for ${str(a, 'agent')} @ ${str(a, 'instanceKey')}`),
+      h('h3', { id: titleId }, str(a, 'summary') || h('code', {}, str(a, 'toolName')), ` for ${str(a, 'agent')} @ ${str(a, 'instanceKey')}`),
+      h('p', { class: 'tool' }, [str(a, 'icon'), str(a, 'displayName')].filter(Boolean).join(' '), ' ', h('code', {}, str(a, 'toolName'))),
       h('p', { class: 'reason' }, 'Rule: ', str(a, 'reason') || '–'),
+      ...(str(a, 'preview') ? [h('details', { open: true }, h('summary', {}, 'Preview'), h('pre', { class: 'preview' }, str(a, 'preview')))] : []),
       h('details', { open: true }, h('summary', {}, 'Arguments'), h('pre', {}, prettyJson(a.args))),
       h('p', { class: 'meta' }, `Asked ${formatTime(str(a, 'createdAt'))}; denied automatically at ${formatTime(str(a, 'expiresAt'))}.`),
       h(
