@@ -101,10 +101,6 @@ export class ModelRateLimiter {
     return Math.max(0, this.pausedUntil - this.now());
   }
 
-  get queued(): number {
-    return this.waiting.length;
-  }
-
   private pump(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;

@@ -16,8 +16,3 @@ export function priceUsage(pricing: ModelPricing | undefined, usage: TokenUsage 
     ((usage.promptTokens - cached) * pricing.inputPerMillionTokens + cached * cachedPrice + usage.completionTokens * pricing.outputPerMillionTokens) / PER_MILLION;
   return { amount, currency: pricing.currency };
 }
-
-/** What budgets count as tokens: input + output. */
-export function budgetTokens(usage: TokenUsage): number {
-  return usage.promptTokens + usage.completionTokens;
-}
