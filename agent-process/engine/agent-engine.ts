@@ -11,6 +11,7 @@ import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
@@ -26,6 +27,7 @@ import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
 import { ToolExecutor } from '../tools/tool-executor.ts';
+import { ToolJournal } from '../tools/tool-journal.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
@@ -78,7 +80,11 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const logger = options.logger.child({ agent: plan.name, instanceKey });
   const paths = instancePaths(options.stateRoot, swarm.workspaceId, plan.name, instanceKey);
 
-  const store = new MessageStore(paths.baseMessages, paths.messageEvents);
+  const fsync = new FsyncPolicy(swarm.durability.fsync);
+  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync);
+  const journal = new ToolJournal(paths.toolJournal, fsync, (line) =>
+    logger.warn({ code: 'E_TOOL_JOURNAL_LINE_INVALID', file: paths.toolJournal, line }, `line ${line} of the tool-call journal is not a valid record; skipped`),
+  );
   const conversation = recoverConversation(store, logger);
   const metadataFile = new InstanceMetadataFile(paths.metadata, plan.name, instanceKey);
   metadataFile.write('idle');
@@ -94,6 +100,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
+    journal,
   });
   const pipeline = new PipelineRegistry();
   const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events });
@@ -122,6 +129,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     events,
     model,
     inbox: new AsyncReplyInbox(logger),
+    journal,
+    fsync,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
   };
@@ -168,6 +177,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
         states.flush();
         foldConversation(deps);
       } finally {
+        journal.close();
         store.close();
         events.close();
         metadataFile.write('idle');

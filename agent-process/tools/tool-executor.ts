@@ -12,7 +12,8 @@ import { validateToolArgs } from './args-validation.ts';
 import { runInToolCallScope, type ToolCallScope } from './tool-call-scope.ts';
 import type { ToolContextFactory } from './tool-context.ts';
 import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, timeoutError } from './tool-errors.ts';
-import type { ToolRegistry } from './tool-registry.ts';
+import type { ToolJournal } from './tool-journal.ts';
+import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60 * 1000;
 const TIMED_OUT = Symbol('timed out');
@@ -32,6 +33,8 @@ export interface ToolExecutorOptions {
   timeoutMs?: number;
   /** tool spec §2.3.3: calling registry tools outside the step's catalog needs an explicit policy. */
   allowRegistryDirectCalls?: boolean;
+  /** Records each handler run before and after it (issue 10: effects at most once across crashes). */
+  journal?: ToolJournal;
 }
 
 export class ToolExecutor {
@@ -60,6 +63,15 @@ export class ToolExecutor {
     const check = validateToolArgs(schema, ctx.args);
     if (!check.ok) return errorResult(toolCallId, toolName, invalidArgsError(toolName, check.issues, check.suggestion));
 
+    const journal = this.options.journal;
+    journal?.started(extras.message.id, toolCallId, toolName, ctx.args);
+    const result = await this.runHandler(tool, ctx, extras);
+    journal?.finished(extras.message.id, toolCallId, result);
+    return result;
+  }
+
+  private async runHandler(tool: RegisteredTool, ctx: ToolCallMiddlewareContext, extras: ToolCallExtras): Promise<ToolResult> {
+    const { toolName, toolCallId } = ctx;
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const controller = new AbortController();
     const toolContext = this.options.contexts.create({

@@ -37,6 +37,7 @@ export class ToolRegistry {
         source: { type: 'config', name: plan.name },
       };
       if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
+      if (exp.idempotent !== undefined) item.idempotent = exp.idempotent;
       this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
     }
   }

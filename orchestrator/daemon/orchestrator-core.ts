@@ -13,6 +13,7 @@ import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
 import { Delivery } from '../delivery/delivery.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
 import type { BackoffPolicy } from '../process/crash-backoff.ts';
@@ -65,7 +66,12 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
-    this.delivery = new Delivery({ stateRoot: options.stateRoot, workspaceId: config().swarm.workspaceId, logger });
+    this.delivery = new Delivery({
+      stateRoot: options.stateRoot,
+      workspaceId: config().swarm.workspaceId,
+      logger,
+      fsync: new FsyncPolicy(config().swarm.durability.fsync),
+    });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
     this.supervisor = new Supervisor({
       logger,

@@ -12,6 +12,7 @@ import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import { DurableInbox } from './durable-inbox.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 
 export const MAX_DELIVERY_ATTEMPTS = 3;
 export const MAX_OPEN_INBOX_FILES = 128;
@@ -20,6 +21,8 @@ export interface DeliveryOptions {
   stateRoot: string;
   workspaceId: string;
   logger: RootLogger;
+  /** Swarm.spec.policy.durability.fsync (default batch). */
+  fsync?: FsyncPolicy;
 }
 
 export class Delivery {
@@ -31,7 +34,16 @@ export class Delivery {
   /** process key → eventId currently being processed (from `runtime.turn.started`). */
   private readonly current = new Map<string, string>();
 
-  constructor(private readonly options: DeliveryOptions) {}
+  private readonly fsync: FsyncPolicy;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.fsync = options.fsync ?? new FsyncPolicy();
+  }
+
+  /** Before an accepted event's id (or a reply) leaves the daemon: every inbox write is on disk. */
+  sync(): void {
+    this.fsync.barrier();
+  }
 
   inbox(id: AgentId): DurableInbox {
     const key = agentKey(id);
@@ -41,8 +53,12 @@ export class Delivery {
       return inbox;
     }
     const path = instancePaths(this.options.stateRoot, this.options.workspaceId, id.agent, id.instanceKey).inbox;
-    inbox = DurableInbox.open(path, id.agent, id.instanceKey, (line, reason) =>
-      this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+    inbox = DurableInbox.open(
+      path,
+      id.agent,
+      id.instanceKey,
+      (line, reason) => this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+      this.fsync,
     );
     inbox.lastUsed = ++this.clock;
     this.inboxes.set(key, inbox);

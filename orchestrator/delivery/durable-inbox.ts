@@ -2,10 +2,11 @@
  * Per-instance durable inbox (ARCHITECTURE §3): every AgentEvent is appended before delivery and
  * stays "unacked" until the agent reports `runtime.turn.completed`. After a crash (of the agent or
  * of the daemon) the unacked events are redelivered in order. Appends survive a process crash
- * (page cache); they are not fsynced, so a power loss may lose the newest lines.
+ * (page cache); when they reach the disk is the swarm's durability policy (fsync-policy.ts).
  */
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
@@ -38,11 +39,18 @@ export class DurableInbox {
     readonly path: string,
     readonly agent: string,
     readonly instanceKey: string,
+    private readonly fsync: FsyncPolicy,
   ) {}
 
   /** Opens (and recovers) the inbox file; malformed lines are skipped and reported. */
-  static open(path: string, agent: string, instanceKey: string, onBadLine?: (lineNo: number, reason: string) => void): DurableInbox {
-    const inbox = new DurableInbox(path, agent, instanceKey);
+  static open(
+    path: string,
+    agent: string,
+    instanceKey: string,
+    onBadLine?: (lineNo: number, reason: string) => void,
+    fsync: FsyncPolicy = new FsyncPolicy('never'),
+  ): DurableInbox {
+    const inbox = new DurableInbox(path, agent, instanceKey, fsync);
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8');
       let lineNo = 0;
@@ -129,7 +137,10 @@ export class DurableInbox {
   /** Releases the file descriptor (evicted, instance deleted, or the daemon stops); reopens on the next write. */
   close(): void {
     this.flushAcks();
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) {
+      this.fsync.closing(this.fd);
+      closeSync(this.fd);
+    }
     this.fd = undefined;
   }
 
@@ -142,6 +153,7 @@ export class DurableInbox {
     const acks = this.unwrittenAcks;
     this.unwrittenAcks = '';
     writeSync(this.fd, acks + text);
+    this.fsync.wrote(this.fd);
     this.lines += (acks.match(/\n/g)?.length ?? 0) + (text === '' ? 0 : 1);
   }
 }

@@ -118,12 +118,14 @@ export class Router {
     });
     if (!correlationId) {
       this.dispatch(target, event, submission.source.name, 'send', true);
+      this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
       return { eventId: event.id, traceId, instanceKey: target.instanceKey };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
       this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
     });
     this.dispatch(target, event, submission.source.name, 'request', true);
+    this.deps.delivery.sync();
     return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply };
   }
 

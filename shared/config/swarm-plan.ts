@@ -1,5 +1,6 @@
 /** SwarmPlan: member agents, entry agent and policy with defaults (ARCHITECTURE §5, SPEC.md §1.2). */
 import type { LoadedBundle, SwarmPlan } from '../types/bundle.ts';
+import { DEFAULT_FSYNC_MODE } from '../durability/fsync-policy.ts';
 import { workspaceIdFor } from '../state-paths.ts';
 import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
@@ -22,5 +23,6 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
     maxStepsPerTurn: spec.policy?.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN,
     shutdownGracePeriodMs: (spec.policy?.shutdown?.gracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
     startupTimeoutMs: (spec.policy?.startupTimeoutSeconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
+    durability: { fsync: spec.policy?.durability?.fsync ?? DEFAULT_FSYNC_MODE },
   };
 }

@@ -3,6 +3,7 @@
  * or connector process in its `runtime.assign` message. Plans cross a process boundary, so the child
  * validates them whole with these (ARCHITECTURE §2), compiled once.
  */
+import { FSYNC_MODES } from '../durability/fsync-policy.ts';
 import { MODEL_PROVIDERS } from './model.ts';
 
 const text = { type: 'string' } as const;
@@ -33,6 +34,8 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
+    readOnlyUnlessConfig: { type: 'array', items: name },
+    idempotent: { type: 'boolean' },
   },
 } as const;
 
@@ -83,7 +86,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability'],
   properties: {
     name,
     instanceKey: name,
@@ -93,6 +96,12 @@ export const swarmPlanSchema = {
     maxStepsPerTurn: { type: 'integer', minimum: 1 },
     shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
     startupTimeoutMs: { type: 'integer', minimum: 1 },
+    durability: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['fsync'],
+      properties: { fsync: { enum: FSYNC_MODES } },
+    },
   },
 } as const;
 

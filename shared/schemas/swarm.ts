@@ -33,6 +33,18 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
           },
         },
         tools: { ...commonRef('toolPolicy'), description: 'Swarm-wide tool permission policy; agents add their own rules with spec.toolPolicy (goondan addition).' },
+        durability: {
+          type: 'object',
+          description: 'How accepted events, conversation state and the tool-call journal reach the disk.',
+          additionalProperties: false,
+          properties: {
+            fsync: {
+              enum: ['always', 'batch', 'never'],
+              description:
+                'always: fsync every record (survives power loss record by record; slowest). batch (default): fsync at most every 50 ms and always before a reply, an ack, an accepted event id or a tool call is released. never: page cache only (survives any process crash, not a machine crash).',
+            },
+          },
+        },
         shutdown: {
           type: 'object',
           description: 'Graceful shutdown.',

@@ -3,6 +3,7 @@
  * source position) and the resolved, self-contained plans built from it. The engine and the
  * orchestrator only ever consume plans; ref resolution and ValueSource lookup happen once, here.
  */
+import type { FsyncMode } from '../durability/fsync-policy.ts';
 import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
@@ -117,6 +118,8 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
+  /** `policy.durability` with its default (`fsync: batch`). */
+  durability: { fsync: FsyncMode };
 }
 
 export interface ConnectionPlan {

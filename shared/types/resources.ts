@@ -81,6 +81,8 @@ export interface ToolExportSpec {
   readOnly?: boolean;
   /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */
   readOnlyUnlessConfig?: string[];
+  /** Safe to run again after a crash interrupted it (issue 10); otherwise E_TOOL_INTERRUPTED. */
+  idempotent?: boolean;
 }
 export interface ToolSpec {
   entry: string;
@@ -140,6 +142,8 @@ export interface SwarmPolicy {
   startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** How records reach the disk (issue 10; default `batch`). */
+  durability?: { fsync?: 'always' | 'batch' | 'never' };
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

@@ -23,6 +23,8 @@ export interface ToolCatalogItem {
   source?: ToolSource;
   /** Read-only tools are allowed by the default permission policy. */
   readOnly?: boolean;
+  /** Safe to run again when a crash interrupted it (issue 10); otherwise the resumed turn answers E_TOOL_INTERRUPTED. */
+  idempotent?: boolean;
 }
 
 export interface ToolCall {

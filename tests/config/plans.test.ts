@@ -63,6 +63,7 @@ describe('buildSwarmPlan', () => {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: 5000,
       startupTimeoutMs: 30000,
+      durability: { fsync: 'batch' },
     });
   });
 

@@ -121,6 +121,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
+    durability: { fsync: 'never' },
   };
 }
 

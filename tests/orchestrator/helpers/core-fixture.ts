@@ -59,6 +59,7 @@ export class CoreFixture {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
+      durability: { fsync: 'never' },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
     const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
