@@ -6,7 +6,7 @@
  */
 import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.ts';
 import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
-import type { Assignment } from '../../shared/ipc/control-protocol.ts';
+import type { Assignment, TurnReply } from '../../shared/ipc/control-protocol.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
@@ -60,8 +60,9 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     } finally {
       agents.setCurrentEvent(undefined);
     }
-    answer(channel, self, event, result);
-    channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}) });
+    const reply = turnReply(event, result);
+    answer(channel, self, event, reply);
+    channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}), reply });
     if (restartReason !== undefined) {
       channel.control('runtime.restart', { reason: restartReason });
       restartReason = undefined;
@@ -81,16 +82,19 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   };
 }
 
-/** The callee answers `replyTo` when its turn ends, also when it failed (SPEC.md §9.4 gap). */
-function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, result: TurnResult | undefined): void {
-  if (!event.replyTo) return;
+/** What the turn answered (also when it failed, SPEC.md §9.4 gap): the reply to `replyTo` and the ack's record. */
+function turnReply(event: AgentEvent, result: TurnResult | undefined): TurnReply {
   const ok = result !== undefined && result.finishReason !== 'error';
-  const reply = makeReplyEvent(event.replyTo.correlationId, self, {
+  return {
     status: ok ? 'ok' : 'error',
     output: result?.responseText ?? '',
     ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
     ...(ok ? {} : { error: result?.error ?? runtimeError('AGENT_TURN_FAILED', 'the turn failed') }),
-  });
-  channel.post(event.replyTo.target, reply);
+  };
+}
+
+function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply): void {
+  if (!event.replyTo) return;
+  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, reply));
 }
 

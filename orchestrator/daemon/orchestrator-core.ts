@@ -5,14 +5,16 @@
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { instancePaths } from '../../shared/state-paths.ts';
+import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
 import { Delivery } from '../delivery/delivery.ts';
+import { EventLedger } from '../delivery/event-ledger.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
@@ -61,16 +63,20 @@ export class OrchestratorCore {
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
+  readonly ledger: EventLedger;
   private stopping = false;
 
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
+    const fsync = new FsyncPolicy(config().swarm.durability.fsync);
+    this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
     this.delivery = new Delivery({
       stateRoot: options.stateRoot,
       workspaceId: config().swarm.workspaceId,
       logger,
-      fsync: new FsyncPolicy(config().swarm.durability.fsync),
+      fsync,
+      onDeadLetter: (eventId, reason) => this.ledger.dead(eventId, reason),
     });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
     this.supervisor = new Supervisor({
@@ -91,6 +97,7 @@ export class OrchestratorCore {
     this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
     this.router = new Router({
       approvals: this.approvals,
+      ledger: this.ledger,
       swarm: () => config().swarm,
       connections: () => config().connections,
       supervisor: this.supervisor,
@@ -132,6 +139,7 @@ export class OrchestratorCore {
     this.router.failPendingWhere(() => true, 'the daemon is shutting down');
     this.approvals.clear();
     this.delivery.close();
+    this.ledger.close();
   }
 
   /**

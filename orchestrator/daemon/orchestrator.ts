@@ -246,6 +246,7 @@ export class Orchestrator {
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
+      eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
       metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),

@@ -23,6 +23,8 @@ export interface DeliveryOptions {
   logger: RootLogger;
   /** Swarm.spec.policy.durability.fsync (default batch). */
   fsync?: FsyncPolicy;
+  /** An event was given up (the event ledger records it). */
+  onDeadLetter?(eventId: string, reason: string): void;
 }
 
 export class Delivery {
@@ -117,7 +119,9 @@ export class Delivery {
     this.attempts.set(eventId, attempts);
     if (attempts < MAX_DELIVERY_ATTEMPTS) return undefined;
     this.attempts.delete(eventId);
-    inbox.ack(eventId, `process crashed ${attempts} times while processing this event`);
+    const reason = `process crashed ${attempts} times while processing this event`;
+    inbox.ack(eventId, reason);
+    this.options.onDeadLetter?.(eventId, reason);
     return event;
   }
 
@@ -131,7 +135,9 @@ export class Delivery {
    */
   deadLetter(id: AgentId, eventId: string, reason: string): boolean {
     this.attempts.delete(eventId);
-    return this.inbox(id).ack(eventId, reason);
+    const given = this.inbox(id).ack(eventId, reason);
+    if (given) this.options.onDeadLetter?.(eventId, reason);
+    return given;
   }
 
   /** Instances with unacked events on disk (recovered after a daemon restart). */

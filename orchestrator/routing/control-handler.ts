@@ -18,6 +18,7 @@ import type { AgentInstanceInfo } from '../../shared/types/tools.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
+import type { EventLedger } from '../delivery/event-ledger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -37,6 +38,8 @@ export interface ControlHandlerDeps {
   metrics: Metrics;
   runtimeEvents: RuntimeEventBus;
   approvals: ApprovalBroker;
+  /** States and replies of events accepted from outside (issue 10). */
+  ledger?: EventLedger;
   owners: InstanceOwners;
   logger: RootLogger;
   onRestartRequested(proc: ManagedProcess, reason: string): void;
@@ -59,11 +62,13 @@ export class ControlHandler {
     switch (control.type) {
       case 'runtime.turn.started':
         this.deps.delivery.markStarted(from, control.payload.eventId);
+        this.deps.ledger?.running(control.payload.eventId);
         // A turn that started as the shutdown went out is drained, not a return to work.
         if (from.status !== 'draining') from.status = 'processing';
         return;
       case 'runtime.turn.completed':
         this.deps.delivery.ack(from, control.payload.eventId);
+        if (control.payload.reply) this.deps.ledger?.done(control.payload.eventId, control.payload.reply);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
         return;

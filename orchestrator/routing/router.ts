@@ -20,6 +20,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
+import type { EventLedger } from '../delivery/event-ledger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -54,6 +55,8 @@ export interface RouterDeps {
   /** A process asked to be restarted after its current turn (self-restart tool). */
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   approvals: ApprovalBroker;
+  /** States, replies and idempotency keys of events accepted from outside (issue 10). */
+  ledger?: EventLedger;
 }
 
 export interface ExternalSubmission {
@@ -66,6 +69,8 @@ export interface ExternalSubmission {
   timeoutMs?: number;
   traceId?: string;
   metadata?: JsonObject;
+  /** Issue 10: the same key within 24 h answers with the event it created, never a second turn. */
+  idempotencyKey?: string;
 }
 
 export interface Submitted {
@@ -73,6 +78,8 @@ export interface Submitted {
   traceId: string;
   instanceKey: string;
   reply?: Promise<ReplyOutcome>;
+  /** The idempotency key was seen before: this is the original event (and its reply). */
+  replayed?: boolean;
 }
 
 export class Router {
@@ -106,6 +113,13 @@ export class Router {
 
   /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply. */
   submit(submission: ExternalSubmission): Submitted {
+    const { ledger } = this.deps;
+    const known = submission.idempotencyKey !== undefined ? ledger?.findByKey(submission.idempotencyKey) : undefined;
+    if (known && ledger) {
+      const replayed: Submitted = { eventId: known.eventId, traceId: known.traceId, instanceKey: known.instanceKey, replayed: true };
+      if (submission.wait) replayed.reply = withDeadline(ledger.outcome(known.eventId), submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, known.traceId);
+      return replayed;
+    }
     const traceId = submission.traceId ?? newTraceId();
     const target = targetOf(submission.agent, submission.instanceKey);
     const correlationId = submission.wait ? newId('corr') : undefined;
@@ -116,6 +130,8 @@ export class Router {
       ...(submission.metadata ? { metadata: submission.metadata } : {}),
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
+    // In the ledger before the inbox: a retry with the key after a crash finds this event.
+    ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
     if (!correlationId) {
       this.dispatch(target, event, submission.source.name, 'send', true);
       this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
@@ -219,6 +235,21 @@ export class Router {
     const target: AgentId = { agent: routed.agent, instanceKey: routed.instanceKey };
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
     const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
+    // A connector names a redelivery by the provider's id (e.g. a webhook delivery id): one turn per id.
+    const suppliedKey = event.metadata?.idempotencyKey;
+    const idempotencyKey = typeof suppliedKey === 'string' && suppliedKey !== '' ? `connection/${from.name}/${suppliedKey}` : undefined;
+    const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
+    if (known) {
+      this.deps.logger.info({ connection: from.name, eventId: event.id, original: known.eventId, idempotencyKey }, 'connector event already accepted under its idempotency key; not run again');
+      if (event.replyTo && this.deps.ledger) {
+        const { correlationId } = event.replyTo;
+        void this.deps.ledger.outcome(known.eventId).then((outcome) =>
+          from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload: makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome) }),
+        );
+      }
+      return;
+    }
+    this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId: delivered.traceId ?? '', ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
       this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
@@ -308,4 +339,13 @@ export class Router {
       : controlEvent('runtime.error', ORCHESTRATOR_SOURCE, { eventId: event.id, error });
     from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload });
   }
+}
+
+/** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */
+function withDeadline(outcome: Promise<ReplyOutcome>, timeoutMs: number, traceId: string): Promise<ReplyOutcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<ReplyOutcome>((resolve) => {
+    timer = setTimeout(() => resolve(errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms; the event is still accepted — ask again with the same Idempotency-Key or GET /v1/events/{eventId}`, traceId)), timeoutMs);
+  });
+  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
 }

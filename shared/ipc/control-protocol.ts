@@ -41,6 +41,9 @@ export type ApprovalPrompt = {
   expiresAt: string;
 };
 
+/** What a turn answered, as `GET /v1/events/{id}` and an idempotent retry report it. */
+export type TurnReply = { status: 'ok' | 'error' | 'timeout'; output: string; turnId?: string; traceId?: string; error?: ErrorShape };
+
 export interface ControlPayloads {
   /** child → orchestrator: the bare process is up (modules loaded) and waits for its assignment. */
   'runtime.ready': { pid: number };
@@ -52,8 +55,8 @@ export interface ControlPayloads {
   'runtime.failed': { error: ErrorShape; retryable: boolean };
   /** agent → orchestrator: `eventId` dequeued (status `processing`). */
   'runtime.turn.started': { eventId: string };
-  /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. */
-  'runtime.turn.completed': { eventId: string; turnId?: string };
+  /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. `reply`: the turn's answer (event ledger, issue 10). */
+  'runtime.turn.completed': { eventId: string; turnId?: string; reply?: TurnReply };
   /** agent → orchestrator: one RuntimeEvent (validated again as such by the receiver). */
   'runtime.observe': { event: JsonObject };
   /** agent → orchestrator requests, answered with `runtime.response` (see ControlResults). */
@@ -103,7 +106,11 @@ const SCHEMAS: Record<ControlType, object> = {
   'runtime.started': closed(['startupMs'], { startupMs: { type: 'number', minimum: 0 } }),
   'runtime.failed': closed(['error', 'retryable'], { error: errorRef, retryable: { type: 'boolean' } }),
   'runtime.turn.started': closed(['eventId'], { eventId: name }),
-  'runtime.turn.completed': closed(['eventId'], { eventId: name, turnId: name }),
+  'runtime.turn.completed': closed(['eventId'], {
+    eventId: name,
+    turnId: name,
+    reply: closed(['status', 'output'], { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: errorRef }),
+  }),
   'runtime.observe': closed(['event'], { event: anyObject }),
   'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
   'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),
