@@ -35,7 +35,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     stateRoot: assignment.stateRoot,
     logger: rootLogger,
     agentsRuntime: agents,
-    approvals: createIpcApprovals({ channel, self }),
+    approvals: createIpcApprovals({ channel, self }, () => agents.currentEventId),
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).

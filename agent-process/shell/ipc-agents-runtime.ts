@@ -62,6 +62,10 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     this.currentEvent = event;
   }
 
+  get currentEventId(): string | undefined {
+    return this.currentEvent?.id;
+  }
+
   onAsyncReply(handler: (reply: InterAgentReply) => void): void {
     this.asyncReplyHandler = handler;
   }

@@ -13,6 +13,7 @@ import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
+import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
@@ -94,7 +95,12 @@ export class OrchestratorCore {
       wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
     });
-    this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
+    this.approvals = new ApprovalBroker({
+      logger,
+      httpApprovals: options.httpApprovals,
+      promptInteractive: (a) => options.promptInteractive(a),
+      store: new ApprovalStore(options.stateRoot, () => config().swarm.workspaceId, fsync),
+    });
     this.router = new Router({
       approvals: this.approvals,
       ledger: this.ledger,
@@ -115,6 +121,7 @@ export class OrchestratorCore {
 
   /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
   start(isKnownAgent: (name: string) => boolean): void {
+    this.approvals.restore();
     for (const pending of this.delivery.recoverPending()) {
       if (!isKnownAgent(pending.agent)) continue;
       this.options.logger.info(pending, 'redelivering events left unacknowledged by a previous run');
@@ -162,6 +169,7 @@ export class OrchestratorCore {
     for (const agent of agents) {
       const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
       this.delivery.forget({ agent, instanceKey });
+      this.approvals.forget(agent, instanceKey);
       try {
         rmSync(paths.root, { recursive: true, force: false });
         deleted.push(paths.root);

@@ -95,7 +95,16 @@ export class ControlHandler {
       case 'runtime.approval.request': {
         const request = control.payload;
         this.deps.approvals.open(
-          { ...request, agent: from.name, instanceKey: from.instanceKey, processKey: from.key },
+          {
+            toolName: request.toolName,
+            toolCallId: request.toolCallId,
+            args: request.args,
+            reason: request.reason,
+            agent: from.name,
+            instanceKey: from.instanceKey,
+            processKey: from.key,
+            ...(request.eventId !== undefined ? { eventId: request.eventId } : {}),
+          },
           request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS,
           (decision) => this.reply(from, control.event, 'runtime.approval.request', decision),
         );

@@ -63,7 +63,8 @@ export interface ControlPayloads {
   'runtime.spawn': { target: string; instanceKey?: string; cwd?: string };
   'runtime.list': { includeAll: boolean };
   'runtime.catalog': Record<string, never>;
-  'runtime.approval.request': { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number };
+  /** `eventId`: the event whose turn asks — with toolCallId it finds the same approval after a resume (issue 10). */
+  'runtime.approval.request': { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number; eventId?: string };
   /** orchestrator → interactive connector: ask the person at the terminal. */
   'runtime.approval.prompt': ApprovalPrompt;
   /** interactive connector → orchestrator. */
@@ -121,6 +122,7 @@ const SCHEMAS: Record<ControlType, object> = {
     args: anyObject,
     reason: str,
     timeoutMs: { type: 'integer', minimum: 1 },
+    eventId: name,
   }),
   'runtime.approval.prompt': closed(['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'], {
     id: name,
