@@ -68,6 +68,8 @@ export interface InstancePaths {
   runtimeEvents: string;
   /** tool.call.started / tool.call.finished of the running turn (issue 10). */
   toolJournal: string;
+  /** Replies to async requests not yet in the conversation (issue 10). */
+  asyncReplies: string;
   inbox: string;
   extensionsDir: string;
   metadata: string;
@@ -85,6 +87,7 @@ export function instancePaths(stateRoot: string, workspaceId: string, agentName:
     messageEvents: join(messagesDir, 'events.jsonl'),
     runtimeEvents: join(messagesDir, 'runtime-events.jsonl'),
     toolJournal: join(messagesDir, 'tool-journal.jsonl'),
+    asyncReplies: join(messagesDir, 'async-replies.jsonl'),
     inbox: join(root, 'inbox.jsonl'),
     extensionsDir: join(root, 'extensions'),
     metadata: join(root, 'metadata.json'),

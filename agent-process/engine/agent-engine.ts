@@ -8,7 +8,7 @@ import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bun
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
-import type { MessageEvent } from '../../shared/types/messages.ts';
+import type { Message as MessageShape, MessageEvent } from '../../shared/types/messages.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
@@ -128,7 +128,11 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     toolRunner,
     events,
     model,
-    inbox: new AsyncReplyInbox(logger),
+    inbox: new AsyncReplyInbox(logger, {
+      path: paths.asyncReplies,
+      fsync,
+      alreadyInConversation: (requestId) => conversation.nextMessages.some((m) => asyncReplyRequestId(m) === requestId),
+    }),
     journal,
     fsync,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
@@ -166,6 +170,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     },
     deliverAsyncReply(reply) {
       deps.engine.inbox.push(reply);
+      // The caller may now acknowledge the reply to the orchestrator: it is on disk first.
+      fsync.barrier();
     },
     async close() {
       if (closed) return;
@@ -178,6 +184,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
         foldConversation(deps);
       } finally {
         journal.close();
+        internals.inbox.close();
         store.close();
         events.close();
         metadataFile.write('idle');
@@ -236,4 +243,10 @@ async function runCloseHandlers(handlers: Array<{ extension: string; handler: Cl
       clearTimeout(timer);
     }
   }
+}
+
+/** `metadata.__goondanInterAgentResponse.requestId` of an injected async reply. */
+function asyncReplyRequestId(message: MessageShape): string | undefined {
+  const meta = message.metadata.__goondanInterAgentResponse;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.requestId === 'string' ? meta.requestId : undefined;
 }

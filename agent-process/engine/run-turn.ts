@@ -72,5 +72,5 @@ function inputMessage(turn: TurnState) {
 }
 
 function appendInbox(engine: EngineInternals): void {
-  for (const message of engine.inbox.drain()) engine.append(message);
+  engine.inbox.drain((message) => engine.append(message));
 }

@@ -75,6 +75,13 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger,
     ackPayload: { instanceKey },
     onEvent: (event) => queue.push(event),
+    onUnclaimedReply(event) {
+      const reply = agents.keptAsyncReply(event);
+      if (!reply) return false;
+      engine.deliverAsyncReply(reply);
+      channel.control('runtime.reply.stored', { eventId: event.id });
+      return true;
+    },
     async drain() {
       await queue.drain();
       await engine.close();

@@ -72,6 +72,9 @@ export class ControlHandler {
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
         return;
+      case 'runtime.reply.stored':
+        this.deps.delivery.ack(from, control.payload.eventId);
+        return;
       case 'runtime.observe':
         this.observe(control.payload.event, from);
         return;

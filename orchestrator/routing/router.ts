@@ -10,7 +10,7 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -206,7 +206,7 @@ export class Router {
         this.refuse(from, event, runtimeError('CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`));
         return;
       }
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
+      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: isAsyncRequest(event) };
       this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
@@ -251,7 +251,7 @@ export class Router {
     }
     this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId: delivered.traceId ?? '', ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
+      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: false };
       this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
     }
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
@@ -274,7 +274,7 @@ export class Router {
       text: outcome.status === 'ok' ? outcome.output : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`,
       ...(event.traceId ? { traceId: event.traceId } : {}),
     });
-    this.answer(request.requester, correlationId, outcome, event);
+    this.answer(request, outcome, event);
   }
 
   // ── shared mechanics ────────────────────────────────────────────────────
@@ -303,7 +303,7 @@ export class Router {
       },
       (request) => {
         this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
-        this.answer(request.requester, correlationId, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
+        this.answer(request, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
       },
     );
   }
@@ -311,23 +311,36 @@ export class Router {
   private fail(requests: PendingRequest[], error: ErrorShape): void {
     for (const request of requests) {
       this.pending.take(request.correlationId);
-      this.answer(request.requester, request.correlationId, failureOutcome(error, request.traceId));
+      this.answer(request, failureOutcome(error, request.traceId));
     }
   }
 
-  /** Delivers an outcome to the requester: a local waiter, or the exact process incarnation that asked. */
-  private answer(requester: Requester, correlationId: string, outcome: ReplyOutcome, original?: AgentEvent): void {
+  /**
+   * Delivers an outcome to the requester: a local waiter, or the exact process incarnation that
+   * asked. The reply to an async request whose asker is gone goes into its instance's durable
+   * inbox instead (issue 10): the instance's next process puts it into the conversation. A sync
+   * reply is dropped then — the resumed tool call asks again under the same correlationId.
+   */
+  private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
+    const { requester, correlationId } = request;
     if (requester.kind === 'local') {
       requester.resolve(outcome);
       return;
     }
+    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
+    const from = original?.source.name ?? ORCHESTRATOR;
     const proc = this.deps.supervisor.byKey(requester.key);
-    if (!proc || proc.incarnation !== requester.incarnation || !proc.alive) {
-      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
+    if (proc && proc.incarnation === requester.incarnation && proc.alive) {
+      proc.send({ type: 'event', from, to: proc.name, payload });
       return;
     }
-    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
-    proc.send({ type: 'event', from: original?.source.name ?? ORCHESTRATOR, to: proc.name, payload });
+    if (requester.async && this.isKnownAgent(requester.agent)) {
+      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; async reply kept in its inbox');
+      const kept: AgentEvent = { ...payload, metadata: { ...payload.metadata, [ASYNC_REPLY_FOR_KEY]: request.requestEventId } };
+      this.deps.delivery.deliver(this.deps.supervisor.ensure('agent', requester.agent, requester.instanceKey), kept, from);
+      return;
+    }
+    this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
   }
 
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */

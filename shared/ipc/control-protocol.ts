@@ -57,6 +57,8 @@ export interface ControlPayloads {
   'runtime.turn.started': { eventId: string };
   /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. `reply`: the turn's answer (event ledger, issue 10). */
   'runtime.turn.completed': { eventId: string; turnId?: string; reply?: TurnReply };
+  /** agent → orchestrator: an async reply that came through the durable inbox is stored on the agent's side; ack it. */
+  'runtime.reply.stored': { eventId: string };
   /** agent → orchestrator: one RuntimeEvent (validated again as such by the receiver). */
   'runtime.observe': { event: JsonObject };
   /** agent → orchestrator requests, answered with `runtime.response` (see ControlResults). */
@@ -112,6 +114,7 @@ const SCHEMAS: Record<ControlType, object> = {
     turnId: name,
     reply: closed(['status', 'output'], { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: errorRef }),
   }),
+  'runtime.reply.stored': closed(['eventId'], { eventId: name }),
   'runtime.observe': closed(['event'], { event: anyObject }),
   'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
   'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),

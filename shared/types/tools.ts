@@ -64,6 +64,12 @@ export interface Logger {
 export interface AgentRequestOptions {
   timeoutMs?: number;
   async?: boolean;
+  /**
+   * A stable id for this request (issue 10): the same id sends the same event id and correlationId,
+   * so a request repeated after a crash is recognised by the callee (its turn runs once) and its
+   * answer reaches the repeated call.
+   */
+  requestId?: string;
 }
 export interface AgentRequestResult {
   eventId: string;

@@ -28,7 +28,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
 async function crashWhileToolRuns(stateRoot: string, event: AgentEvent, marker: string, idempotentPause: boolean): Promise<void> {
   const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event, idempotentPause })], { stdout: 'pipe', stderr: 'pipe' });
   // The marker is written by the tool: step 0's model call, assistant message and journal record are done.
-  await waitFor(() => existsSync(marker), 15000);
+  await waitFor(() => existsSync(marker), 60_000);
   child.kill('SIGKILL');
   await child.exited;
   expect(child.signalCode).toBe('SIGKILL');
@@ -70,7 +70,7 @@ describe('crash between steps, then redelivery', () => {
     const again = await h.engine.runTurn(event);
     expect(again.responseText).toBe(result.responseText);
     expect(baseMessages(paths)).toHaveLength(5);
-  }, 30000);
+  }, 120_000);
 
   test('an interrupted call of an idempotent export is run again on resume', async () => {
     const stateRoot = tempStateRoot();
@@ -83,7 +83,7 @@ describe('crash between steps, then redelivery', () => {
     const result = await h.engine.runTurn(event);
     expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished: resumed', stepCount: 2 });
     expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1', 'resumed call_1']);
-  }, 30000);
+  }, 120_000);
 
   test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
     const stateRoot = tempStateRoot();
