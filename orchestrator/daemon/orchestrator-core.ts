@@ -27,6 +27,7 @@ import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
+import { RuntimeEventJournal } from './runtime-event-journal.ts';
 
 /** What the core needs of the loaded bundle; swapped as a whole on reload. */
 export interface CoreConfig {
@@ -52,13 +53,15 @@ export interface OrchestratorCoreOptions {
   onExchange?(note: ExchangeNote): void;
   /** After the core handled an exit (the daemon watches its interactive connector). */
   onProcessExit?(proc: ManagedProcess, exit: ProcessExit): void;
+  /** Size bound of `workspaces/<id>/runtime-events.jsonl` (SSE replay); default 32 MiB. */
+  eventLogMaxBytes?: number;
   /** After a process said `runtime.started` and its queued events were delivered. */
   onProcessStarted?(proc: ManagedProcess): void;
 }
 
 export class OrchestratorCore {
   readonly metrics = new Metrics();
-  readonly runtimeEvents = new RuntimeEventBus();
+  readonly runtimeEvents: RuntimeEventBus;
   readonly supervisor: Supervisor;
   readonly delivery: Delivery;
   readonly router: Router;
@@ -70,6 +73,7 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
+    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), options.eventLogMaxBytes));
     const fsync = new FsyncPolicy(config().swarm.durability.fsync);
     this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
     this.delivery = new Delivery({
@@ -147,6 +151,7 @@ export class OrchestratorCore {
     this.approvals.clear();
     this.delivery.close();
     this.ledger.close();
+    this.runtimeEvents.close();
   }
 
   /**

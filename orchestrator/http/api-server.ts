@@ -129,7 +129,7 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
   return [
     { method: 'GET', pattern: /^\/v1\/processes$/, handle: async () => jsonResponse(200, { processes: await daemon.processes() }) },
     { method: 'POST', pattern: /^\/v1\/events$/, handle: (request) => submitEvent(request, daemon) },
-    { method: 'GET', pattern: /^\/v1\/events\/stream$/, handle: async (request) => eventStream(new URL(request.url), daemon.runtimeEvents) },
+    { method: 'GET', pattern: /^\/v1\/events\/stream$/, handle: async (request) => eventStream(request, daemon.runtimeEvents) },
     {
       method: 'GET',
       pattern: /^\/v1\/events\/(evt_[A-Za-z0-9_-]+)$/,

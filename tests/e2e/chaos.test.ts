@@ -29,7 +29,7 @@ afterEach(() => {
 });
 
 async function start(stateRoot: string): Promise<Daemon> {
-  const daemon = await startDaemon(BUNDLE, { stateRoot, env: ENV });
+  const daemon = await startDaemon(BUNDLE, { stateRoot, env: ENV, args: ['-s', 'chaos'] });
   daemons.push(daemon);
   return daemon;
 }

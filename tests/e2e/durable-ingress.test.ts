@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 async function start(stateRoot = tempStateRoot()): Promise<Daemon> {
-  const daemon = await startDaemon(BUNDLE, { stateRoot, env: { GOONDAN_BACKOFF_BASE_MS: '100' } });
+  const daemon = await startDaemon(BUNDLE, { stateRoot, env: { GOONDAN_BACKOFF_BASE_MS: '100' }, args: ['-s', 'chaos'] });
   daemons.push(daemon);
   return daemon;
 }
