@@ -26,6 +26,7 @@ import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
+import { newSpanId, newTraceId } from '../../shared/ids.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
 import { RuntimeEventJournal } from './runtime-event-journal.ts';
 
@@ -81,7 +82,21 @@ export class OrchestratorCore {
       workspaceId: config().swarm.workspaceId,
       logger,
       fsync,
-      onDeadLetter: (eventId, reason) => this.ledger.dead(eventId, reason),
+      onDeadLetter: (id, event, eventId, reason) => {
+        this.ledger.dead(eventId, reason);
+        // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
+        this.runtimeEvents.publish({
+          type: 'event.dead',
+          eventId,
+          reason,
+          agentName: id.agent,
+          instanceKey: id.instanceKey,
+          traceId: event?.traceId ?? newTraceId(),
+          spanId: newSpanId(),
+          ...(event?.parentSpanId !== undefined ? { parentSpanId: event.parentSpanId } : {}),
+          timestamp: new Date().toISOString(),
+        });
+      },
     });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
     this.supervisor = new Supervisor({

@@ -3,10 +3,10 @@
  * metrics and the human-readable exchange printer subscribe here. With a journal, every event gets
  * its id there first (monotonic per state root) and can be replayed to a reconnecting stream.
  */
-import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import type { StreamedEvent } from '../../shared/types/turns.ts';
 import type { LoggedEvent, RuntimeEventJournal } from './runtime-event-journal.ts';
 
-export type RuntimeEventListener = (event: RuntimeEvent, id: number) => void;
+export type RuntimeEventListener = (event: StreamedEvent, id: number) => void;
 
 export class RuntimeEventBus {
   private readonly listeners = new Set<RuntimeEventListener>();
@@ -19,7 +19,7 @@ export class RuntimeEventBus {
     return () => this.listeners.delete(listener);
   }
 
-  publish(event: RuntimeEvent): void {
+  publish(event: StreamedEvent): void {
     const id = this.journal ? this.journal.append(event) : ++this.counter;
     for (const listener of this.listeners) {
       try {

@@ -8,7 +8,7 @@
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import type { StreamedEvent } from '../../shared/types/turns.ts';
 
 export const DEFAULT_EVENT_LOG_MAX_BYTES = 32 * 1024 * 1024;
 /** The tail read to find the last id on start. */
@@ -16,7 +16,7 @@ const TAIL_BYTES = 64 * 1024;
 
 export interface LoggedEvent {
   id: number;
-  event: RuntimeEvent;
+  event: StreamedEvent;
 }
 
 export class RuntimeEventJournal {
@@ -38,7 +38,7 @@ export class RuntimeEventJournal {
   }
 
   /** Appends and returns the event's id. */
-  append(event: RuntimeEvent): number {
+  append(event: StreamedEvent): number {
     const id = ++this.lastId;
     const line = `${JSON.stringify({ id, event })}\n`;
     try {

@@ -23,8 +23,8 @@ export interface DeliveryOptions {
   logger: RootLogger;
   /** Swarm.spec.policy.durability.fsync (default batch). */
   fsync?: FsyncPolicy;
-  /** An event was given up (the event ledger records it). */
-  onDeadLetter?(eventId: string, reason: string): void;
+  /** An event was given up (the event ledger records it; the stream shows it). */
+  onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string): void;
 }
 
 export class Delivery {
@@ -121,7 +121,7 @@ export class Delivery {
     this.attempts.delete(eventId);
     const reason = `process crashed ${attempts} times while processing this event`;
     inbox.ack(eventId, reason);
-    this.options.onDeadLetter?.(eventId, reason);
+    this.options.onDeadLetter?.(proc.id, event, eventId, reason);
     return event;
   }
 
@@ -135,8 +135,10 @@ export class Delivery {
    */
   deadLetter(id: AgentId, eventId: string, reason: string): boolean {
     this.attempts.delete(eventId);
-    const given = this.inbox(id).ack(eventId, reason);
-    if (given) this.options.onDeadLetter?.(eventId, reason);
+    const inbox = this.inbox(id);
+    const event = inbox.get(eventId);
+    const given = inbox.ack(eventId, reason);
+    if (given) this.options.onDeadLetter?.(id, event, eventId, reason);
     return given;
   }
 

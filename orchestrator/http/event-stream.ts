@@ -6,7 +6,7 @@
  * (header, or `?lastEventId=`) first receives what it missed from the daemon's on-disk log.
  * Unknown query parameters are a 400, not silently ignored.
  */
-import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import type { StreamedEvent } from '../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import { errorResponse } from './http-errors.ts';
 
@@ -33,7 +33,7 @@ export function eventStream(request: Request, bus: RuntimeEventBus): Response {
   let unsubscribe = () => {};
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const encoder = new TextEncoder();
-  const frame = (id: number, event: RuntimeEvent) => encoder.encode(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
+  const frame = (id: number, event: StreamedEvent) => encoder.encode(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`: goondan runtime events\nretry: ${SSE_RETRY_MS}\n\n`));
@@ -60,7 +60,7 @@ export function eventStream(request: Request, bus: RuntimeEventBus): Response {
   });
 }
 
-function filterOf(url: URL): (event: RuntimeEvent) => boolean {
+function filterOf(url: URL): (event: StreamedEvent) => boolean {
   const agent = url.searchParams.get('agent');
   const instanceKey = url.searchParams.get('instanceKey');
   const traceId = url.searchParams.get('traceId');

@@ -1,13 +1,15 @@
 /**
  * Issue 10, ingress: `Idempotency-Key` (header or body) maps a retry to the event it created — one
  * turn, the same eventId, with `wait` the original reply, also after a daemon restart — and
- * `GET /v1/events/{eventId}` reports queued | running | done (+ reply) | dead.
+ * `GET /v1/events/{eventId}` reports queued | running | done (+ reply) | dead; a dead event is also an
+ * `event.dead` runtime event.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { eventOf, openStream, type SseFrame } from './sse-client.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/chaos');
 const daemons: Daemon[] = [];
@@ -85,11 +87,21 @@ describe('GET /v1/events/{eventId}', () => {
 
   test('a wait=false event that kills its agent three times is dead: visible, and the crash count is reset', async () => {
     const daemon = await start();
+    const stream = await openStream(daemon, '?type=event.dead');
     const accepted = await post(daemon, { input: 'crash now', agent: 'alpha', instanceKey: 'poison', wait: false });
     const eventId = String(accepted.body.eventId);
     await waitUntil(async () => (await eventState(daemon, eventId)).body.status === 'dead', 90_000, `event ${eventId} to be dead-lettered`);
     const dead = await eventState(daemon, eventId);
     expect(dead.body).toMatchObject({ status: 'dead', reason: expect.stringContaining('crashed 3 times') });
+    // The runtime event: on the live stream and in the log a reconnecting client is replayed.
+    const isDead = (frames: SseFrame[]) => frames.some((f) => eventOf(f)?.eventId === eventId);
+    await stream.waitFor(isDead, `event.dead for ${eventId} on the stream`);
+    stream.close();
+    const deadEvent = stream.frames.map(eventOf).find((e) => e?.eventId === eventId);
+    expect(deadEvent).toMatchObject({ type: 'event.dead', agentName: 'alpha', instanceKey: 'poison', reason: expect.stringContaining('crashed 3 times'), traceId: expect.any(String) });
+    const replayed = await openStream(daemon, '?type=event.dead', { 'last-event-id': '0' });
+    await replayed.waitFor(isDead, `event.dead for ${eventId} replayed from the log`);
+    replayed.close();
     const row = (await daemon.processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'poison');
     // The crashes before the dead letter are forgotten; the one that decided it still counts (as on main).
     expect(row?.crashes).toBe(1);
