@@ -5,7 +5,7 @@
  * the agent engine with the `mock` model (latency 0), under each `policy.durability.fsync` mode.
  * Reported as ratios to `never` (page cache only) measured in the same run, on the same disk.
  * Not a test: figures only.
- *   bun bench/journaling-cost.ts [turns]
+ *   bun bench/durability.ts [turns]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,4 +67,4 @@ const ms = (n: number) => n.toFixed(3).padStart(9);
 console.log(`journaling cost: one turn with one tool call, ${TURNS} turns per mode in ${ROUNDS} interleaved rounds (each after ${WARMUP} warm-up) (ms; ratio to fsync: never)`);
 console.log('fsync     p50        p95        mean       ratio p50  ratio mean');
 for (const r of results) console.log(`${r.fsync.padEnd(8)} ${ms(r.p50)}  ${ms(r.p95)}  ${ms(r.mean)}  ${r.ratioP50.toFixed(2).padStart(9)}  ${r.ratioMean.toFixed(2).padStart(9)}`);
-console.log(JSON.stringify({ bench: 'journaling-cost', unit: 'ms', floor: 'fsync: never', results }));
+console.log(JSON.stringify({ bench: 'durability', unit: 'ms', floor: 'fsync: never', results }));
