@@ -29,7 +29,7 @@ async function measure(fsync: FsyncMode, turns: number): Promise<number[]> {
   const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-journal-'));
   const engine = await createAgentEngine({
     plan,
-    swarm: { ...makeSwarm([plan.name]), durability: { fsync } },
+    swarm: { ...makeSwarm([plan.name]), durability: { ...makeSwarm([plan.name]).durability, fsync } },
     instanceKey: 'bench',
     stateRoot,
     logger: pino({ level: 'warn' }, new Writable({ write: (_c, _e, cb) => cb() })),

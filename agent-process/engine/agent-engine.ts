@@ -12,6 +12,7 @@ import type { Message as MessageShape, MessageEvent } from '../../shared/types/m
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
@@ -90,7 +91,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   metadataFile.write('idle');
 
   const bus = new EventBus(logger);
-  const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
+  const events = new RuntimeEventLog(paths.runtimeEvents, retentionLimits(swarm.durability), bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const model = await createLanguageModel(plan, options.env ?? process.env);

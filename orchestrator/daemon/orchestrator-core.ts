@@ -17,6 +17,7 @@ import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
 import type { BackoffPolicy } from '../process/crash-backoff.ts';
@@ -54,8 +55,6 @@ export interface OrchestratorCoreOptions {
   onExchange?(note: ExchangeNote): void;
   /** After the core handled an exit (the daemon watches its interactive connector). */
   onProcessExit?(proc: ManagedProcess, exit: ProcessExit): void;
-  /** Size bound of `workspaces/<id>/runtime-events.jsonl` (SSE replay); default 32 MiB. */
-  eventLogMaxBytes?: number;
   /** After a process said `runtime.started` and its queued events were delivered. */
   onProcessStarted?(proc: ManagedProcess): void;
 }
@@ -74,7 +73,7 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
-    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), options.eventLogMaxBytes));
+    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability)));
     const fsync = new FsyncPolicy(config().swarm.durability.fsync);
     this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
     this.delivery = new Delivery({
@@ -82,6 +81,7 @@ export class OrchestratorCore {
       workspaceId: config().swarm.workspaceId,
       logger,
       fsync,
+      inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
       onDeadLetter: (id, event, eventId, reason) => {
         this.ledger.dead(eventId, reason);
         // A wait=false caller has no reply to see it in: the stream (and its log) must show it.

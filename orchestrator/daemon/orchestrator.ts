@@ -104,7 +104,6 @@ export class Orchestrator {
       output: this.options.childOutput,
       warmPoolSize: Number.isInteger(poolSize) && poolSize >= 0 ? poolSize : DEFAULT_WARM_POOL_SIZE,
       httpApprovals: this.options.processEnv.GOONDAN_APPROVALS === 'http',
-      ...positiveEnv(this.options.processEnv.GOONDAN_EVENT_LOG_MAX_BYTES, (eventLogMaxBytes) => ({ eventLogMaxBytes })),
       promptInteractive: (approval) => this.promptInteractive(approval),
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
@@ -292,10 +291,4 @@ function preview(raw: unknown): string {
     text = String(raw);
   }
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
-/** `{…}` built from a positive integer environment value, or nothing when it is unset or not one. */
-function positiveEnv<T extends object>(raw: string | undefined, build: (value: number) => T): T | Record<string, never> {
-  const value = Number(raw);
-  return raw !== undefined && Number.isInteger(value) && value > 0 ? build(value) : {};
 }

@@ -23,6 +23,8 @@ export interface DeliveryOptions {
   logger: RootLogger;
   /** Swarm.spec.policy.durability.fsync (default batch). */
   fsync?: FsyncPolicy;
+  /** `durability.retention.inboxCompactLines` (default 200). */
+  inboxCompactLines?: number;
   /** An event was given up (the event ledger records it; the stream shows it). */
   onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string): void;
 }
@@ -61,6 +63,7 @@ export class Delivery {
       id.instanceKey,
       (line, reason) => this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
       this.fsync,
+      this.options.inboxCompactLines,
     );
     inbox.lastUsed = ++this.clock;
     this.inboxes.set(key, inbox);

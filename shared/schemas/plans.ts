@@ -99,8 +99,20 @@ export const swarmPlanSchema = {
     durability: {
       type: 'object',
       additionalProperties: false,
-      required: ['fsync'],
-      properties: { fsync: { enum: FSYNC_MODES } },
+      required: ['fsync', 'retention'],
+      properties: {
+        fsync: { enum: FSYNC_MODES },
+        retention: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['runtimeEventsMaxBytes', 'runtimeEventsMaxAgeMs', 'inboxCompactLines'],
+          properties: {
+            runtimeEventsMaxBytes: { type: 'integer', minimum: 1 },
+            runtimeEventsMaxAgeMs: { type: 'number', exclusiveMinimum: 0 },
+            inboxCompactLines: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
     },
   },
 } as const;

@@ -118,8 +118,13 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
-  /** `policy.durability` with its default (`fsync: batch`). */
-  durability: { fsync: FsyncMode };
+  /** `policy.durability` with its defaults (`fsync: batch`, retention in rotating-log.ts). */
+  durability: DurabilityPlan;
+}
+
+export interface DurabilityPlan {
+  fsync: FsyncMode;
+  retention: { runtimeEventsMaxBytes: number; runtimeEventsMaxAgeMs: number; inboxCompactLines: number };
 }
 
 export interface ConnectionPlan {

@@ -143,7 +143,10 @@ export interface SwarmPolicy {
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
   shutdown?: { gracePeriodSeconds?: number };
   /** How records reach the disk (issue 10; default `batch`). */
-  durability?: { fsync?: 'always' | 'batch' | 'never' };
+  durability?: {
+    fsync?: 'always' | 'batch' | 'never';
+    retention?: { runtimeEventsMaxBytes?: number; runtimeEventsMaxAgeHours?: number; inboxCompactLines?: number };
+  };
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

@@ -59,7 +59,7 @@ export class CoreFixture {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
-      durability: { fsync: 'never' },
+      durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
     const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
