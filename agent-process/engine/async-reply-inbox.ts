@@ -2,9 +2,10 @@
  * Replies to `async: true` requests waiting to enter the conversation (SPEC.md §2.6): each becomes
  * a user message carrying `metadata.__goondanInterAgentResponse`, appended before the next step of
  * the running turn, or at the start of the next turn when the agent is idle. The text is the reply
- * itself; readable framing is the job of the inter-agent-response-format extension. Waiting replies
- * are kept in `messages/async-replies.jsonl` until they are in the conversation (issue 10), so a
- * crash between their arrival and the next step loses none.
+ * itself; readable framing is the job of the inter-agent-response-format extension. Completions of
+ * pending tool calls (tool spec §10.2) wait here too and enter the same way (tool-completion.ts).
+ * Waiting replies are kept in `messages/async-replies.jsonl` until they are in the conversation
+ * (issue 10), so a crash between their arrival and the next step loses none.
  */
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
@@ -13,12 +14,15 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import type { Logger } from '../../shared/types/tools.ts';
 import { createMessage } from '../conversation/message-factory.ts';
+import { completionMessage, type ToolCompletion } from '../tools/tool-completion.ts';
 
 /** SPEC.md §2.6 [ref]: the inbox holds at most 256 replies. */
 export const ASYNC_INBOX_LIMIT = 256;
 
+type Waiting = InterAgentReply | ToolCompletion;
+
 export class AsyncReplyInbox {
-  private replies: InterAgentReply[] = [];
+  private replies: Waiting[] = [];
   private fd: number | undefined;
 
   /** Without a file (unit tests of other rules) waiting replies live in memory only. */
@@ -40,15 +44,17 @@ export class AsyncReplyInbox {
     if (this.replies.length > 0) logger.info({ replies: this.replies.length }, 'recovered async replies waiting for the conversation');
   }
 
-  push(reply: InterAgentReply): void {
+  push(reply: Waiting): void {
     // A redelivered reply (its ack was lost) is taken once.
-    if (this.replies.some((r) => r.requestId === reply.requestId) || this.file?.alreadyInConversation(reply.requestId)) return;
+    if ('requestId' in reply && (this.replies.some((r) => 'requestId' in r && r.requestId === reply.requestId) || this.file?.alreadyInConversation(reply.requestId))) return;
     if (this.replies.length >= ASYNC_INBOX_LIMIT) {
       const dropped = this.replies.shift();
-      this.logger.warn({ code: 'E_ASYNC_INBOX_FULL', requestId: dropped?.requestId }, 'async reply inbox full; dropped the oldest reply');
+      const id = dropped && 'requestId' in dropped ? { requestId: dropped.requestId } : { toolCallId: dropped?.toolCallId };
+      this.logger.warn({ code: 'E_ASYNC_INBOX_FULL', ...id }, 'async reply inbox full; dropped the oldest reply');
     }
     this.replies.push(reply);
-    if (!this.file) return;
+    // Pending tool completions are not kept on disk: a crash ends their tool call anyway.
+    if (!this.file || !('requestId' in reply)) return;
     this.fd ??= openSync(this.file.path, 'a');
     writeSync(this.fd, `${JSON.stringify(reply)}\n`);
     this.file.fsync.wrote(this.fd);
@@ -70,7 +76,9 @@ export class AsyncReplyInbox {
     if (this.replies.length === 0) return;
     const replies = this.replies;
     this.replies = [];
-    for (const reply of replies) append(createMessage({ role: 'user', content: replyText(reply) }, { type: 'user' }, { __goondanInterAgentResponse: replyMetadata(reply) }));
+    for (const reply of replies) {
+      append('requestId' in reply ? createMessage({ role: 'user', content: replyText(reply) }, { type: 'user' }, { __goondanInterAgentResponse: replyMetadata(reply) }) : completionMessage(reply));
+    }
     // Only once they are in the conversation's own file.
     if (this.fd !== undefined) ftruncateSync(this.fd, 0);
     else if (this.file && existsSync(this.file.path)) writeFileSync(this.file.path, '');

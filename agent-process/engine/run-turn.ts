@@ -10,6 +10,7 @@ import { messageText } from '../conversation/message-parts.ts';
 import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
 import { resumePendingToolCalls, settleDanglingToolCalls } from './resume-tool-calls.ts';
 import { runStep } from './run-step.ts';
+import { seedHistory } from './seed-history.ts';
 
 /** The core of the turn chain for one turn (its state travels in the call, not in the context). */
 export async function turnCore(engine: EngineInternals, turn: TurnState): Promise<TurnResult> {
@@ -21,6 +22,7 @@ export async function turnCore(engine: EngineInternals, turn: TurnState): Promis
     settleDanglingToolCalls(engine);
     // Whatever the journal still holds belongs to a turn that is over (its calls are settled now).
     engine.journal.clear();
+    seedHistory(engine, turn.event);
     appendInbox(engine);
     // The input is appended by the core, after turn middleware ran (SPEC.md §9.10: compaction
     // in turn middleware must not be able to delete it).

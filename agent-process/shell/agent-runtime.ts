@@ -61,7 +61,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       agents.setCurrentEvent(undefined);
     }
     const reply = turnReply(event, result);
-    answer(channel, self, event, reply);
+    answer(channel, self, event, reply, result);
     channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}), reply });
     if (restartReason !== undefined) {
       channel.control('runtime.restart', { reason: restartReason });
@@ -82,12 +82,22 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       channel.control('runtime.reply.stored', { eventId: event.id });
       return true;
     },
-    async drain() {
+    async drain(reason, gracePeriodMs) {
+      // SPEC.md §2.3: the current turn may finish within the grace period, but no tool process may
+      // outlive this agent (issue 9): running tool calls are cancelled shortly before the deadline.
+      const abortTimer = setTimeout(
+        () => engine.abortToolCalls(`the agent is shutting down (${reason}) and its grace period is ending`),
+        Math.max(0, gracePeriodMs - TOOL_ABORT_MARGIN_MS),
+      );
       await queue.drain();
+      clearTimeout(abortTimer);
       await engine.close();
     },
   };
 }
+
+/** Before the orchestrator's SIGKILL: time for a tool's process group to take SIGTERM, then SIGKILL, and for the turn to fold. */
+const TOOL_ABORT_MARGIN_MS = 3000;
 
 /** What the turn answered (also when it failed, SPEC.md §9.4 gap): the reply to `replyTo` and the ack's record. */
 function turnReply(event: AgentEvent, result: TurnResult | undefined): TurnReply {
@@ -100,8 +110,9 @@ function turnReply(event: AgentEvent, result: TurnResult | undefined): TurnReply
   };
 }
 
-function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply): void {
+function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply, result: TurnResult | undefined): void {
   if (!event.replyTo) return;
-  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, reply));
+  // Token usage travels to the caller only (the ack's record has no use for it).
+  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}) }));
 }
 

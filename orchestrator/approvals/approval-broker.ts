@@ -11,7 +11,7 @@
  * anew; the timeout counts from `createdAt`. "Always for this session" grants are kept per
  * instance and answer later asks for that tool at once.
  */
-import type { ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
+import type { ApprovalDisplay, ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -33,13 +33,15 @@ export interface ApprovalBrokerOptions {
   store?: ApprovalStore;
 }
 
+const DISPLAY_KEYS = ['summary', 'displayName', 'icon', 'preview'] as const;
+
 export const NO_APPROVER_REASON =
   'no approver is configured for this run: start goondan in a terminal to answer at the prompt, or set GOONDAN_APPROVALS=http and decide with POST /v1/approvals/{id}';
 
 /** Decided records are kept this long, for a turn that resumes after the decision. */
 const DECIDED_RETENTION_MS = 60 * 60 * 1000;
 
-export interface ApprovalAsk {
+export type ApprovalAsk = ApprovalDisplay & {
   agent: string;
   instanceKey: string;
   toolName: string;
@@ -49,7 +51,7 @@ export interface ApprovalAsk {
   processKey: string;
   /** The event whose turn asks: with toolCallId, what identifies the call across resumes. */
   eventId?: string;
-}
+};
 
 interface Waiter {
   processKey: string;
@@ -166,6 +168,11 @@ export class ApprovalBroker {
       },
       ...(key !== undefined ? { key } : {}),
     };
+    // The summary, display name, icon and the tool's preview are what a person reads first (issue 17).
+    for (const name of DISPLAY_KEYS) {
+      const value = request[name];
+      if (value !== undefined) record.approval[name] = value;
+    }
     state.records.push(record);
     this.prune(state);
     this.save(state);

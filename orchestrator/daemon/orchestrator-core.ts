@@ -24,6 +24,8 @@ import type { BackoffPolicy } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit, ProcessKind } from '../process/managed-process.ts';
 import { processRssBytes } from '../process/process-rss.ts';
 import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
+import { InstanceLifecycle } from '../process/instance-lifecycle.ts';
+import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
@@ -68,6 +70,8 @@ export class OrchestratorCore {
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
   readonly ledger: EventLedger;
+  readonly lifecycle: InstanceLifecycle;
+  readonly liveBudget: LiveProcessBudget;
   private stopping = false;
 
   constructor(private readonly options: OrchestratorCoreOptions) {
@@ -99,7 +103,11 @@ export class OrchestratorCore {
       },
     });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
+    this.liveBudget = new LiveProcessBudget(config().swarm.lifecycle.maxLiveProcesses);
     this.supervisor = new Supervisor({
+      maxLiveAgents: () => this.liveBudget.limit,
+      isIdle: (proc) => this.lifecycle.isIdle(proc),
+      passivateGraceMs: () => config().swarm.shutdownGracePeriodMs,
       logger,
       launcher: options.launcher,
       takeWarm: () => this.pool.take(),
@@ -113,6 +121,16 @@ export class OrchestratorCore {
       onExit: (proc, exit) => this.onExit(proc, exit),
       wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
+    });
+    this.lifecycle = new InstanceLifecycle({
+      lifecycle: () => config().swarm.lifecycle,
+      gracePeriodMs: () => config().swarm.shutdownGracePeriodMs,
+      stateRoot: options.stateRoot,
+      workspaceId: config().swarm.workspaceId,
+      supervisor: this.supervisor,
+      delivery: this.delivery,
+      metrics: this.metrics,
+      logger,
     });
     this.approvals = new ApprovalBroker({
       logger,
@@ -148,6 +166,9 @@ export class OrchestratorCore {
     }
     this.pool.fill();
     this.supervisor.startReconciling();
+    this.lifecycle.start();
+    const budget = this.liveBudget;
+    this.options.logger.info({ maxLiveProcesses: budget.limit, derived: budget.derived }, 'live agent process limit');
   }
 
   submit(submission: ExternalSubmission): Submitted {
@@ -157,6 +178,7 @@ export class OrchestratorCore {
   /** Graceful shutdown (SPEC.md §2.3): answer every waiter, drain every child, SIGKILL stragglers. */
   async stop(gracePeriodMs: number): Promise<void> {
     this.stopping = true;
+    this.lifecycle.stop();
     this.pool.stop();
     // Running turns finish and answer their callers; a caller waiting on a process that is not
     // running (crash backoff, cannot start) would wait out the whole grace period: answer it now.
@@ -201,30 +223,37 @@ export class OrchestratorCore {
   }
 
   async processRows(): Promise<ProcessRow[]> {
-    const rows: ProcessRow[] = [];
-    for (const proc of this.supervisor.list()) {
-      const rss = await proc.rssBytes();
-      rows.push({
-        kind: proc.kind,
-        agent: proc.kind === 'agent' ? proc.name : null,
-        connection: proc.kind === 'connector' ? proc.name : null,
-        instanceKey: proc.instanceKey,
-        pid: proc.alive ? (proc.pid ?? null) : null,
-        status: proc.status,
-        crashes: proc.consecutiveCrashes,
-        restarts: proc.restarts,
-        rss: rss ?? null,
-        startedAt: proc.startedAt ?? null,
-        lastError: proc.lastError ? { ...proc.lastError } : null,
-        ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
-      });
-    }
+    // The table is read in one go (no await in between), so the rows are one consistent moment;
+    // only the RSS figures are filled in afterwards.
+    const rows: ProcessRow[] = this.supervisor.list().map((proc) => ({
+      kind: proc.kind,
+      agent: proc.kind === 'agent' ? proc.name : null,
+      connection: proc.kind === 'connector' ? proc.name : null,
+      instanceKey: proc.instanceKey,
+      pid: proc.alive ? (proc.pid ?? null) : null,
+      status: proc.status,
+      crashes: proc.consecutiveCrashes,
+      restarts: proc.restarts,
+      rss: null,
+      startedAt: proc.startedAt ?? null,
+      lastError: proc.lastError ? { ...proc.lastError } : null,
+      ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
+    }));
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
-      const rss = await processRssBytes(pid);
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null, lastError: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null });
     }
+    await Promise.all(
+      rows.map(async (row) => {
+        if (row.pid !== null) row.rss = (await processRssBytes(row.pid)) ?? null;
+      }),
+    );
     return rows;
+  }
+
+  /** What /metrics shows of capacity: queued instances and the live-process limit. */
+  capacity(): { queued: number; maxLive: number } {
+    return { queued: this.supervisor.queuedCount, maxLive: this.liveBudget.limit };
   }
 
   processStatusCounts(): Record<string, number> {
@@ -248,6 +277,8 @@ export class OrchestratorCore {
   }
 
   private onStarted(proc: ManagedProcess): void {
+    // The first agent measured refines the memory-derived live-process limit.
+    if (proc.kind === 'agent' && this.liveBudget.derived) void proc.rssBytes().then((rss) => rss !== undefined && this.liveBudget.measured(rss));
     if (proc.kind === 'agent') {
       const flushed = this.delivery.flush(proc);
       if (flushed > 0) {

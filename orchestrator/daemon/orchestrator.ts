@@ -12,8 +12,12 @@ import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
+import { migrateInstanceDirs } from '../delivery/migrate-instance-dirs.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
+import { inspectRoutes } from '../inspect/inspect-routes.ts';
+import { studioRoutes } from '../studio/studio-routes.ts';
+import { StudioSessions } from '../studio/studio-sessions.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
@@ -21,6 +25,7 @@ import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/rou
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
+import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
 import { loadSwarmConfig, type SwarmConfig } from './swarm-config.ts';
 
@@ -44,6 +49,8 @@ export interface OrchestratorOptions {
   onExchange?(note: ExchangeNote): void;
   /** The interactive cli connector finished (Ctrl-D): the user is done with this run. */
   onInteractiveEnd?(): void;
+  /** Something the person starting the daemon must see once (e.g. tools run unsandboxed). */
+  onWarning?(text: string): void;
 }
 
 /** Warm agent processes kept ready (GOONDAN_WARM_POOL overrides; 0 turns the pool off). */
@@ -62,6 +69,8 @@ export class Orchestrator {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private runtimeFile: string | undefined;
+  private readonly studioSessions = new StudioSessions();
+  private credentials!: ApiCredentials;
 
   constructor(private readonly options: OrchestratorOptions) {}
 
@@ -79,10 +88,18 @@ export class Orchestrator {
     return this.core.runtimeEvents;
   }
 
-  /** Loads the bundle (throws ConfigError on an invalid one), starts the API and connectors. */
+  /**
+   * Loads the bundle (throws ConfigError on an invalid one, SandboxUnavailableError when an agent
+   * requires a sandbox this host cannot give), starts the API and connectors.
+   */
   async start(): Promise<void> {
     const { logger } = this.options;
     this.config = await loadSwarmConfig(this.configOptions());
+    const sandboxWarning = checkSandbox(this.config);
+    if (sandboxWarning !== undefined) {
+      logger.warn({ code: 'W_SANDBOX_UNAVAILABLE' }, sandboxWarning);
+      this.options.onWarning?.(sandboxWarning);
+    }
     const { swarm } = this.config;
     const existing = readRuntimeFile(runtimeFilePath(this.options.stateRoot, swarm.workspaceId));
     if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -90,6 +107,8 @@ export class Orchestrator {
         `swarm '${swarm.name}' is already running (pid ${existing.pid}, API ${existing.apiUrl}); stop it first or use another --state-root`,
       );
     }
+    // State directories of older versions get their injective names before anything reads them.
+    migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
@@ -108,12 +127,13 @@ export class Orchestrator {
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
     });
+    this.credentials = new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken], this.studioSessions);
     this.server = startApiServer({
       host: this.options.host,
       port: this.options.port,
       logger,
       daemon: this.daemonApi(),
-      credentials: new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken]),
+      credentials: this.credentials,
       ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
@@ -199,7 +219,12 @@ export class Orchestrator {
     let next: SwarmConfig;
     try {
       next = await loadSwarmConfig(this.configOptions());
+      checkSandbox(next);
     } catch (error) {
+      if (SandboxUnavailableError.isInstance(error)) {
+        logger.error({ code: error.code, suggestion: error.suggestion }, `bundle changed but ${error.message}; keeping the running configuration`);
+        return;
+      }
       const problems = error instanceof Error && 'problems' in error ? error.problems : undefined;
       logger.error({ problems, err: problems ? undefined : error }, 'bundle changed but is invalid; keeping the running configuration');
       return;
@@ -240,19 +265,25 @@ export class Orchestrator {
   }
 
   private daemonApi(): DaemonApi {
+    const countMalformed = () => this.core.metrics.malformedMessages.inc({ source: 'http' });
     return {
       isReady: () => this.ready,
       entryAgent: () => this.config.swarm.entryAgent,
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
+      agents: () => this.config.swarm.agents,
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
       eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
-      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000),
+      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
-      countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),
-      extraRoutes: approvalRoutes(this.core.approvals, () => this.core.metrics.malformedMessages.inc({ source: 'http' })),
+      countMalformedBody: countMalformed,
+      extraRoutes: [
+        ...approvalRoutes(this.core.approvals, countMalformed),
+        ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
+        ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),
+      ],
     };
   }
 

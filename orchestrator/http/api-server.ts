@@ -3,18 +3,22 @@
  * probes (and, unless GOONDAN_API_TOKEN is set, /metrics) needs a credential, also on loopback:
  * the state root's token file or GOONDAN_API_TOKEN (api-credential.ts) — an agent's tool that can
  * reach loopback still cannot act as the daemon. A non-loopback host requires GOONDAN_API_TOKEN.
- * Errors are `{error: ErrorShape}` (http-errors.ts).
+ * The studio's session cookie counts as a credential, with a CSRF guard on changes; routes marked
+ * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import type { Server } from 'bun';
 import { httpStatusOf } from '../../shared/errors/index.ts';
+import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { EventRecord } from '../delivery/event-ledger.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
+import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 
@@ -37,6 +41,8 @@ export interface ApiRoute {
   method: string;
   pattern: RegExp;
   handle(request: Request, match: RegExpMatchArray): Promise<Response>;
+  /** Served without a credential (the studio's page shell and its login exchange). */
+  public?: boolean;
 }
 
 /** What the API needs from the daemon (kept narrow so the server stays one concept). */
@@ -44,6 +50,8 @@ export interface DaemonApi {
   isReady(): boolean;
   entryAgent(): string;
   isKnownAgent(name: string): boolean;
+  /** The swarm's agents (the OpenAI-compatible front door lists them as models). */
+  agents(): readonly string[];
   processes(): Promise<ProcessRow[]>;
   submit(submission: ExternalSubmission): Submitted;
   /** An accepted event's state (`GET /v1/events/{eventId}`). */
@@ -86,7 +94,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
   }
   const open = (method: string, path: string) =>
     method === 'GET' && (path === '/healthz' || path === '/readyz' || (path === '/metrics' && !options.envToken));
-  const routes = coreRoutes(daemon);
+  const routes = [...coreRoutes(daemon), ...openAiRoutes(daemon)];
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -95,15 +103,22 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     if (request.method === 'GET' && path === '/readyz') {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: 'starting' });
     }
-    if (!open(request.method, path) && !options.credentials.authorizes(request)) {
+    const allRoutes = [...routes, ...(daemon.extraRoutes ?? [])];
+    const found = findRoute(allRoutes, request.method, path);
+    if (found?.route.public) return found.route.handle(request, found.match);
+    const credential = options.credentials.credentialOf(request);
+    if (!open(request.method, path) && !credential) {
       return errorResponse(401, 'E_HTTP_UNAUTHORIZED', 'missing or wrong bearer token', {
         suggestion: "send 'Authorization: Bearer <token>' with the token in <state-root>/runtime/api-token or GOONDAN_API_TOKEN (the goondan CLI does this for you)",
       });
     }
-    for (const route of [...routes, ...(daemon.extraRoutes ?? [])]) {
-      const match = path.match(route.pattern);
-      if (match && request.method === route.method) return route.handle(request, match);
+    // The studio's cookie rides along with any request the browser makes: a change needs proof it came from the page.
+    if (credential === 'session' && request.method !== 'GET' && request.method !== 'HEAD' && !request.headers.has(STUDIO_REQUEST_HEADER)) {
+      return errorResponse(403, 'E_HTTP_CSRF', `a request authorized by the studio session must send the '${STUDIO_REQUEST_HEADER}' header to change anything`, {
+        suggestion: 'use the studio page, or send a bearer token',
+      });
     }
+    if (found) return found.route.handle(request, found.match);
     return errorResponse(404, 'E_HTTP_NOT_FOUND', `no route for ${request.method} ${path}`);
   };
 
@@ -122,6 +137,14 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       }
     },
   });
+}
+
+function findRoute(routes: ApiRoute[], method: string, path: string): { route: ApiRoute; match: RegExpMatchArray } | undefined {
+  for (const route of routes) {
+    const match = path.match(route.pattern);
+    if (match && method === route.method) return { route, match };
+  }
+  return undefined;
 }
 
 function coreRoutes(daemon: DaemonApi): ApiRoute[] {
@@ -152,7 +175,11 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
     {
       method: 'DELETE',
       pattern: /^\/v1\/instances\/([^/]+)$/,
-      handle: async (_request, match) => jsonResponse(200, await daemon.deleteInstance(pathSegment(match[1]))),
+      handle: async (_request, match) => {
+        const key = pathSegment(match[1]);
+        const problem = validateInstanceKey(key);
+        return problem ? badInstanceKey(problem, 'path', daemon) : jsonResponse(200, await daemon.deleteInstance(key));
+      },
     },
     {
       method: 'POST',
@@ -162,7 +189,10 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
         const agent = url.searchParams.get('agent') ?? undefined;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '?agent');
         const fresh = url.searchParams.get('fresh') === 'true';
-        return jsonResponse(200, await daemon.restartInstance(pathSegment(match[1]), { fresh, ...(agent !== undefined ? { agent } : {}) }));
+        const key = pathSegment(match[1]);
+        const problem = validateInstanceKey(key);
+        if (problem) return badInstanceKey(problem, 'path', daemon);
+        return jsonResponse(200, await daemon.restartInstance(key, { fresh, ...(agent !== undefined ? { agent } : {}) }));
       },
     },
     {
@@ -173,6 +203,8 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
         if (!body.ok) return body.response;
         const { agent, instanceKey, fresh = false } = body.value;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
+        const problem = instanceKey === undefined ? undefined : validateInstanceKey(instanceKey);
+        if (problem) return badInstanceKey(problem, '/instanceKey', daemon);
         return jsonResponse(200, await daemon.restartInstance(instanceKey, { fresh, ...(agent !== undefined ? { agent } : {}) }));
       },
     },
@@ -183,6 +215,10 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
   const body = await readJsonBody(request, validateSubmitEventBody, () => daemon.countMalformedBody());
   if (!body.ok) return body.response;
   const { input, wait = true, timeoutMs, traceId, metadata, instanceKey } = body.value;
+  if (instanceKey !== undefined) {
+    const problem = validateInstanceKey(instanceKey);
+    if (problem) return badInstanceKey(problem, '/instanceKey', daemon);
+  }
   const agent = body.value.agent ?? daemon.entryAgent();
   if (!daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
   const headerKey = request.headers.get('idempotency-key') ?? undefined;
@@ -237,6 +273,11 @@ function replyResponse(outcome: ReplyOutcome, submitted: Submitted, headers: Rec
   return jsonResponse(200, result, headers);
 }
 
+function badInstanceKey(problem: string, path: string, daemon: DaemonApi): Response {
+  daemon.countMalformedBody();
+  return errorResponse(400, 'E_HTTP_BAD_INSTANCE_KEY', problem, { details: { path }, suggestion: 'use printable characters, at most 256 bytes (UTF-8)' });
+}
+
 function unknownAgent(agent: string, path: string): Response {
   return errorResponse(404, 'E_HTTP_UNKNOWN_AGENT', `agent '${agent}' is not part of the running swarm`, {
     details: { path },
@@ -246,7 +287,7 @@ function unknownAgent(agent: string, path: string): Response {
 
 class BadPathError extends Error {}
 
-function pathSegment(raw: string | undefined): string {
+export function pathSegment(raw: string | undefined): string {
   try {
     return decodeURIComponent(raw ?? '');
   } catch {

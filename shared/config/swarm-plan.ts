@@ -1,5 +1,5 @@
 /** SwarmPlan: member agents, entry agent and policy with defaults (ARCHITECTURE §5, SPEC.md §1.2). */
-import type { LoadedBundle, SwarmPlan } from '../types/bundle.ts';
+import type { LifecyclePlan, LoadedBundle, SwarmPlan } from '../types/bundle.ts';
 import { DEFAULT_FSYNC_MODE } from '../durability/fsync-policy.ts';
 import { DEFAULT_INBOX_COMPACT_LINES, DEFAULT_RUNTIME_EVENTS_MAX_AGE_HOURS, DEFAULT_RUNTIME_EVENTS_MAX_BYTES } from '../durability/rotating-log.ts';
 import { workspaceIdFor } from '../state-paths.ts';
@@ -8,6 +8,7 @@ import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 export const DEFAULT_MAX_STEPS_PER_TURN = 32;
 export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 300;
 export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
+export const DEFAULT_TTL_SECONDS = 300;
 
 export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPlan {
   assertLoadable(bundle);
@@ -33,5 +34,13 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
         inboxCompactLines: retention?.inboxCompactLines ?? DEFAULT_INBOX_COMPACT_LINES,
       },
     },
+    lifecycle: lifecyclePlan(spec.policy?.lifecycle),
   };
+}
+
+function lifecyclePlan(lifecycle: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number } | undefined): LifecyclePlan {
+  const plan: LifecyclePlan = { ttlMs: (lifecycle?.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000 };
+  if (lifecycle?.gcGraceSeconds !== undefined) plan.gcGraceMs = lifecycle.gcGraceSeconds * 1000;
+  if (lifecycle?.maxLiveProcesses !== undefined) plan.maxLiveProcesses = lifecycle.maxLiveProcesses;
+  return plan;
 }

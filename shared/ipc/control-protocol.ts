@@ -29,7 +29,15 @@ export type ConnectorAssignment = {
 };
 export type Assignment = AgentAssignment | ConnectorAssignment;
 
-export type ApprovalPrompt = {
+/** How people see the call (issue 17): the export's rendered summary, its display name and icon, the tool's preview. */
+export type ApprovalDisplay = {
+  summary?: string;
+  displayName?: string;
+  icon?: string;
+  preview?: string;
+};
+
+export type ApprovalPrompt = ApprovalDisplay & {
   id: string;
   agent: string;
   instanceKey: string;
@@ -66,7 +74,7 @@ export interface ControlPayloads {
   'runtime.list': { includeAll: boolean };
   'runtime.catalog': Record<string, never>;
   /** `eventId`: the event whose turn asks — with toolCallId it finds the same approval after a resume (issue 10). */
-  'runtime.approval.request': { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number; eventId?: string };
+  'runtime.approval.request': ApprovalDisplay & { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number; eventId?: string };
   /** orchestrator → interactive connector: ask the person at the terminal. */
   'runtime.approval.prompt': ApprovalPrompt;
   /** interactive connector → orchestrator. */
@@ -86,6 +94,9 @@ const str = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const anyObject = { type: 'object' } as const;
 const errorRef = { $ref: errorShapeSchema.$id } as const;
+
+/** ApprovalDisplay, one schema for the agent's request and the connector's prompt. */
+const APPROVAL_DISPLAY = { summary: str, displayName: str, icon: str, preview: str };
 
 function closed(required: string[], properties: Record<string, object>): object {
   return { type: 'object', required, properties, additionalProperties: false };
@@ -126,6 +137,7 @@ const SCHEMAS: Record<ControlType, object> = {
     reason: str,
     timeoutMs: { type: 'integer', minimum: 1 },
     eventId: name,
+    ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.prompt': closed(['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'], {
     id: name,
@@ -137,6 +149,7 @@ const SCHEMAS: Record<ControlType, object> = {
     reason: str,
     createdAt: str,
     expiresAt: str,
+    ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.decision': closed(['id', 'approved', 'scope'], { id: name, approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, reason: str }),
   'runtime.restart': closed(['reason'], { reason: str }),

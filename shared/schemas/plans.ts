@@ -5,11 +5,31 @@
  */
 import { FSYNC_MODES } from '../durability/fsync-policy.ts';
 import { MODEL_PROVIDERS } from './model.ts';
+import { toolExportDeclarations } from './tool-export-declarations.ts';
 
 const text = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const object = { type: 'object' } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+const limit = { type: 'integer', minimum: 0 } as const;
+// The sandbox decides what tool processes may touch: its shape is checked in full.
+const sandboxPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode', 'network', 'limits', 'readOnlyPaths'],
+  properties: {
+    mode: { enum: ['bwrap', 'none', 'required'] },
+    network: { type: 'boolean' },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cpuSeconds', 'memoryMb', 'processes', 'fileSizeMb'],
+      properties: { cpuSeconds: limit, memoryMb: limit, processes: limit, fileSizeMb: limit },
+    },
+    readOnlyPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+  },
+} as const;
 
 const modelPlanSchema = {
   type: 'object',
@@ -34,22 +54,26 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
-    readOnlyUnlessConfig: { type: 'array', items: name },
     idempotent: { type: 'boolean' },
+    // Header ValueSources are resolved into the plan: only strings remain.
+    ...toolExportDeclarations({ type: 'string' }),
   },
 } as const;
 
 const toolPlanSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'entryPath', 'errorMessageLimit', 'exports', 'config'],
+  required: ['name', 'packageName', 'errorMessageLimit', 'exports', 'config', 'sandbox'],
   properties: {
     name,
     packageName: text,
     entryPath: name,
     errorMessageLimit: { type: 'integer', minimum: 1 },
+    maxResultBytes: { type: 'integer', minimum: 1 },
     exports: { type: 'array', minItems: 1, items: toolExportSchema },
     config: object,
+    sandbox: sandboxPlanSchema,
+    timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -64,7 +88,7 @@ export const agentPlanSchema = {
   $id: 'goondan://plans/agent',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools'],
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -79,6 +103,8 @@ export const agentPlanSchema = {
     tools: { type: 'array', items: toolPlanSchema },
     extensions: { type: 'array', items: extensionPlanSchema },
     requiredTools: { type: 'array', items: name },
+    maxToolResultBytes: { type: 'integer', minimum: 1 },
+    sandbox: sandboxPlanSchema,
   },
 } as const;
 
@@ -86,7 +112,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability', 'lifecycle'],
   properties: {
     name,
     instanceKey: name,
@@ -113,6 +139,12 @@ export const swarmPlanSchema = {
           },
         },
       },
+    },
+    lifecycle: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ttlMs'],
+      properties: { ttlMs: { type: 'integer', minimum: 0 }, gcGraceMs: { type: 'integer', minimum: 0 }, maxLiveProcesses: { type: 'integer', minimum: 1 } },
     },
   },
 } as const;

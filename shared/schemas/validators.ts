@@ -15,7 +15,8 @@ import type {
   SwarmResource,
   ToolResource,
 } from '../types/resources.ts';
-import { commonSchema } from './common.ts';
+import type { SandboxSpec } from '../types/sandbox.ts';
+import { COMMON_SCHEMA_ID, commonSchema } from './common.ts';
 import { KIND_SCHEMAS } from './kind-schemas.ts';
 import { refsSchema } from './refs.ts';
 
@@ -85,4 +86,12 @@ export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
     byPointer.set(error.instancePath, problem);
   }
   return [...byPointer.values()];
+}
+
+let sandboxValidator: ValidateFunction<SandboxSpec> | undefined;
+
+/** The validator of a `sandbox` block (also used where a block sits in free-form config: a tool ref's `config.sandbox`). */
+export function sandboxSpecValidator(): ValidateFunction<SandboxSpec> {
+  sandboxValidator ??= ajv.compile<SandboxSpec>({ $ref: `${COMMON_SCHEMA_ID}#/definitions/sandbox` });
+  return sandboxValidator;
 }

@@ -8,13 +8,16 @@ import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
   ConnectorEventSpec,
+  HttpExportSpec,
   IngressRule,
   ModelParams,
   ModelProvider,
   ModelSpec,
+  JsonSchemaObject,
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
+import type { SandboxPlan } from './sandbox.ts';
 
 /** Where a resource (or a problem) sits in the source files. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -73,16 +76,27 @@ export interface ModelPlan {
   capabilities: NonNullable<ModelSpec['capabilities']>;
 }
 
+/** An export's HTTP request with its header ValueSources resolved (never logged). */
+export type HttpRequestPlan = Omit<HttpExportSpec, 'headers'> & { headers?: Record<string, string> };
+/** An export as the runtime gets it: `parameters` always set (the empty object schema by default). */
+export type ToolExportPlan = Omit<ToolExportSpec, 'http' | 'parameters'> & { parameters: JsonSchemaObject; http?: HttpRequestPlan };
+
 export interface ToolPlan {
   /** Tool resource name: the prefix of every exported tool name. */
   name: string;
   packageName: string;
-  /** Absolute path of the entry module. */
-  entryPath: string;
+  /** Absolute path of the entry module; absent when every export declares `http`. */
+  entryPath?: string;
   errorMessageLimit: number;
-  exports: ToolExportSpec[];
-  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  /** The tool's own result bound, when it sets one (else the agent's). */
+  maxResultBytes?: number;
+  exports: ToolExportPlan[];
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it, minus `sandbox` and `timeoutMs`. */
   config: JsonObject;
+  /** The agent's sandbox with the merged config's `sandbox` laid over it field by field. */
+  sandbox: SandboxPlan;
+  /** The engine's time limit per call for this agent (`timeoutMs` of that merged config); wins over the exports' own. */
+  timeoutMs?: number;
 }
 
 export interface ExtensionPlan {
@@ -104,6 +118,10 @@ export interface AgentPlan {
   tools: ToolPlan[];
   extensions: ExtensionPlan[];
   requiredTools: string[];
+  /** Tool results larger than this many bytes are cut in the conversation and saved in the workspace. */
+  maxToolResultBytes: number;
+  /** Swarm `policy.sandbox` with the agent's `spec.sandbox` over it (tools may narrow or widen it per tool). */
+  sandbox: SandboxPlan;
 }
 
 export interface SwarmPlan {
@@ -120,11 +138,22 @@ export interface SwarmPlan {
   startupTimeoutMs: number;
   /** `policy.durability` with its defaults (`fsync: batch`, retention in rotating-log.ts). */
   durability: DurabilityPlan;
+  /** Instance lifecycle (SPEC.md §1.2 `policy.lifecycle`): when idle instances stop and their state goes. */
+  lifecycle: LifecyclePlan;
 }
 
 export interface DurabilityPlan {
   fsync: FsyncMode;
   retention: { runtimeEventsMaxBytes: number; runtimeEventsMaxAgeMs: number; inboxCompactLines: number };
+}
+
+export interface LifecyclePlan {
+  /** Idle this long → passivated (0 = never). */
+  ttlMs: number;
+  /** Idle this long → state deleted (absent = keep forever). */
+  gcGraceMs?: number;
+  /** Absent = derived by the daemon from free memory and the measured process size. */
+  maxLiveProcesses?: number;
 }
 
 export interface ConnectionPlan {

@@ -11,24 +11,17 @@ import { instancePaths } from '../../shared/state-paths.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import { crashScenarioPlan } from '../fixtures/engine/crash-scenario.ts';
+import { waitUntil } from '../helpers/wait-for.ts';
 import { baseMessages, messageEvents, startEngine, tempStateRoot, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const RUNNER = resolve(import.meta.dir, '../fixtures/engine/crash-runner.ts');
 const harnesses = trackEngines();
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await Bun.sleep(20);
-  }
-}
-
 /** Runs one turn of the crash scenario in a subprocess and kills it while slow__pause sleeps. */
 async function crashWhileToolRuns(stateRoot: string, event: AgentEvent, marker: string, idempotentPause: boolean): Promise<void> {
   const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event, idempotentPause })], { stdout: 'pipe', stderr: 'pipe' });
   // The marker is written by the tool: step 0's model call, assistant message and journal record are done.
-  await waitFor(() => existsSync(marker), 60_000);
+  await waitUntil(() => existsSync(marker), "the child's tool call to write its marker");
   child.kill('SIGKILL');
   await child.exited;
   expect(child.signalCode).toBe('SIGKILL');
@@ -70,7 +63,7 @@ describe('crash between steps, then redelivery', () => {
     const again = await h.engine.runTurn(event);
     expect(again.responseText).toBe(result.responseText);
     expect(baseMessages(paths)).toHaveLength(5);
-  }, 120_000);
+  });
 
   test('an interrupted call of an idempotent export is run again on resume', async () => {
     const stateRoot = tempStateRoot();
@@ -83,7 +76,7 @@ describe('crash between steps, then redelivery', () => {
     const result = await h.engine.runTurn(event);
     expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished: resumed', stepCount: 2 });
     expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1', 'resumed call_1']);
-  }, 120_000);
+  });
 
   test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
     const stateRoot = tempStateRoot();

@@ -202,5 +202,5 @@ describe('openai-compatible against a fake server', () => {
     } finally {
       http.close();
     }
-  }, 15000);
+  });
 });

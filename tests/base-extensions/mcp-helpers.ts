@@ -1,8 +1,7 @@
 /**
  * Shared setup of the mcp extension tests: the extension and probe plans, a real fixture MCP
- * server command, scripted mock rules, and process liveness checks by pid.
+ * server command, and scripted mock rules.
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -14,9 +13,13 @@ export const REPO = resolve(import.meta.dir, '../..');
 export const MCP_FIXTURES = join(REPO, 'tests/fixtures/mcp');
 const MCP_ENTRY = join(REPO, 'bundles/base/extensions/mcp/index.ts');
 
-/** The fixture stdio server, run by the same bun binary that runs the tests. */
+/**
+ * The fixture stdio server, run by the same bun binary that runs the tests. Unsandboxed unless
+ * `extra` says otherwise: these tests are about MCP (and read the server's own pid); the sandbox
+ * of stdio servers has its own tests (mcp-sandbox.test.ts).
+ */
 export function stdioServer(extra: JsonObject = {}): JsonObject {
-  return { command: process.execPath, args: [join(MCP_FIXTURES, 'stdio-server.ts')], ...extra };
+  return { command: process.execPath, args: [join(MCP_FIXTURES, 'stdio-server.ts')], sandbox: false, ...extra };
 }
 
 export function mcpExtension(config: JsonObject): ExtensionPlan {
@@ -44,8 +47,8 @@ export function callRule(match: string, ...steps: ScriptStep[]): JsonObject {
 const harnesses: EngineHarness[] = [];
 
 /** An engine whose agent uses the mcp extension (with `config`) and the probe, scripted by `rules`. */
-export async function engineWithMcp(config: JsonObject, rules: JsonObject[] = []): Promise<EngineHarness> {
-  const harness = await startEngine(makePlan({ extensions: [mcpExtension(config), probeExtension], script: { rules } }));
+export async function engineWithMcp(config: JsonObject, rules: JsonObject[] = [], options: Parameters<typeof startEngine>[1] = {}): Promise<EngineHarness> {
+  const harness = await startEngine(makePlan({ extensions: [mcpExtension(config), probeExtension], script: { rules } }), options);
   harnesses.push(harness);
   return harness;
 }
@@ -67,22 +70,3 @@ export function warnings(harness: EngineHarness, code: string): Array<Record<str
   return harness.logLines().filter((line) => line.level === 40 && line.code === code);
 }
 
-/** Alive and not a zombie (a reaped or zombie process counts as gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 3 (after the parenthesised command name) is the state.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await Bun.sleep(25);
-  }
-  return condition();
-}

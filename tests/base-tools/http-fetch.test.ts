@@ -164,11 +164,10 @@ describe('http-fetch redirects are followed, bounded and checked', () => {
 
 describe('http-fetch timeouts and cancellation', () => {
   test('a slow server hits timeoutMs: E_HTTP_TIMEOUT', async () => {
-    const started = Date.now();
+    // The server answers after 5 s; only the 300 ms timeout produces this error.
     const error = await toolError(get(setup(), { url: `${base}/slow`, timeoutMs: 300 }));
     expect(error.code).toBe('E_HTTP_TIMEOUT');
     expect(error.message).toContain('300 ms');
-    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   test('the timeout also covers a body that stalls', async () => {

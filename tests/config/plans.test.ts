@@ -64,6 +64,7 @@ describe('buildSwarmPlan', () => {
       shutdownGracePeriodMs: 5000,
       startupTimeoutMs: 30000,
       durability: { fsync: 'batch', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
+      lifecycle: { ttlMs: 300000 },
     });
   });
 
@@ -116,7 +117,7 @@ describe('buildAgentPlan', () => {
     });
     const plan = buildAgentPlan(await loadBundle(bundle.dir, { env: {} }), 's', 'a', {});
     expect(plan.extensions.map((e) => e.name)).toEqual(['logging', 'context-message']);
-    expect(plan.extensions[1]?.config).toEqual({ includeCatalog: false, includeInbound: true, includeCall: true });
+    expect(plan.extensions[1]?.config).toEqual({ includeAgentPrompt: true, includeCatalog: false, includeInbound: true, includeCall: true });
     expect(plan.systemPrompt).toBe('Hi.');
   });
 

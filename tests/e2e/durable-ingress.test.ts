@@ -79,7 +79,7 @@ describe('GET /v1/events/{eventId}', () => {
     const eventId = String(accepted.body.eventId);
     const early = await eventState(daemon, eventId);
     expect(['queued', 'running', 'done']).toContain(String(early.body.status));
-    await waitUntil(async () => (await eventState(daemon, eventId)).body.status === 'done', 30_000, `event ${eventId} to be done`);
+    await waitUntil(async () => (await eventState(daemon, eventId)).body.status === 'done', `event ${eventId} to be done`, 30_000);
     expect((await eventState(daemon, eventId)).body).toMatchObject({ eventId, status: 'done', agent: 'alpha', instanceKey: 'status', reply: { status: 'ok', output: 'done later' } });
     const unknown = await eventState(daemon, 'evt_doesnotexist');
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'E_HTTP_UNKNOWN_EVENT' } } });
@@ -90,7 +90,7 @@ describe('GET /v1/events/{eventId}', () => {
     const stream = await openStream(daemon, '?type=event.dead');
     const accepted = await post(daemon, { input: 'crash now', agent: 'alpha', instanceKey: 'poison', wait: false });
     const eventId = String(accepted.body.eventId);
-    await waitUntil(async () => (await eventState(daemon, eventId)).body.status === 'dead', 90_000, `event ${eventId} to be dead-lettered`);
+    await waitUntil(async () => (await eventState(daemon, eventId)).body.status === 'dead', `event ${eventId} to be dead-lettered`, 90_000);
     const dead = await eventState(daemon, eventId);
     expect(dead.body).toMatchObject({ status: 'dead', reason: expect.stringContaining('crashed 3 times') });
     // The runtime event: on the live stream and in the log a reconnecting client is replayed.

@@ -39,10 +39,10 @@ describe('a sync agents__request resumes by correlationId', () => {
     const daemon = await start();
     const accepted = await daemon.send({ input: 'ask sync s1', instanceKey: 'r', wait: false });
     const eventId = String(accepted.body.eventId);
-    await waitUntil(() => counterLines(daemon).length === 1, 60_000, 'the worker to start its slow tool');
+    await waitUntil(() => counterLines(daemon).length === 1, 'the worker to start its slow tool', 60_000);
     await killAsker(daemon);
     const record = async () => (await (await daemon.api(`/v1/events/${eventId}`)).json()) as Record<string, unknown>;
-    await waitUntil(async () => (await record()).status === 'done', 90_000, `event ${eventId} to finish`);
+    await waitUntil(async () => (await record()).status === 'done', `event ${eventId} to finish`, 90_000);
     expect(await record()).toMatchObject({ status: 'done', reply: { status: 'ok', output: 'asker got: worked s1' } });
     // The worker's turn ran once, for one input.
     expect(counterLines(daemon)).toHaveLength(1);
@@ -56,11 +56,11 @@ describe('an async reply outlives its asker', () => {
   test('the reply to a dead asker is kept in its inbox and enters its conversation once', async () => {
     const daemon = await start();
     expect((await daemon.send({ input: 'ask async a1', instanceKey: 'r' })).body).toMatchObject({ status: 'ok', output: 'asked' });
-    await waitUntil(() => counterLines(daemon).length === 1, 60_000, 'the worker to start its slow tool');
+    await waitUntil(() => counterLines(daemon).length === 1, 'the worker to start its slow tool', 60_000);
     await killAsker(daemon);
-    await daemon.waitForLog((l) => l.msg === 'requester is gone; async reply kept in its inbox', 60_000);
+    await daemon.waitForLog('the async reply kept in the gone asker\'s inbox', (l) => l.msg === 'requester is gone; async reply kept in its inbox', 60_000);
     // Stored on the asker's side and acknowledged: nothing left in the orchestrator's inbox for it.
-    await waitUntil(() => existsSync(paths(daemon, 'asker').asyncReplies) && readFileSync(paths(daemon, 'asker').asyncReplies, 'utf8').includes('worked a1'), 60_000, 'the kept reply in async-replies.jsonl');
+    await waitUntil(() => existsSync(paths(daemon, 'asker').asyncReplies) && readFileSync(paths(daemon, 'asker').asyncReplies, 'utf8').includes('worked a1'), 'the kept reply in async-replies.jsonl', 60_000);
     expect((await daemon.send({ input: 'hello', instanceKey: 'r' })).body).toMatchObject({ status: 'ok' });
     const injected = readFileSync(paths(daemon, 'asker').baseMessages, 'utf8')
       .split('\n')

@@ -41,7 +41,7 @@ describe('retention', () => {
     for (let i = 0; i < 12; i++) burst.push(String((await daemon.send({ input: `count b${i}`, agent: 'alpha', instanceKey: 'kept', wait: false })).body.eventId));
     const stateOf = async (id: string) => ((await (await daemon.api(`/v1/events/${id}`)).json()) as { status: string }).status;
     // One instance runs its events in order: the last one done means all are (checked below).
-    await waitUntil(async () => (await stateOf(burst.at(-1) ?? '')) === 'done', 90_000, 'the last burst event to be done');
+    await waitUntil(async () => (await stateOf(burst.at(-1) ?? '')) === 'done', 'the last burst event to be done', 90_000);
     expect(await Promise.all(burst.map(stateOf))).toEqual(burst.map(() => 'done'));
     expect(lines(paths.inbox).length).toBeLessThanOrEqual(10);
     const history = lines(paths.baseMessages).filter((l) => l.includes('"role":"user"'));

@@ -10,26 +10,26 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
-import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolPlan } from '../../../shared/types/bundle.ts';
+import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolExportPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../shared/types/messages.ts';
-import type { ToolExportSpec } from '../../../shared/types/resources.ts';
 import type { RuntimeEvent } from '../../../shared/types/turns.ts';
 import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '../../../agent-process/engine/agent-engine.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
-export function fixtureTool(name: string, file: string, exports: ToolExportSpec[], extra: Partial<ToolPlan> = {}): ToolPlan {
-  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
+export function fixtureTool(name: string, file: string, exports: ToolExportPlan[], extra: Partial<ToolPlan> = {}): ToolPlan {
+  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra, sandbox: extra.sandbox ?? DEFAULT_SANDBOX };
 }
 
 export function fixtureExtension(name: string, file: string, config: JsonObject = {}): ExtensionPlan {
   return { name, packageName: '', entryPath: join(FIXTURES, 'extensions', file), config };
 }
 
-export const ECHO_EXPORTS: ToolExportSpec[] = [
+export const ECHO_EXPORTS: ToolExportPlan[] = [
   {
     name: 'say',
     description: 'Repeat a text.',
@@ -83,6 +83,11 @@ export const slowTool = () =>
       description: 'Pause once (returns at once when the marker file exists).',
       parameters: { type: 'object', properties: { marker: { type: 'string' }, ms: { type: 'integer' } }, required: ['marker'] },
     },
+    {
+      name: 'hold',
+      description: 'Wait until the test releases the gate (holdGate in the fixture).',
+      parameters: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+    },
   ]);
 
 export interface PlanInput {
@@ -94,6 +99,8 @@ export interface PlanInput {
   systemPrompt?: string;
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
+  maxToolResultBytes?: number;
+  sandbox?: AgentPlan['sandbox'];
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -106,6 +113,8 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     tools: input.tools ?? [],
     extensions: input.extensions ?? [],
     requiredTools: [],
+    maxToolResultBytes: input.maxToolResultBytes ?? 65_536,
+    sandbox: input.sandbox ?? DEFAULT_SANDBOX,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;
@@ -122,6 +131,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
     durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
+    lifecycle: { ttlMs: 300_000 },
   };
 }
 

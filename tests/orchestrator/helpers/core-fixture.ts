@@ -3,6 +3,7 @@
  * (a, b, c) with real, schema-valid plans, a silent logger that records its lines, a short crash
  * backoff and no warm pool unless asked. `coreFixtures()` registers the cleanup with afterEach.
  */
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { afterEach } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ export interface CoreFixtureOptions {
   behaviour?: Partial<ChildBehaviour>;
   /** Another core over an existing state root (a daemon restart); not removed by this fixture. */
   stateRoot?: string;
+  /** Instance lifecycle (passivation, live-process limit, state GC); default: TTL 5 min, no limit. */
+  lifecycle?: SwarmPlan['lifecycle'];
 }
 
 export interface LogLine {
@@ -60,6 +63,7 @@ export class CoreFixture {
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
       durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
+      lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
     const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
@@ -136,7 +140,7 @@ export class CoreFixture {
 
   /** The Prometheus text of /metrics. */
   metrics(): string {
-    return this.core.metrics.render(this.core.processStatusCounts(), 0);
+    return this.core.metrics.render(this.core.processStatusCounts(), 0, this.core.capacity());
   }
 
   async stop(gracePeriodMs = this.swarm.shutdownGracePeriodMs): Promise<void> {
@@ -162,6 +166,8 @@ function agentPlan(name: string, bundleRoot: string): AgentPlan {
     tools: [],
     extensions: [],
     requiredTools: [],
+    maxToolResultBytes: 65_536,
+    sandbox: DEFAULT_SANDBOX,
   };
 }
 
