@@ -14,7 +14,9 @@ import type { ResolvedModel } from '../models/create-language-model.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import type { Span } from '../observability/trace-span.ts';
 import type { ToolCallRunner } from '../tools/tool-call-runner.ts';
+import type { ToolJournal } from '../tools/tool-journal.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
+import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { AsyncReplyInbox } from './async-reply-inbox.ts';
 import type { ModelGate } from './model-gate.ts';
 import type { PipelineRegistry } from './pipeline-registry.ts';
@@ -35,6 +37,10 @@ export interface EngineInternals {
   events: RuntimeEventLog;
   model: ResolvedModel;
   inbox: AsyncReplyInbox;
+  /** Tool calls of the unfolded turn (issue 10). */
+  journal: ToolJournal;
+  /** The instance's durability policy: barrier() before a reply or an ack leaves the process. */
+  fsync: FsyncPolicy;
   maxStepsPerTurn: number;
   onRestartRequested?: (reason: string) => void;
   /** Admits each model call when a budget or rate limit applies (the shell asks the orchestrator). */

@@ -13,7 +13,11 @@ import type { ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bu
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
+import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
+import { EventLedger } from '../delivery/event-ledger.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
 import type { BackoffPolicy } from '../process/crash-backoff.ts';
@@ -28,7 +32,9 @@ import type { ProcessRow } from '../http/api-server.ts';
 import { usageRow } from '../usage/usage-row.ts';
 import { ModelCalls } from '../usage/model-calls.ts';
 import type { RequestSpans } from '../telemetry/request-spans.ts';
+import { newSpanId, newTraceId } from '../../shared/ids.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
+import { RuntimeEventJournal } from './runtime-event-journal.ts';
 
 /** What the core needs of the loaded bundle; swapped as a whole on reload. */
 export interface CoreConfig {
@@ -64,13 +70,14 @@ export interface OrchestratorCoreOptions {
 
 export class OrchestratorCore {
   readonly metrics = new Metrics();
-  readonly runtimeEvents = new RuntimeEventBus();
+  readonly runtimeEvents: RuntimeEventBus;
   readonly supervisor: Supervisor;
   readonly delivery: Delivery;
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
   readonly modelCalls: ModelCalls;
+  readonly ledger: EventLedger;
   readonly lifecycle: InstanceLifecycle;
   readonly liveBudget: LiveProcessBudget;
   private stopping = false;
@@ -78,7 +85,31 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
-    this.delivery = new Delivery({ stateRoot: options.stateRoot, workspaceId: config().swarm.workspaceId, logger });
+    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability)));
+    const fsync = new FsyncPolicy(config().swarm.durability.fsync);
+    this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
+    this.delivery = new Delivery({
+      stateRoot: options.stateRoot,
+      workspaceId: config().swarm.workspaceId,
+      logger,
+      fsync,
+      inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
+      onDeadLetter: (id, event, eventId, reason) => {
+        this.ledger.dead(eventId, reason);
+        // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
+        this.runtimeEvents.publish({
+          type: 'event.dead',
+          eventId,
+          reason,
+          agentName: id.agent,
+          instanceKey: id.instanceKey,
+          traceId: event?.traceId ?? newTraceId(),
+          spanId: newSpanId(),
+          ...(event?.parentSpanId !== undefined ? { parentSpanId: event.parentSpanId } : {}),
+          timestamp: new Date().toISOString(),
+        });
+      },
+    });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
     this.liveBudget = new LiveProcessBudget(config().swarm.lifecycle.maxLiveProcesses);
     this.supervisor = new Supervisor({
@@ -109,7 +140,12 @@ export class OrchestratorCore {
       metrics: this.metrics,
       logger,
     });
-    this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
+    this.approvals = new ApprovalBroker({
+      logger,
+      httpApprovals: options.httpApprovals,
+      promptInteractive: (a) => options.promptInteractive(a),
+      store: new ApprovalStore(options.stateRoot, () => config().swarm.workspaceId, fsync),
+    });
     this.modelCalls = new ModelCalls({
       swarm: () => config().swarm,
       modelOf: (agent) => config().modelOf(agent),
@@ -119,6 +155,7 @@ export class OrchestratorCore {
     });
     this.router = new Router({
       approvals: this.approvals,
+      ledger: this.ledger,
       modelCalls: this.modelCalls,
       ...(options.requestSpans ? { requestSpans: options.requestSpans } : {}),
       swarm: () => config().swarm,
@@ -138,6 +175,7 @@ export class OrchestratorCore {
 
   /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
   start(isKnownAgent: (name: string) => boolean): void {
+    this.approvals.restore();
     for (const pending of this.delivery.recoverPending()) {
       if (!isKnownAgent(pending.agent)) continue;
       this.options.logger.info(pending, 'redelivering events left unacknowledged by a previous run');
@@ -166,6 +204,8 @@ export class OrchestratorCore {
     this.router.failPendingWhere(() => true, 'the daemon is shutting down');
     this.approvals.clear();
     this.delivery.close();
+    this.ledger.close();
+    this.runtimeEvents.close();
   }
 
   /**
@@ -188,6 +228,7 @@ export class OrchestratorCore {
     for (const agent of agents) {
       const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
       this.delivery.forget({ agent, instanceKey });
+      this.approvals.forget(agent, instanceKey);
       try {
         rmSync(paths.root, { recursive: true, force: false });
         deleted.push(paths.root);
