@@ -26,18 +26,20 @@ export function checkBudget(swarm: NamedDocument, resolutions: RefResolutions, s
   const limits = costLimited.map((scope) => `${scope}.cost`).join(', ');
   if (named !== undefined) {
     if (!currencies.includes(named)) {
-      sink.at(swarm, ['spec', 'policy', 'budget', 'currency'], 'E_CONFIG_BUDGET_CURRENCY', `budget currency ${named} is not the currency of any priced Model of swarm "${swarm.name}" (${currencies.join(', ') || 'none is priced'}), so ${limits} would never count`, {
+      const priced = currencies.join(', ') || 'none is priced';
+      sink.at(swarm, ['spec', 'policy', 'budget', 'currency'], 'E_CONFIG_BUDGET_CURRENCY', `budget currency ${named} is not the currency of any priced Model of swarm "${swarm.name}" (${priced}), so ${limits} would never count`, {
         suggestion: currencies.length > 0 ? `set currency: ${currencies[0]}, or price the Models in ${named}` : 'add spec.pricing to the Models the agents use',
       });
     }
     return;
   }
   if (currencies.length === 1) return;
-  sink.at(swarm, ['spec', 'policy', 'budget'], 'E_CONFIG_BUDGET_CURRENCY', currencies.length === 0
+  const unpriced = currencies.length === 0;
+  const message = unpriced
     ? `swarm "${swarm.name}" sets ${limits} but none of its agents' Models has spec.pricing, so the cost would always be 0`
-    : `swarm "${swarm.name}" sets ${limits} and its Models are priced in several currencies (${currencies.join(', ')}): which one is meant?`, {
-    suggestion: currencies.length === 0 ? 'add spec.pricing: {inputPerMillionTokens, outputPerMillionTokens, currency} to the Models' : `add currency: ${currencies[0]} to the budget`,
-  });
+    : `swarm "${swarm.name}" sets ${limits} and its Models are priced in several currencies (${currencies.join(', ')}): which one is meant?`;
+  const suggestion = unpriced ? 'add spec.pricing: {inputPerMillionTokens, outputPerMillionTokens, currency} to the Models' : `add currency: ${currencies[0]} to the budget`;
+  sink.at(swarm, ['spec', 'policy', 'budget'], 'E_CONFIG_BUDGET_CURRENCY', message, { suggestion });
 }
 
 function pricedCurrencies(swarm: NamedDocument, resolutions: RefResolutions): string[] {
