@@ -112,6 +112,11 @@ export class ControlHandler {
             instanceKey: from.instanceKey,
             processKey: from.key,
             ...(request.eventId !== undefined ? { eventId: request.eventId } : {}),
+            // What a person reads first (issue 17): the call's summary, display name, icon and the tool's preview.
+            ...(request.summary !== undefined ? { summary: request.summary } : {}),
+            ...(request.displayName !== undefined ? { displayName: request.displayName } : {}),
+            ...(request.icon !== undefined ? { icon: request.icon } : {}),
+            ...(request.preview !== undefined ? { preview: request.preview } : {}),
           },
           request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS,
           (decision) => this.reply(from, control.event, 'runtime.approval.request', decision),
