@@ -4,7 +4,8 @@
  * payload is checked only for its envelope; the AI SDK validates the parts at the model call.
  */
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
-import { ajv } from '../validation/ajv.ts';
+import { describeErrors } from '../../shared/validation/compiled-validator.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 
 const messageSchema = {
   type: 'object',
@@ -42,8 +43,8 @@ const messageEventSchema = {
   ],
 } as const;
 
-const validateMessage = ajv.compile<Message>(messageSchema);
-const validateMessageEvent = ajv.compile<MessageEvent>(messageEventSchema);
+const validateMessage = agentValidator<Message>(messageSchema);
+const validateMessageEvent = agentValidator<MessageEvent>(messageEventSchema);
 
 export function isMessage(value: unknown): value is Message {
   return validateMessage(value);
@@ -55,5 +56,5 @@ export function isMessageEvent(value: unknown): value is MessageEvent {
 
 /** ajv's description of why the last checked event was rejected. */
 export function messageEventProblems(): string {
-  return ajv.errorsText(validateMessageEvent.errors, { dataVar: 'event' });
+  return describeErrors(validateMessageEvent.errors, 'event');
 }

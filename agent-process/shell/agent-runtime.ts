@@ -8,7 +8,7 @@ import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.
 import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import type { Assignment } from '../../shared/ipc/control-protocol.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
@@ -22,7 +22,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `an agent process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
   }
   const { agent: agentName, instanceKey } = assignment;
-  const logger = createLogger({ name: 'agent', base: { agent: agentName, instanceKey } });
+  const logger = createDeferredLogger({ name: 'agent', base: { agent: agentName, instanceKey } });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;

@@ -3,10 +3,11 @@
  * problems are listed readably (`args.x: expected string, got number`, at most 5) with a
  * suggestion naming the required and allowed keys.
  */
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import type { Validator } from '../../shared/validation/compiled-validator.ts';
 import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
-import { ajv } from '../validation/ajv.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 import { describeJsonType } from './json-repair.ts';
 
 const MAX_ISSUES = 5;
@@ -14,17 +15,17 @@ const EMPTY_SCHEMA: JsonSchemaObject = { type: 'object' };
 
 // Catalog items are rebuilt every step but keep their schema objects, so identity caching hits;
 // middleware that clones a schema falls back to the text key.
-const byIdentity = new WeakMap<object, ValidateFunction>();
-const byText = new Map<string, ValidateFunction>();
+const byIdentity = new WeakMap<object, Validator<JsonObject>>();
+const byText = new Map<string, Validator<JsonObject>>();
 
-export function validatorFor(schema: JsonSchemaObject | undefined): ValidateFunction {
+export function validatorFor(schema: JsonSchemaObject | undefined): Validator<JsonObject> {
   const target = schema ?? EMPTY_SCHEMA;
   const known = byIdentity.get(target);
   if (known) return known;
   const text = JSON.stringify(target);
   let validate = byText.get(text);
   if (!validate) {
-    validate = ajv.compile(target);
+    validate = agentValidator<JsonObject>(target);
     byText.set(text, validate);
   }
   byIdentity.set(target, validate);
@@ -38,14 +39,13 @@ export interface ArgsCheck {
 }
 
 export function validateToolArgs(schema: JsonSchemaObject | undefined, args: JsonObject): ArgsCheck {
-  let validate: ValidateFunction;
+  const validate = validatorFor(schema);
   try {
-    validate = validatorFor(schema);
+    if (validate(args)) return { ok: true, issues: [] };
   } catch (error) {
-    // A schema ajv cannot compile is the tool author's bug; the call cannot be checked safely.
+    // A schema ajv cannot compile (at its first use) is the tool author's bug; the call cannot be checked safely.
     return { ok: false, issues: [`the tool's parameter schema is invalid: ${error instanceof Error ? error.message : String(error)}`] };
   }
-  if (validate(args)) return { ok: true, issues: [] };
   const errors = validate.errors ?? [];
   const issues = errors.slice(0, MAX_ISSUES).map((error) => describeIssue(error, args));
   if (errors.length > MAX_ISSUES) issues.push(`… and ${errors.length - MAX_ISSUES} more`);

@@ -10,7 +10,8 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent } from '../ipc/control-events
 import { type Assignment, type ControlMessage, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../ipc/control-protocol.ts';
 import { createParentChannelTransport } from '../ipc/parent-channel-transport.ts';
 import type { Transport } from '../ipc/transport.ts';
-import { createLogger, type RootLogger } from '../logger.ts';
+import { createDeferredLogger } from '../deferred-logger.ts';
+import type { RootLogger } from '../logger.ts';
 import type { AgentEvent, EventSource, ShutdownReason } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
 import { PendingReplies } from './pending-replies.ts';
@@ -62,7 +63,7 @@ export function runChildShell(options: ChildShellOptions): void {
   let phase: Phase = 'waiting';
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
-  const bootLogger = createLogger({ name: options.role });
+  const bootLogger = createDeferredLogger({ name: options.role });
   const log = (): RootLogger => runtime?.logger ?? bootLogger;
   const replies = new PendingReplies();
   const transport = createParentChannelTransport((problems) => log().warn({ problems }, 'dropped a malformed IPC message'));

@@ -3,12 +3,12 @@
  * `runtime.`; each type has ONE payload schema (ajv, compiled once on first use) and ONE TypeScript
  * type, used by sender and receiver alike. The payload travels in `event.metadata`.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
 import { agentPlanSchema, connectionPlanSchema, swarmPlanSchema } from '../schemas/plans.ts';
 import type { AgentPlan, ConnectionPlan, SwarmPlan } from '../types/bundle.ts';
 import type { AgentEvent, EventSource } from '../types/events.ts';
 import { isJsonObject, type JsonObject } from '../types/json.ts';
+import { compiledValidator, type Validator } from '../validation/compiled-validator.ts';
 import { makeEvent } from './control-events.ts';
 
 /** Who the child becomes: an agent instance … */
@@ -131,18 +131,14 @@ const SCHEMAS: Record<ControlType, object> = {
   'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(errorShapeSchema);
-ajv.addSchema(agentPlanSchema);
-ajv.addSchema(swarmPlanSchema);
-ajv.addSchema(connectionPlanSchema);
-const validators = new Map<ControlType, ValidateFunction>();
+const REFS = [errorShapeSchema, agentPlanSchema, swarmPlanSchema, connectionPlanSchema];
+const validators = new Map<ControlType, Validator<JsonObject>>();
 
-function validatorFor(type: ControlType): ValidateFunction {
+function validatorFor(type: ControlType): Validator<JsonObject> {
   let validator = validators.get(type);
   if (!validator) {
-    // Compiled on first use: an agent process only ever needs a few of these.
-    validator = ajv.compile(SCHEMAS[type]);
+    // Resolved on first use: an agent process only ever needs a few of these.
+    validator = compiledValidator<JsonObject>({ schema: SCHEMAS[type], refs: REFS, options: { allErrors: true, strict: false } });
     validators.set(type, validator);
   }
   return validator;

@@ -2,9 +2,9 @@
  * What the orchestrator answers to each control request (the `result` of a `runtime.response`):
  * one schema and one type per request type, checked by the requester on receipt.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { ApprovalDecision } from '../types/extensions.ts';
 import type { AgentCatalog, AgentInstanceInfo, AgentSpawnResult } from '../types/tools.ts';
+import { compiledValidator, describeErrors, type Validator } from '../validation/compiled-validator.ts';
 import { isJsonObject, type JsonObject } from '../types/json.ts';
 
 export interface ControlResults {
@@ -51,14 +51,13 @@ const SCHEMAS: Record<ControlRequestType, object> = {
   },
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validators = new Map<ControlRequestType, ValidateFunction>();
+const validators = new Map<ControlRequestType, Validator<JsonObject>>();
 
-function validatorFor(type: ControlRequestType): ValidateFunction {
+function validatorFor(type: ControlRequestType): Validator<JsonObject> {
   let validate = validators.get(type);
   if (!validate) {
-    // Compiled on first use, once per type.
-    validate = ajv.compile(SCHEMAS[type]);
+    // Resolved on first use, once per type.
+    validate = compiledValidator<JsonObject>({ schema: SCHEMAS[type], options: { allErrors: true, strict: false } });
     validators.set(type, validate);
   }
   return validate;
@@ -71,7 +70,7 @@ function isResult<K extends ControlRequestType>(type: K, value: unknown): value 
 export type ParsedResult<K extends ControlRequestType> = { ok: true; value: ControlResults[K] } | { ok: false; problem: string };
 
 export function parseControlResult<K extends ControlRequestType>(type: K, result: JsonObject | undefined): ParsedResult<K> {
-  if (!isResult(type, result)) return { ok: false, problem: `malformed ${type} result: ${ajv.errorsText(validatorFor(type).errors)}` };
+  if (!isResult(type, result)) return { ok: false, problem: `malformed ${type} result: ${describeErrors(validatorFor(type).errors)}` };
   return { ok: true, value: result };
 }
 

@@ -1,13 +1,15 @@
 /**
- * Receipt validation for everything that crosses a process boundary (ARCHITECTURE §2): compiled
- * once with ajv; a message that fails is logged and dropped by the receiver, never thrown.
+ * Receipt validation for everything that crosses a process boundary (ARCHITECTURE §2): ajv
+ * validators, generated once (shared/validation/compiled-validator.ts); a message that fails is
+ * logged and dropped by the receiver, never thrown.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { AgentEvent, ShutdownPayload } from '../types/events.ts';
 import type { JsonValue } from '../types/json.ts';
 import { RUNTIME_EVENT_TYPES, type RuntimeEvent } from '../types/turns.ts';
+import { compiledValidator } from '../validation/compiled-validator.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const options = { allErrors: true, strict: false } as const;
 
 const nonEmptyString = { type: 'string', minLength: 1 } as const;
 
@@ -76,12 +78,11 @@ export type TypedIpcMessage =
   | { type: 'shutdown'; from: string; to: string; payload: ShutdownPayload }
   | { type: 'shutdown_ack'; from: string; to: string; payload: JsonValue };
 
-// Compiling the event schema first registers its $id for the $ref in the message schema.
-const agentEventValidator = ajv.compile<AgentEvent>(agentEventSchema);
-const ipcMessageValidator = ajv.compile<TypedIpcMessage>(ipcMessageSchema);
+const agentEventValidator = compiledValidator<AgentEvent>({ schema: agentEventSchema, options });
+const ipcMessageValidator = compiledValidator<TypedIpcMessage>({ schema: ipcMessageSchema, refs: [agentEventSchema], options });
 
 // Base fields only: the producer is our own engine; consumers (SSE, metrics) need these to be right.
-const runtimeEventValidator = ajv.compile<RuntimeEvent>({
+const runtimeEventSchema = {
   type: 'object',
   required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
   properties: {
@@ -93,7 +94,8 @@ const runtimeEventValidator = ajv.compile<RuntimeEvent>({
     spanId: { type: 'string', pattern: '^[0-9a-f]{16}$' },
     parentSpanId: { type: 'string' },
   },
-});
+} as const;
+const runtimeEventValidator = compiledValidator<RuntimeEvent>({ schema: runtimeEventSchema, options });
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 

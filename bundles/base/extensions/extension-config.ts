@@ -4,10 +4,20 @@
  * use, that fills in the defaults declared in the schema and rejects unknown keys, so a misspelt
  * setting fails the agent's start (E_EXT_CONFIG, SPEC.md §4.3) instead of being ignored.
  */
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
 
-// useDefaults: the schema is the one place a default lives (extension.yaml mirrors it for readers).
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+let ajvInstance: Ajv | undefined;
+/** Loaded on first use: ajv's compiler costs ~10 MB of every agent that imports this module. */
+function ajv(): Ajv {
+  if (!ajvInstance) {
+    // require() is untyped: this is the module's own declared type.
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    // useDefaults: the schema is the one place a default lives (extension.yaml mirrors it for readers).
+    ajvInstance = new AjvClass({ allErrors: true, strict: false, useDefaults: true });
+  }
+  return ajvInstance;
+}
 
 const MAX_LISTED_ISSUES = 5;
 
@@ -30,7 +40,7 @@ export class ExtensionConfigError extends Error {
 export function extensionConfigReader<T>(extension: string, schema: JSONSchemaType<T>): (config: unknown) => T {
   let validate: ValidateFunction<T> | undefined;
   return (config) => {
-    validate ??= ajv.compile(schema);
+    validate ??= ajv().compile(schema);
     // A copy: useDefaults writes into the object, and the plan's config belongs to the engine.
     const value: unknown = structuredClone(config ?? {});
     if (validate(value)) return value;

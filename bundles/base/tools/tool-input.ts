@@ -6,8 +6,9 @@
  * and are compiled once, on first use.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
 import type { JsonObject } from '../../../shared/types/index.ts';
 import { BaseToolError } from './tool-error.ts';
 
@@ -19,7 +20,16 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+let ajvInstance: Ajv | undefined;
+/** Loaded on the first check: ajv's compiler costs ~10 MB, and most agents never need it. */
+function ajv(): Ajv {
+  if (!ajvInstance) {
+    // require() is untyped: this is the module's own declared type.
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajvInstance = new AjvClass({ allErrors: true, strict: false });
+  }
+  return ajvInstance;
+}
 
 const MAX_LISTED_ISSUES = 5;
 
@@ -83,7 +93,7 @@ export function argsReader<T>(toolDir: string, exportName: string): (input: unkn
       const found = readExportSchemas(toolDir).find((item) => item.name === exportName);
       if (found === undefined) throw new Error(`${join(toolDir, 'tool.yaml')}: no export named "${exportName}"`);
       schema = found.parameters;
-      validate = ajv.compile<T>(schema);
+      validate = ajv().compile<T>(schema);
     }
     if (validate(input)) return input;
     const required = Array.isArray(schema.required) ? schema.required.join(', ') : '';
@@ -101,7 +111,7 @@ export function argsReader<T>(toolDir: string, exportName: string): (input: unkn
 export function configReader<T>(toolName: string, schema: JSONSchemaType<T>): (config: unknown) => T {
   let validate: ValidateFunction<T> | undefined;
   return (config) => {
-    validate ??= ajv.compile(schema);
+    validate ??= ajv().compile(schema);
     const value = config ?? {};
     if (validate(value)) return value;
     throw new BaseToolError('E_TOOL_CONFIG', `Invalid config for tool "${toolName}": ${describeIssues(validate.errors, 'config', value).join('; ')}`, {
