@@ -3,7 +3,7 @@
  * unfolded conversation events, and runs turns one at a time. Usable in-process (tests) and from
  * the AgentProcess shell (agent-process/main.ts), which wires it to IPC.
  */
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -11,6 +11,7 @@ import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
+import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
@@ -22,6 +23,7 @@ import { createExtensionApi, type CloseHandler } from '../extensions/extension-a
 import { loadExtension } from '../extensions/extension-loader.ts';
 import { ExtensionStateStore } from '../extensions/extension-state.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
+import { PromptConverter } from '../models/prompt-converter.ts';
 import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
@@ -71,7 +73,7 @@ export interface AgentEngine {
 const DEFAULT_MAX_STEPS = 32;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 const CONTEXT_MESSAGE = 'context-message';
-const CONTEXT_MESSAGE_ENTRY = fileURLToPath(new URL('../../bundles/base/extensions/context-message/index.ts', import.meta.url));
+const CONTEXT_MESSAGE_ENTRY = join(PACKAGE_ROOT, 'bundles/base/extensions/context-message/index.ts');
 
 export async function createAgentEngine(options: AgentEngineOptions): Promise<AgentEngine> {
   const { plan, swarm, instanceKey } = options;
@@ -121,6 +123,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     toolRunner,
     events,
     model,
+    prompt: new PromptConverter(),
     inbox: new AsyncReplyInbox(logger),
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),

@@ -1,9 +1,9 @@
 /**
  * One language model per AgentPlan: the provider adapter for `Model.spec.provider` (AI SDK
- * `@ai-sdk/*`, or the built-in `mock`) and the call settings of every generateText call —
- * retries, provider options and the Agent's `modelConfig.params`.
+ * `@ai-sdk/*`, or the built-in `mock`) and the settings of every model call — retries, provider
+ * options and the Agent's `modelConfig.params`.
  */
-import type { LanguageModel } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { AgentPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { EngineError } from '../engine/engine-error.ts';
@@ -22,7 +22,7 @@ export interface ModelCallSettings {
 export interface ResolvedModel {
   /** Model resource name (for messages). */
   name: string;
-  model: LanguageModel;
+  model: LanguageModelV3;
   settings: ModelCallSettings;
 }
 
@@ -78,7 +78,8 @@ export async function createLanguageModel(plan: AgentPlan, env: Record<string, s
         });
       }
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-      const provider = createOpenAICompatible({ ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
+      // Usage arrives in a streamed answer only when asked for (`stream_options.include_usage`).
+      const provider = createOpenAICompatible({ includeUsage: true, ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
       return { name: spec.name, model: provider.chatModel(spec.model), settings };
     }
     default:

@@ -82,6 +82,16 @@ export type RuntimeEvent =
       modelDuration?: number;
       tokenUsage?: TokenUsage;
     })
+  | (RuntimeEventBase & {
+      /** Model text as it streams (coalesced; never written to runtime-events.jsonl). */
+      type: 'step.delta';
+      turnId: string;
+      stepId: string;
+      stepIndex: number;
+      /** The agent's name again, as `agent` (what stream consumers read; same as agentName). */
+      agent: string;
+      text: string;
+    })
   | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; error: ErrorShape })
   | (RuntimeEventBase & { type: 'tool.called'; turnId: string; stepId: string; toolCallId: string; toolName: string; args?: JsonObject })
   | (RuntimeEventBase & {
@@ -112,6 +122,7 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = [
   'turn.failed',
   'step.started',
   'step.completed',
+  'step.delta',
   'step.failed',
   'tool.called',
   'tool.completed',

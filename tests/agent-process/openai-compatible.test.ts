@@ -2,11 +2,12 @@
  * A real provider adapter (`openai-compatible`, @ai-sdk/openai-compatible) against a fake OpenAI
  * chat-completions server on 127.0.0.1 started by the test: a tool-call round, a 429 retried after
  * `Retry-After: 0`, what the model is sent (system and tool messages, catalog, params), broken
- * tool-call JSON, and provider errors as turn errors.
+ * tool-call JSON, and provider errors as turn errors. Like the real API, the fake answers a
+ * `stream: true` request with server-sent chunks (the engine streams every model call).
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createServer, type Server as HttpServer } from 'node:http';
-import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/types/json.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
 import { ECHO_EXPORTS, echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
 
@@ -27,10 +28,32 @@ function fakeOpenAI(replies: Reply[]): FakeServer {
       const body: unknown = await request.json();
       requests.push({ body: isJsonObject(body) ? body : {}, headers: request.headers });
       const reply: Reply = replies.shift() ?? { status: 500, body: { error: { message: 'no scripted reply left' } } };
+      if (reply.status === 200 && isJsonObject(body) && body.stream === true) return streamed(reply.body);
       return Response.json(reply.body, { status: reply.status, headers: reply.headers ?? {} });
     },
   });
   return { url: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop(true) };
+}
+
+/** A chat.completion body as the chunk stream the API sends for `stream: true` (text in two pieces). */
+function streamed(body: JsonObject): Response {
+  const { choices, usage, ...head } = body;
+  const choice = Array.isArray(choices) && isJsonObject(choices[0]) ? choices[0] : {};
+  const message = isJsonObject(choice.message) ? choice.message : {};
+  const chunk = (delta: JsonObject, finish: JsonValue = null): JsonObject => ({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunks: JsonObject[] = [chunk({ role: 'assistant' })];
+  if (typeof message.content === 'string') {
+    const half = Math.ceil(message.content.length / 2);
+    chunks.push(chunk({ content: message.content.slice(0, half) }), chunk({ content: message.content.slice(half) }));
+  }
+  if (Array.isArray(message.tool_calls)) {
+    message.tool_calls.forEach((call, index) => {
+      if (isJsonObject(call)) chunks.push(chunk({ tool_calls: [{ index, ...call }] }));
+    });
+  }
+  chunks.push(chunk({}, choice.finish_reason ?? null), { ...head, object: 'chat.completion.chunk', choices: [], usage: usage ?? null });
+  const text = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
+  return new Response(text, { headers: { 'content-type': 'text/event-stream' } });
 }
 
 let callCounter = 0;
@@ -169,9 +192,10 @@ describe('openai-compatible against a fake server', () => {
       }
       let raw = '';
       request.on('data', (chunk) => (raw += chunk));
-      request.on('end', () => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(text('after the reset').body));
+      request.on('end', async () => {
+        const answer = streamed(text('after the reset').body);
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(await answer.text());
       });
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
