@@ -14,6 +14,7 @@ import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
+import { prepareAgentEntry } from '../process/agent-bundle.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
@@ -117,6 +118,8 @@ export class Orchestrator {
       ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
+    // Idle warm processes started from the sources are replaced once the bundle is ready.
+    prepareAgentEntry(this.options.processEnv, logger, () => this.core.pool.recycle());
     this.core.start((name) => this.config.agents.has(name));
     this.startConnectors();
     if (this.options.watch) this.stopWatching = watchBundle(this.config, logger, () => void this.reload());

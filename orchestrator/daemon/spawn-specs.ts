@@ -4,12 +4,13 @@
  * receives its plan over IPC in `runtime.assign`. The API token never reaches a child.
  */
 import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../shared/package-root.ts';
+import { agentEntry } from '../process/agent-bundle.ts';
 import type { LaunchOptions } from '../process/child-launcher.ts';
 import type { SpawnSpec } from '../process/supervisor.ts';
 import type { SwarmConfig } from './swarm-config.ts';
 
-const AGENT_MAIN = join(import.meta.dir, '../../agent-process/main.ts');
-const CONNECTOR_MAIN = join(import.meta.dir, '../../connector-process/main.ts');
+const CONNECTOR_MAIN = join(PACKAGE_ROOT, 'connector-process/main.ts');
 
 export interface SpawnContext {
   bundlePath: string;
@@ -26,7 +27,7 @@ function childEnv(config: SwarmConfig): Record<string, string | undefined> {
 
 /** A bare agent process: cold starts and the warm pool launch the same command. */
 export function agentLaunchOptions(config: SwarmConfig, output: LaunchOptions['output']): LaunchOptions {
-  return { command: [process.execPath, AGENT_MAIN], env: childEnv(config), stdin: 'ignore', output };
+  return { command: [process.execPath, agentEntry()], env: childEnv(config), stdin: 'ignore', output };
 }
 
 export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent: string, instanceKey: string): SpawnSpec {

@@ -132,15 +132,14 @@ const SCHEMAS: Record<ControlType, object> = {
 };
 
 const REFS = [errorShapeSchema, agentPlanSchema, swarmPlanSchema, connectionPlanSchema];
-const validators = new Map<ControlType, Validator<JsonObject>>();
+// Each is loaded on its first use: an agent process only ever needs a few of these.
+const validators = new Map<string, Validator<JsonObject>>(
+  Object.entries(SCHEMAS).map(([type, schema]) => [type, compiledValidator<JsonObject>({ schema, refs: REFS, options: { allErrors: true, strict: false } })]),
+);
 
 function validatorFor(type: ControlType): Validator<JsonObject> {
-  let validator = validators.get(type);
-  if (!validator) {
-    // Resolved on first use: an agent process only ever needs a few of these.
-    validator = compiledValidator<JsonObject>({ schema: SCHEMAS[type], refs: REFS, options: { allErrors: true, strict: false } });
-    validators.set(type, validator);
-  }
+  const validator = validators.get(type);
+  if (!validator) throw new Error(`no schema for control type '${type}'`);
   return validator;
 }
 

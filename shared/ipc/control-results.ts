@@ -51,15 +51,14 @@ const SCHEMAS: Record<ControlRequestType, object> = {
   },
 };
 
-const validators = new Map<ControlRequestType, Validator<JsonObject>>();
+// Each is loaded on its first use.
+const validators = new Map<string, Validator<JsonObject>>(
+  Object.entries(SCHEMAS).map(([type, schema]) => [type, compiledValidator<JsonObject>({ schema, options: { allErrors: true, strict: false } })]),
+);
 
 function validatorFor(type: ControlRequestType): Validator<JsonObject> {
-  let validate = validators.get(type);
-  if (!validate) {
-    // Resolved on first use, once per type.
-    validate = compiledValidator<JsonObject>({ schema: SCHEMAS[type], options: { allErrors: true, strict: false } });
-    validators.set(type, validate);
-  }
+  const validate = validators.get(type);
+  if (!validate) throw new Error(`no schema for control result '${type}'`);
   return validate;
 }
 

@@ -3,8 +3,8 @@
  * and JIT-compiles the generated code: ~15 MB of RSS and tens of milliseconds per process, paid by
  * every agent and every CLI run. Instead each validator is generated once as ajv standalone code,
  * cached under BUILD_CACHE_DIR keyed by a hash of its schema (so an edited schema is a new file),
- * and later processes only `require` that small file. Generated on first use or at install
- * (`npm run prepare`); a cache that cannot be written only costs speed.
+ * and later processes only `require` that small file. Generated on first use; a cache that cannot
+ * be written only costs speed.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ export function compiledValidator<T>(spec: ValidatorSpec): Validator<T> {
   return validate;
 }
 
-/** Generates (or loads) every validator declared so far: the install step and benches call this. */
+/** Generates (or loads) every validator declared so far (benches call this before measuring). */
 export function prepareDeclaredValidators(): number {
   for (const prepare of declared) prepare();
   return declared.length;

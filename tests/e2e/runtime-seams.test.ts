@@ -49,6 +49,18 @@ async function row(daemon: Daemon, agent: string, instanceKey: string): Promise<
   return (await daemon.processes()).find((p) => p.agent === agent && p.instanceKey === instanceKey);
 }
 
+/** The row once the child that reported `runtime.failed` has exited (it exits on its own, or is killed after a grace period). */
+async function failedRow(daemon: Daemon, agent: string, instanceKey: string): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + 15_000;
+  let seen = await row(daemon, agent, instanceKey);
+  while (seen?.status !== 'failed') {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${agent}:${instanceKey} to show status 'failed'; last row: ${JSON.stringify(seen)}`);
+    await Bun.sleep(20);
+    seen = await row(daemon, agent, instanceKey);
+  }
+  return seen;
+}
+
 describe('an agent that cannot start answers every caller with the real error at once', () => {
   test('goondan run --input exits 1 printing E_TOOL_HANDLER_MISSING with the file, not a request timeout', async () => {
     const stateRoot = tempStateRoot();
@@ -76,7 +88,7 @@ describe('an agent that cannot start answers every caller with the real error at
     const second = await daemon.send({ input: 'again', agent: 'no-handlers', instanceKey: 'k1' });
     expect(second.status).toBe(503);
     expect(second.body.error).toMatchObject({ code: 'E_TOOL_HANDLER_MISSING' });
-    const failed = await row(daemon, 'no-handlers', 'k1');
+    const failed = await failedRow(daemon, 'no-handlers', 'k1');
     expect(failed).toMatchObject({ status: 'failed', pid: null, restarts: 0, crashes: 0, lastError: { code: 'E_TOOL_HANDLER_MISSING' } });
     expect(String((failed?.lastError as { at?: string } | undefined)?.at)).toMatch(/^\d{4}-\d\d-\d\dT/);
     const spawns = daemon.logs.filter((l) => l.msg === 'process failed to start' && l.process === 'no-handlers:k1');
@@ -96,7 +108,7 @@ describe('an agent that cannot start answers every caller with the real error at
     const { status, body } = await daemon.send({ input: 'hi', agent: 'bad-ext', instanceKey: 'k1' });
     expect(status).toBe(503);
     expect(body.error).toMatchObject({ code: 'E_EXT_INIT', message: expect.stringContaining("Extension 'throws': register() failed: cannot reach the vault") });
-    expect(await row(daemon, 'bad-ext', 'k1')).toMatchObject({ status: 'failed', lastError: { code: 'E_EXT_INIT' } });
+    expect(await failedRow(daemon, 'bad-ext', 'k1')).toMatchObject({ status: 'failed', lastError: { code: 'E_EXT_INIT' } });
   });
 
   test('goondan send prints the code, the message and what to do, and exits 1', async () => {
