@@ -2,6 +2,7 @@
 #   docker build -t goondan .
 #   docker run --rm -p 7420:7420 -e GOONDAN_API_TOKEN=change-me -v goondan-state:/var/lib/goondan \
 #     -v "$PWD/my-bundle:/bundle:ro" goondan
+# Another port: -e GOONDAN_PORT=8080 -p 8080:8080 (the health check follows it).
 FROM node:20-bookworm-slim AS install
 WORKDIR /opt/goondan
 COPY package.json package-lock.json ./
@@ -12,9 +13,13 @@ COPY shared ./shared
 COPY orchestrator ./orchestrator
 COPY agent-process ./agent-process
 COPY bundles ./bundles
+COPY templates ./templates
 COPY schemas ./schemas
+COPY docs ./docs
 
-FROM debian:bookworm-slim
+# Node (with npm and npx) stays in the final image: MCP servers are commonly started as
+# `command: npx, args: [-y, @modelcontextprotocol/server-…]`.
+FROM node:20-bookworm-slim
 # tini reaps orphaned tool processes (PID 1 duty) and forwards SIGTERM to the daemon.
 RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates \
   && rm -rf /var/lib/apt/lists/* \
@@ -22,13 +27,16 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certifi
   && install -d -o goondan -g goondan -m 0750 /var/lib/goondan
 COPY --from=install /opt/goondan /opt/goondan
 ENV GOONDAN_STATE_ROOT=/var/lib/goondan \
-    HOME=/var/lib/goondan
+    GOONDAN_PORT=7420 \
+    HOME=/var/lib/goondan \
+    NPM_CONFIG_CACHE=/var/lib/goondan/.npm
 VOLUME ["/var/lib/goondan"]
 USER goondan
 EXPOSE 7420
 # The API must listen on 0.0.0.0 to be reachable from outside the container, which requires
 # GOONDAN_API_TOKEN (requests then send 'Authorization: Bearer <token>'; /healthz stays open).
+# `goondan run` takes its port from GOONDAN_PORT (no --port below), and so does the probe.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["/opt/goondan/node_modules/.bin/bun", "-e", "fetch('http://127.0.0.1:7420/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["/opt/goondan/node_modules/.bin/bun", "-e", "fetch(`http://127.0.0.1:${process.env.GOONDAN_PORT || 7420}/healthz`).then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/opt/goondan/bin/goondan"]
-CMD ["run", "/bundle", "--host", "0.0.0.0", "--port", "7420"]
+CMD ["run", "/bundle", "--host", "0.0.0.0"]

@@ -1,13 +1,17 @@
 #!/usr/bin/env bun
 /**
  * Bench: load + validate a generated 200-resource bundle (plus the built-in package) with
- * loadBundle, repeated. Prints a table and one JSON line. Not a test: figures only.
+ * loadBundle, repeated. Its 85 entry modules are real: validate parses them and checks their
+ * exports; that step is also timed on its own, interleaved with the loads, to show its share.
+ * Prints a table and one JSON line. Not a test: figures only.
  *   bun bench/config-load.ts [runs]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBundle } from '../shared/config/index.ts';
+import { initializerStart, isSyntaxError, lookupExport, parseModule } from '../shared/config/entry-module.ts';
+import { objectLiteralKeys } from '../shared/config/object-literal-keys.ts';
 
 const RUNS = Number(process.argv[2] ?? 30);
 const WARMUP = 3;
@@ -19,18 +23,21 @@ function doc(kind: string, name: string, spec: string): string {
 }
 
 /** Writes the bundle; returns its directory and resource count. */
-function generateBundle(): { dir: string; resources: number } {
+function generateBundle(): { dir: string; resources: number; modules: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'goondan-bench-config-'));
+  const modules: string[] = [];
   const write = (path: string, text: string) => {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), text);
+    if (path.endsWith('.ts')) modules.push(join(dir, path));
   };
   const docs: Record<string, string[]> = { 'goondan.yaml': [doc('Package', 'bench', '  version: "1.0.0"\n')] };
   const add = (file: string, text: string) => (docs[file] ??= []).push(text);
 
   for (let i = 0; i < COUNTS.models; i++) add('models.yaml', doc('Model', `model-${i}`, `  provider: mock\n  model: m${i}\n  capabilities: { toolCalling: true }\n`));
   for (let i = 0; i < COUNTS.tools; i++) {
-    write(`tools/tool-${i}/index.ts`, 'export const handlers = {};\n');
+    // Real handlers: validate reads every entry module (parse + exports + handler keys).
+    write(`tools/tool-${i}/index.ts`, "import type { ToolHandler } from '../../types.ts';\n\nexport const handlers: Record<string, ToolHandler> = {\n  read: async (ctx, input) => ({ path: String(input.path) }),\n  write: async (ctx, input) => ({ written: String(input.path) }),\n};\n");
     const exports = ['read', 'write']
       .map((e) => `    - name: ${e}\n      description: ${e} things.\n      parameters:\n        type: object\n        additionalProperties: false\n        properties:\n          path: { type: string, description: Path. }\n          limit: { type: integer, minimum: 1 }\n        required: [path]\n`)
       .join('');
@@ -65,14 +72,27 @@ function generateBundle(): { dir: string; resources: number } {
     resources += list.length;
     write(file, list.join('---\n'));
   }
-  return { dir, resources };
+  return { dir, resources, modules };
+}
+
+/** What validate does per entry module (check-entry-modules.ts), without the problem reporting. */
+function readEntryModules(files: readonly string[]): void {
+  for (const file of files) {
+    const module = parseModule(file);
+    if (module === undefined || isSyntaxError(module)) throw new Error(`bench module ${file} does not parse`);
+    const found = lookupExport(module, file.includes('/tools/') ? 'handlers' : 'register');
+    if (found.kind === 'found') {
+      const start = initializerStart(found.module, found.localName);
+      if (start !== undefined) objectLiteralKeys(found.module.js, start);
+    }
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-const { dir, resources } = generateBundle();
+const { dir, resources, modules } = generateBundle();
 try {
   const env = { BENCH_TOKEN_0: 't' };
   const coldStart = performance.now();
@@ -81,12 +101,17 @@ try {
   if (first.errors.length > 0) throw new Error(`generated bundle is invalid: ${first.errors[0]?.code} ${first.errors[0]?.message}`);
   for (let i = 0; i < WARMUP; i++) await loadBundle(dir, { env });
   const times: number[] = [];
+  const moduleTimes: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const start = performance.now();
     await loadBundle(dir, { env });
     times.push(performance.now() - start);
+    const moduleStart = performance.now();
+    readEntryModules(modules);
+    moduleTimes.push(performance.now() - moduleStart);
   }
   times.sort((a, b) => a - b);
+  moduleTimes.sort((a, b) => a - b);
   const result = {
     bench: 'config-load',
     resources,
@@ -97,6 +122,9 @@ try {
     medianMs: Number(percentile(times, 50).toFixed(2)),
     p95Ms: Number(percentile(times, 95).toFixed(2)),
     minMs: Number((times[0] ?? Number.NaN).toFixed(2)),
+    entryModules: modules.length,
+    moduleCheckMedianMs: Number(percentile(moduleTimes, 50).toFixed(2)),
+    moduleCheckShare: Number((percentile(moduleTimes, 50) / percentile(times, 50)).toFixed(3)),
     warnings: first.warnings.length,
   };
   const rows: Array<[string, string]> = [
@@ -108,6 +136,7 @@ try {
     ['median', `${result.medianMs} ms`],
     ['p95', `${result.p95Ms} ms`],
     ['min', `${result.minMs} ms`],
+    [`entry modules checked (${result.entryModules}), median`, `${result.moduleCheckMedianMs} ms (${(result.moduleCheckShare * 100).toFixed(1)} % of the load)`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   console.log('loadBundle: load + validate a generated bundle');

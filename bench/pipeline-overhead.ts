@@ -64,7 +64,7 @@ async function fullCall(middlewares: number): Promise<number> {
   const pipeline = new PipelineRegistry();
   for (let i = 0; i < middlewares; i++) pipeline.register(`ext-${i}`, 'toolCall', passThrough);
   const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), new EventBus(silent), silent);
-  const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', pipeline, executor, registry, events });
+  const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', workdir: join(dir, 'workspace'), maxToolResultBytes: 65_536, pipeline, executor, registry, events });
   const catalog = buildToolCatalog(registry);
   const message = createMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'echo__say', input: { text: 'hi' } }] }, { type: 'assistant', stepId: 's' });
   const stepSpan = turnSpan(userEvent('x'));

@@ -2,6 +2,7 @@
  * Where state lives (ARCHITECTURE §3): never inside the bundle. One function per path so the
  * orchestrator, the agent processes and the CLI always agree.
  */
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -24,10 +25,35 @@ export function workspaceIdFor(swarmInstanceKey: string): string {
   return slug === '' ? 'default' : slug;
 }
 
-/** `<agent>--<instanceKey>` with anything outside `[A-Za-z0-9_-]` turned into `-` (no `:` — Windows). */
+/** Characters of a key kept in its directory name; the hash, not the slug, makes the name unique. */
+const KEY_SLUG_MAX = 48;
+
+/**
+ * `<agent>--<key slug>.<hash>`: a readable slug (anything outside `[A-Za-z0-9_-]` becomes `-`; no
+ * `:` for Windows) plus the first 12 hex digits of sha256(agent NUL key), so that keys whose slugs
+ * agree (`alice.x` / `alice-x`, `k/1` / `k.1`, two non-ASCII keys of one length) never share state.
+ */
 export function instanceDirName(agentName: string, instanceKey: string): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '-');
-  return `${safe(agentName)}--${safe(instanceKey)}`;
+  const hash = createHash('sha256').update(`${agentName}\0${instanceKey}`).digest('hex').slice(0, 12);
+  return `${slugOf(agentName)}--${slugOf(instanceKey).slice(0, KEY_SLUG_MAX)}.${hash}`;
+}
+
+/** The directory name before keys were hashed (lossy); only the migration of old state uses it. */
+export function legacyInstanceDirName(agentName: string, instanceKey: string): string {
+  return `${slugOf(agentName)}--${slugOf(instanceKey)}`;
+}
+
+/** Whether a directory name has the current (hashed) form. */
+export function isHashedInstanceDirName(name: string): boolean {
+  return /^[A-Za-z0-9_-]*--[A-Za-z0-9_-]*\.[0-9a-f]{12}$/.test(name);
+}
+
+function slugOf(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]/g, '-');
+}
+
+export function instancesDir(stateRoot: string, workspaceId: string): string {
+  return join(workspaceDir(stateRoot, workspaceId), 'instances');
 }
 
 export function workspaceDir(stateRoot: string, workspaceId: string): string {
@@ -48,7 +74,7 @@ export interface InstancePaths {
 }
 
 export function instancePaths(stateRoot: string, workspaceId: string, agentName: string, instanceKey: string): InstancePaths {
-  const root = join(workspaceDir(stateRoot, workspaceId), 'instances', instanceDirName(agentName, instanceKey));
+  const root = join(instancesDir(stateRoot, workspaceId), instanceDirName(agentName, instanceKey));
   const messagesDir = join(root, 'messages');
   return {
     root,

@@ -98,7 +98,16 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
   const pipeline = new PipelineRegistry();
-  const toolRunner = new ToolCallRunner({ agentName: plan.name, instanceKey, pipeline, executor, registry, events });
+  const toolRunner = new ToolCallRunner({
+    agentName: plan.name,
+    instanceKey,
+    workdir: paths.workdir,
+    maxToolResultBytes: plan.maxToolResultBytes,
+    pipeline,
+    executor,
+    registry,
+    events,
+  });
 
   const append = (message: Parameters<EngineInternals['append']>[0]): void => {
     const event: MessageEvent = { type: 'append', message };

@@ -16,6 +16,7 @@ import { toolResultOutput } from '../tools/tool-result-output.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
 import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
 import { runStep } from './run-step.ts';
+import { seedHistory } from './seed-history.ts';
 
 /** The core of the turn chain for one turn (its state travels in the call, not in the context). */
 export async function turnCore(engine: EngineInternals, turn: TurnState): Promise<TurnResult> {
@@ -25,6 +26,7 @@ export async function turnCore(engine: EngineInternals, turn: TurnState): Promis
     await rerunPendingToolCalls(engine, turn, turn.resumeFrom.inputIndex + 1);
   } else {
     settleDanglingToolCalls(engine);
+    seedHistory(engine, turn.event);
     appendInbox(engine);
     // The input is appended by the core, after turn middleware ran (SPEC.md §9.10: compaction
     // in turn middleware must not be able to delete it).

@@ -22,7 +22,9 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `an agent process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
   }
   const { agent: agentName, instanceKey } = assignment;
-  const logger = createDeferredLogger({ name: 'agent', base: { agent: agentName, instanceKey } });
+  // The engine adds agent and instanceKey to its own lines; binding them here too would repeat the keys.
+  const rootLogger = createDeferredLogger({ name: 'agent' });
+  const logger = rootLogger.child({ agent: agentName, instanceKey });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;
@@ -31,7 +33,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     swarm: assignment.swarmPlan,
     instanceKey,
     stateRoot: assignment.stateRoot,
-    logger,
+    logger: rootLogger,
     agentsRuntime: agents,
     approvals: createIpcApprovals({ channel, self }),
     env: process.env,
@@ -87,6 +89,7 @@ function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, res
     status: ok ? 'ok' : 'error',
     output: result?.responseText ?? '',
     ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
+    ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}),
     ...(ok ? {} : { error: result?.error ?? runtimeError('AGENT_TURN_FAILED', 'the turn failed') }),
   });
   channel.post(event.replyTo.target, reply);

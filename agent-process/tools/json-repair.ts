@@ -1,8 +1,10 @@
 /**
- * Tool-call arguments the model sent as broken JSON (seed 004 §8). Only unambiguous damage is
- * repaired — trailing text or a Markdown fence after the object, trailing commas, an unclosed
- * string or unclosed brackets at the end — and a repair counts only when the result parses to an
- * object that the caller's schema accepts. Anything else is reported, never replaced by `{}`.
+ * Tool-call arguments the model sent as broken JSON (seed 004 §8). Only damage whose repair cannot
+ * change the meaning is repaired: a byte-order mark, a Markdown code fence around the object, and
+ * trailing commas. Output that stops inside a string, array or object was cut off — completing it
+ * would guess (`rm -rf ./build` of `rm -rf ./build/cache`), so it is reported, never closed. Text
+ * after the object is reported too: it may be a second call or the rest of a broken string. A repair
+ * counts only when the result parses to an object the caller's schema accepts.
  */
 import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
 
@@ -22,7 +24,7 @@ export function parseToolArguments(raw: string, accepts: (value: JsonObject) => 
     parseError = error instanceof Error ? error.message : String(error);
   }
   const repaired = repairJsonText(raw);
-  if (repaired !== null) {
+  if (repaired.ok) {
     try {
       const value: unknown = JSON.parse(repaired.text);
       if (isJsonObject(value) && accepts(value)) return { ok: true, value, repairs: repaired.repairs };
@@ -30,7 +32,8 @@ export function parseToolArguments(raw: string, accepts: (value: JsonObject) => 
       // fall through to the report
     }
   }
-  return { ok: false, reason: `arguments are not valid JSON: ${parseError}` };
+  const why = repaired.ok ? '' : ` (${repaired.damage})`;
+  return { ok: false, reason: `arguments are not valid JSON${why}: ${parseError}` };
 }
 
 export function describeJsonType(value: unknown): string {
@@ -40,22 +43,30 @@ export function describeJsonType(value: unknown): string {
   return typeof value;
 }
 
-/** The repaired text and what was done to it, or null when the damage is not one of the known kinds. */
-export function repairJsonText(raw: string): { text: string; repairs: string[] } | null {
+export type JsonRepair = { ok: true; text: string; repairs: string[] } | { ok: false; damage: string };
+
+const FENCED = /^```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```$/;
+
+/** The repaired text and what was done to it, or what damage was found that is not repaired. */
+export function repairJsonText(raw: string): JsonRepair {
   const repairs: string[] = [];
-  let text = raw.trim();
-  const fence = /^```[a-zA-Z]*\s*\n?/.exec(text);
-  if (fence) {
-    text = text.slice(fence[0].length);
-    repairs.push('removed a leading Markdown fence');
+  let text = raw;
+  if (text.startsWith('\uFEFF')) {
+    text = text.slice(1);
+    repairs.push('removed a byte-order mark');
   }
-  if (!text.startsWith('{')) return null;
+  text = text.trim();
+  const fence = FENCED.exec(text);
+  if (fence) {
+    text = (fence[1] ?? '').trim();
+    repairs.push('removed a Markdown code fence');
+  }
+  if (!text.startsWith('{')) return { ok: false, damage: 'it is not a JSON object' };
 
   const stack: string[] = [];
   let out = '';
   let inString = false;
   let escaped = false;
-  let end = -1;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charAt(i);
     if (inString) {
@@ -65,47 +76,25 @@ export function repairJsonText(raw: string): { text: string; repairs: string[] }
       else if (ch === '"') inString = false;
       continue;
     }
-    if (ch === '"') {
-      inString = true;
-      out += ch;
-    } else if (ch === '{' || ch === '[') {
-      stack.push(ch === '{' ? '}' : ']');
-      out += ch;
-    } else if (ch === '}' || ch === ']') {
-      if (stack.pop() !== ch) return null; // mismatched bracket: not a damage kind we repair
+    if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') stack.push(ch === '{' ? '}' : ']');
+    else if (ch === '}' || ch === ']') {
+      if (stack.pop() !== ch) return { ok: false, damage: `a mismatched "${ch}"` };
       const trimmed = out.trimEnd();
       if (trimmed.endsWith(',')) {
-        out = trimmed.slice(0, -1);
+        out = trimmed.slice(0, -1).trimEnd();
+        // `[,]` or `[1,,]` hold an empty element, not a trailing comma.
+        if (/[[{,]$/.test(out)) return { ok: false, damage: 'an empty element before a closing bracket' };
         repairs.push('removed a trailing comma');
       }
-      out += ch;
       if (stack.length === 0) {
-        end = i;
-        break;
+        if (text.slice(i + 1).trim() !== '') return { ok: false, damage: 'there is text after the JSON object' };
+        out += ch;
+        return repairs.length > 0 ? { ok: true, text: out, repairs } : { ok: false, damage: 'no repairable damage found' };
       }
-    } else {
-      out += ch;
     }
+    out += ch;
   }
-
-  if (end >= 0) {
-    if (text.slice(end + 1).trim() !== '') repairs.push('removed text after the JSON object');
-    return repairs.length > 0 ? { text: out, repairs } : null;
-  }
-
-  // The text stopped inside the object: close what is open, if that is unambiguous.
-  if (inString) {
-    if (escaped) return null; // ends in a lone backslash: the escape is unknowable
-    out += '"';
-    repairs.push('closed an unterminated string');
-  }
-  let tail = out.trimEnd();
-  if (tail.endsWith(',')) {
-    tail = tail.slice(0, -1);
-    repairs.push('removed a trailing comma');
-  }
-  if (tail.endsWith(':')) return null; // a key without a value
-  out = tail + stack.reverse().join('');
-  repairs.push('closed unclosed brackets');
-  return { text: out, repairs };
+  // The text stopped inside the object: the output was cut off, and any completion would be a guess.
+  return { ok: false, damage: inString ? 'the text ends inside a string: the output looks cut off' : 'the text ends inside an unclosed object or array: the output looks cut off' };
 }

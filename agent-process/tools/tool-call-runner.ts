@@ -11,6 +11,7 @@ import { runChain } from '../engine/chain-runner.ts';
 import type { PipelineRegistry } from '../engine/pipeline-registry.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { childSpan, elapsed, spanFields, type Span } from '../observability/trace-span.ts';
+import { boundToolResult } from './bounded-tool-output.ts';
 import type { ToolCallExtras, ToolExecutor } from './tool-executor.ts';
 import { errorResult, invalidArgsError } from './tool-errors.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -32,6 +33,10 @@ export interface ToolCallRequest {
 export interface ToolCallRunnerOptions {
   agentName: string;
   instanceKey: string;
+  /** The instance workspace, where oversized results are saved whole. */
+  workdir: string;
+  /** The agent's bound on a result's text (a Tool's own maxResultBytes wins). */
+  maxToolResultBytes: number;
   pipeline: PipelineRegistry;
   executor: ToolExecutor;
   registry: ToolRegistry;
@@ -85,11 +90,16 @@ export class ToolCallRunner {
       span,
       isResult: isToolResult,
       failed: (error) => errorResult(call.id, call.name, error),
-      // The message limit applies before the result is reported and stored (tool spec §2.4.2).
-      settle: (done) => this.limitErrorMessage(done),
+      // Both limits apply before the result is reported and stored (tool spec §2.4.2; issue 9).
+      settle: (done) => this.limitOutput(this.limitErrorMessage(done)),
       started: called,
       finished,
     });
+  }
+
+  private limitOutput(result: ToolResult): ToolResult {
+    const limit = this.options.registry.get(result.toolName)?.maxResultBytes ?? this.options.maxToolResultBytes;
+    return boundToolResult(result, limit, this.options.workdir);
   }
 
   /** tool spec §2.4.2: every error message is cut to the tool's limit (extension tools: 1000). */

@@ -16,6 +16,8 @@ export interface RegisteredTool {
   item: ToolCatalogItem;
   handler: ToolHandler;
   errorMessageLimit: number;
+  /** The tool's own result bound (Tool.spec.maxResultBytes), when it sets one. */
+  maxResultBytes?: number;
   /** `ctx.config` for the handler. */
   config: JsonObject;
   origin: 'config' | 'extension';
@@ -36,8 +38,15 @@ export class ToolRegistry {
         parameters: exp.parameters,
         source: { type: 'config', name: plan.name },
       };
-      if (exp.readOnly !== undefined) item.readOnly = exp.readOnly;
-      this.put({ item, handler, errorMessageLimit: plan.errorMessageLimit, config: plan.config, origin: 'config' });
+      if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
+      this.put({
+        item,
+        handler,
+        errorMessageLimit: plan.errorMessageLimit,
+        ...(plan.maxResultBytes !== undefined ? { maxResultBytes: plan.maxResultBytes } : {}),
+        config: plan.config,
+        origin: 'config',
+      });
     }
   }
 
@@ -86,6 +95,19 @@ export class ToolRegistry {
     if (!this.tools.has(tool.item.name)) this.order.push(tool.item.name);
     this.tools.set(tool.item.name, tool);
   }
+}
+
+/**
+ * A read-only export stops being read-only for an agent whose tool config opens it up (e.g.
+ * http-fetch's `allow`, which lets `get` reach private addresses): `Tool.spec.exports[].readOnlyUnlessConfig`.
+ */
+function widenedByConfig(keys: readonly string[] | undefined, config: JsonObject): boolean {
+  return (keys ?? []).some((key) => {
+    const value = config[key];
+    if (value === undefined || value === null || value === false || value === '') return false;
+    if (Array.isArray(value)) return value.length > 0;
+    return typeof value !== 'object' || Object.keys(value).length > 0;
+  });
 }
 
 /** Extension tool schemas did not pass the config plane: check them here (the model gets them verbatim). */

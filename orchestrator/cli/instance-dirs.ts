@@ -4,9 +4,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workspaceDir } from '../../shared/state-paths.ts';
+import { instancesDir } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import { liveDaemons } from '../daemon/runtime-file.ts';
+import { DurableInbox } from '../delivery/durable-inbox.ts';
 
 export interface InstanceDir {
   workspaceId: string;
@@ -28,7 +29,7 @@ export function workspacesToRead(stateRoot: string): string[] {
 }
 
 export function listInstanceDirs(stateRoot: string, workspaceId: string): InstanceDir[] {
-  const root = join(workspaceDir(stateRoot, workspaceId), 'instances');
+  const root = instancesDir(stateRoot, workspaceId);
   let names: string[];
   try {
     names = readdirSync(root).sort();
@@ -39,13 +40,17 @@ export function listInstanceDirs(stateRoot: string, workspaceId: string): Instan
   for (const name of names) {
     const dir = join(root, name);
     const meta = readMetadata(join(dir, 'metadata.json'));
-    // Without metadata (never ran a turn) fall back to the directory name `<agent>--<key>`.
-    const [agentFromName = name, keyFromName = ''] = name.split('--');
+    // The directory name is a lossy slug plus a hash: identity comes from metadata.json, or from the
+    // inbox records of an instance that never finished a turn; a directory with neither is skipped.
+    const recorded = meta?.agentName !== undefined && meta.instanceKey !== undefined ? undefined : DurableInbox.recordedIdentity(join(dir, 'inbox.jsonl'));
+    const agentName = meta?.agentName ?? recorded?.agent;
+    const instanceKey = meta?.instanceKey ?? recorded?.instanceKey;
+    if (agentName === undefined || instanceKey === undefined) continue;
     result.push({
       workspaceId,
       dir,
-      agentName: meta?.agentName ?? agentFromName,
-      instanceKey: meta?.instanceKey ?? keyFromName,
+      agentName,
+      instanceKey,
       ...(meta?.status ? { status: meta.status } : {}),
       ...(meta?.updatedAt ? { updatedAt: meta.updatedAt } : {}),
     });
@@ -68,7 +73,7 @@ function readMetadata(path: string): { agentName?: string; instanceKey?: string;
     const status = str(value.status);
     const updatedAt = str(value.updatedAt);
     if (agentName) meta.agentName = agentName;
-    if (instanceKey) meta.instanceKey = instanceKey;
+    if (instanceKey !== undefined) meta.instanceKey = instanceKey;
     if (status) meta.status = status;
     if (updatedAt) meta.updatedAt = updatedAt;
     return meta;

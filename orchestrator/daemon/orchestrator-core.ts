@@ -19,6 +19,8 @@ import type { BackoffPolicy } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit, ProcessKind } from '../process/managed-process.ts';
 import { processRssBytes } from '../process/process-rss.ts';
 import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
+import { InstanceLifecycle } from '../process/instance-lifecycle.ts';
+import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
@@ -60,6 +62,8 @@ export class OrchestratorCore {
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
+  readonly lifecycle: InstanceLifecycle;
+  readonly liveBudget: LiveProcessBudget;
   private stopping = false;
 
   constructor(private readonly options: OrchestratorCoreOptions) {
@@ -67,7 +71,11 @@ export class OrchestratorCore {
     const config = options.config;
     this.delivery = new Delivery({ stateRoot: options.stateRoot, workspaceId: config().swarm.workspaceId, logger });
     this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
+    this.liveBudget = new LiveProcessBudget(config().swarm.lifecycle.maxLiveProcesses);
     this.supervisor = new Supervisor({
+      maxLiveAgents: () => this.liveBudget.limit,
+      isIdle: (proc) => this.lifecycle.isIdle(proc),
+      passivateGraceMs: () => config().swarm.shutdownGracePeriodMs,
       logger,
       launcher: options.launcher,
       takeWarm: () => this.pool.take(),
@@ -81,6 +89,16 @@ export class OrchestratorCore {
       onExit: (proc, exit) => this.onExit(proc, exit),
       wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
+    });
+    this.lifecycle = new InstanceLifecycle({
+      lifecycle: () => config().swarm.lifecycle,
+      gracePeriodMs: () => config().swarm.shutdownGracePeriodMs,
+      stateRoot: options.stateRoot,
+      workspaceId: config().swarm.workspaceId,
+      supervisor: this.supervisor,
+      delivery: this.delivery,
+      metrics: this.metrics,
+      logger,
     });
     this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
     this.router = new Router({
@@ -109,6 +127,9 @@ export class OrchestratorCore {
     }
     this.pool.fill();
     this.supervisor.startReconciling();
+    this.lifecycle.start();
+    const budget = this.liveBudget;
+    this.options.logger.info({ maxLiveProcesses: budget.limit, derived: budget.derived }, 'live agent process limit');
   }
 
   submit(submission: ExternalSubmission): Submitted {
@@ -118,6 +139,7 @@ export class OrchestratorCore {
   /** Graceful shutdown (SPEC.md §2.3): answer every waiter, drain every child, SIGKILL stragglers. */
   async stop(gracePeriodMs: number): Promise<void> {
     this.stopping = true;
+    this.lifecycle.stop();
     this.pool.stop();
     // Running turns finish and answer their callers; a caller waiting on a process that is not
     // running (crash backoff, cannot start) would wait out the whole grace period: answer it now.
@@ -185,6 +207,11 @@ export class OrchestratorCore {
     return rows;
   }
 
+  /** What /metrics shows of capacity: queued instances and the live-process limit. */
+  capacity(): { queued: number; maxLive: number } {
+    return { queued: this.supervisor.queuedCount, maxLive: this.liveBudget.limit };
+  }
+
   processStatusCounts(): Record<string, number> {
     const counts: Record<string, number> = {};
     for (const proc of this.supervisor.list()) counts[`${proc.kind}/${proc.status}`] = (counts[`${proc.kind}/${proc.status}`] ?? 0) + 1;
@@ -206,6 +233,8 @@ export class OrchestratorCore {
   }
 
   private onStarted(proc: ManagedProcess): void {
+    // The first agent measured refines the memory-derived live-process limit.
+    if (proc.kind === 'agent' && this.liveBudget.derived) void proc.rssBytes().then((rss) => rss !== undefined && this.liveBudget.measured(rss));
     if (proc.kind === 'agent') {
       const flushed = this.delivery.flush(proc);
       if (flushed > 0) {

@@ -8,10 +8,11 @@ import type { Server } from 'bun';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
+import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
 import { approvalRoutes } from '../approvals/approval-routes.ts';
+import { migrateInstanceDirs } from '../delivery/migrate-instance-dirs.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
 import { prepareAgentEntry } from '../process/agent-bundle.ts';
@@ -91,6 +92,8 @@ export class Orchestrator {
         `swarm '${swarm.name}' is already running (pid ${existing.pid}, API ${existing.apiUrl}); stop it first or use another --state-root`,
       );
     }
+    // State directories of older versions get their injective names before anything reads them.
+    migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
@@ -247,10 +250,11 @@ export class Orchestrator {
       isReady: () => this.ready,
       entryAgent: () => this.config.swarm.entryAgent,
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
+      agents: () => this.config.swarm.agents,
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
       runtimeEvents: this.core.runtimeEvents,
-      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000),
+      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),
@@ -258,17 +262,25 @@ export class Orchestrator {
     };
   }
 
-  /** `goondan restart` / `POST /v1/instances/{key}/restart`: replacement first, then the old one drains. */
+  /**
+   * `goondan restart` / `POST /v1/restart` / `POST /v1/instances/{key}/restart`: matching agent
+   * processes drain, then start again with the current bundle. `fresh` deletes their instances'
+   * state instead (they start afresh on their next event).
+   */
   private async restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject> {
     const matches = (p: ManagedProcess) =>
       p.kind === 'agent' && (instanceKey === undefined || p.instanceKey === instanceKey) && (options.agent === undefined || p.name === options.agent);
-    if (options.fresh && instanceKey !== undefined) {
-      const agents = options.agent ? [options.agent] : this.config.swarm.agents;
-      const removed = await this.core.deleteInstance(instanceKey, agents);
-      return { ...removed, restarted: 0, fresh: true };
+    if (!options.fresh) return { instanceKey: instanceKey ?? null, restarted: await this.core.restart(matches, 'restart'), fresh: false };
+    const agents = options.agent ? [options.agent] : this.config.swarm.agents;
+    const keys = instanceKey !== undefined ? [instanceKey] : [...new Set(this.core.supervisor.list().filter(matches).map((p) => p.instanceKey))];
+    let stopped = 0;
+    const deleted: JsonValue[] = [];
+    for (const key of keys) {
+      const removed = await this.core.deleteInstance(key, agents);
+      stopped += Number(removed.stopped ?? 0);
+      if (Array.isArray(removed.deleted)) deleted.push(...removed.deleted);
     }
-    const restarted = await this.core.restart(matches, 'restart');
-    return { instanceKey: instanceKey ?? null, restarted, fresh: false };
+    return { instanceKey: instanceKey ?? null, restarted: 0, fresh: true, stopped, deleted };
   }
 }
 

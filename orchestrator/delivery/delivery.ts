@@ -65,6 +65,7 @@ export class Delivery {
   /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */
   deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
     this.inbox(proc.id).append(event);
+    proc.touch();
     if (proc.ready) this.send(proc, event, from);
   }
 

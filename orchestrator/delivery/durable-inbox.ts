@@ -10,7 +10,7 @@ import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 
-type InboxLine =
+export type InboxLine =
   | { op: 'put'; agent: string; instanceKey: string; event: AgentEvent }
   | { op: 'ack'; eventId: string; dead?: string };
 
@@ -50,7 +50,7 @@ export class DurableInbox {
         lineNo += 1;
         if (raw.trim() === '') continue;
         inbox.lines += 1;
-        const line = parseLine(raw);
+        const line = parseInboxLine(raw);
         if (!line) {
           onBadLine?.(lineNo, 'not a valid inbox record');
           continue;
@@ -69,6 +69,11 @@ export class DurableInbox {
     const inbox = DurableInbox.open(path, '', '');
     if (inbox.pending.size === 0 || !inbox.recorded) return undefined;
     return { ...inbox.recorded, pending: inbox.pending.size };
+  }
+
+  /** The agent/instance identity the file's records name, pending or not (CLI views of state). */
+  static recordedIdentity(path: string): { agent: string; instanceKey: string } | undefined {
+    return DurableInbox.open(path, '', '').recorded;
   }
 
   append(event: AgentEvent): void {
@@ -141,7 +146,8 @@ export class DurableInbox {
   }
 }
 
-function parseLine(raw: string): InboxLine | undefined {
+/** One line of an inbox file, or undefined when it is not a valid record. */
+export function parseInboxLine(raw: string): InboxLine | undefined {
   let value: unknown;
   try {
     value = JSON.parse(raw);

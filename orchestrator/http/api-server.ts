@@ -7,6 +7,7 @@
  */
 import type { Server } from 'bun';
 import { httpStatusOf } from '../../shared/errors/index.ts';
+import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -14,6 +15,7 @@ import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
+import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 
@@ -43,6 +45,8 @@ export interface DaemonApi {
   isReady(): boolean;
   entryAgent(): string;
   isKnownAgent(name: string): boolean;
+  /** The swarm's agents (the OpenAI-compatible front door lists them as models). */
+  agents(): readonly string[];
   processes(): Promise<ProcessRow[]>;
   submit(submission: ExternalSubmission): Submitted;
   runtimeEvents: RuntimeEventBus;
@@ -83,7 +87,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
   }
   const open = (method: string, path: string) =>
     method === 'GET' && (path === '/healthz' || path === '/readyz' || (path === '/metrics' && !options.envToken));
-  const routes = coreRoutes(daemon);
+  const routes = [...coreRoutes(daemon), ...openAiRoutes(daemon)];
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -135,7 +139,11 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
     {
       method: 'DELETE',
       pattern: /^\/v1\/instances\/([^/]+)$/,
-      handle: async (_request, match) => jsonResponse(200, await daemon.deleteInstance(pathSegment(match[1]))),
+      handle: async (_request, match) => {
+        const key = pathSegment(match[1]);
+        const problem = validateInstanceKey(key);
+        return problem ? badInstanceKey(problem, 'path', daemon) : jsonResponse(200, await daemon.deleteInstance(key));
+      },
     },
     {
       method: 'POST',
@@ -145,7 +153,10 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
         const agent = url.searchParams.get('agent') ?? undefined;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '?agent');
         const fresh = url.searchParams.get('fresh') === 'true';
-        return jsonResponse(200, await daemon.restartInstance(pathSegment(match[1]), { fresh, ...(agent !== undefined ? { agent } : {}) }));
+        const key = pathSegment(match[1]);
+        const problem = validateInstanceKey(key);
+        if (problem) return badInstanceKey(problem, 'path', daemon);
+        return jsonResponse(200, await daemon.restartInstance(key, { fresh, ...(agent !== undefined ? { agent } : {}) }));
       },
     },
     {
@@ -156,6 +167,8 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
         if (!body.ok) return body.response;
         const { agent, instanceKey, fresh = false } = body.value;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
+        const problem = instanceKey === undefined ? undefined : validateInstanceKey(instanceKey);
+        if (problem) return badInstanceKey(problem, '/instanceKey', daemon);
         return jsonResponse(200, await daemon.restartInstance(instanceKey, { fresh, ...(agent !== undefined ? { agent } : {}) }));
       },
     },
@@ -166,6 +179,10 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
   const body = await readJsonBody(request, validateSubmitEventBody, () => daemon.countMalformedBody());
   if (!body.ok) return body.response;
   const { input, wait = true, timeoutMs, traceId, metadata, instanceKey } = body.value;
+  if (instanceKey !== undefined) {
+    const problem = validateInstanceKey(instanceKey);
+    if (problem) return badInstanceKey(problem, '/instanceKey', daemon);
+  }
   const agent = body.value.agent ?? daemon.entryAgent();
   if (!daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
   const submitted = daemon.submit({
@@ -195,6 +212,11 @@ function replyResponse(outcome: ReplyOutcome, submitted: Submitted): Response {
   const result: JsonObject = { status: outcome.status, output: outcome.output, turnId: outcome.turnId ?? null, traceId, eventId: submitted.eventId };
   if (outcome.error) result.error = outcome.error;
   return jsonResponse(200, result);
+}
+
+function badInstanceKey(problem: string, path: string, daemon: DaemonApi): Response {
+  daemon.countMalformedBody();
+  return errorResponse(400, 'E_HTTP_BAD_INSTANCE_KEY', problem, { details: { path }, suggestion: 'use printable characters, at most 256 bytes (UTF-8)' });
 }
 
 function unknownAgent(agent: string, path: string): Response {

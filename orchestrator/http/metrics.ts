@@ -33,6 +33,7 @@ export class Metrics {
   readonly tokens = new Counter('goondan_tokens_total', 'Model tokens used, by agent and kind.');
   readonly malformedMessages = new Counter('goondan_malformed_messages_total', 'Dropped malformed IPC messages and HTTP bodies, by source.');
   readonly deadLetters = new Counter('goondan_dead_letters_total', 'Events given up after repeated crashes, by agent.');
+  readonly instancesCollected = new Counter('goondan_instances_collected_total', 'Instances whose state was deleted after gcGraceSeconds idle, by agent.');
   readonly startFailures = new Counter('goondan_start_failures_total', 'Processes that could not start (runtime.failed or start-up timeout), by agent and code.');
 
   observe(event: RuntimeEvent): void {
@@ -58,8 +59,18 @@ export class Metrics {
     }
   }
 
-  render(processStatusCounts: Record<string, number>, uptimeSeconds: number): string {
+  render(processStatusCounts: Record<string, number>, uptimeSeconds: number, capacity?: { queued: number; maxLive: number }): string {
     const lines: string[] = [
+      ...(capacity
+        ? [
+            '# HELP goondan_spawn_queue Agent instances waiting for a live-process slot (their events wait in the durable inbox).',
+            '# TYPE goondan_spawn_queue gauge',
+            `goondan_spawn_queue ${capacity.queued}`,
+            '# HELP goondan_max_live_processes The live agent process limit (lifecycle.maxLiveProcesses, or derived from memory).',
+            '# TYPE goondan_max_live_processes gauge',
+            `goondan_max_live_processes ${capacity.maxLive}`,
+          ]
+        : []),
       '# HELP goondan_processes Child processes by kind and status.',
       '# TYPE goondan_processes gauge',
       ...Object.entries(processStatusCounts).map(([key, n]) => {
@@ -70,7 +81,7 @@ export class Metrics {
       '# TYPE goondan_uptime_seconds gauge',
       `goondan_uptime_seconds ${uptimeSeconds.toFixed(3)}`,
     ];
-    for (const counter of [this.eventsRouted, this.restarts, this.turns, this.toolCalls, this.tokens, this.malformedMessages, this.deadLetters, this.startFailures]) {
+    for (const counter of [this.eventsRouted, this.restarts, this.turns, this.toolCalls, this.tokens, this.malformedMessages, this.deadLetters, this.startFailures, this.instancesCollected]) {
       lines.push(...counter.render());
     }
     return `${lines.join('\n')}\n`;

@@ -16,7 +16,21 @@ import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
 import { processRssBytes } from './process-rss.ts';
 
-export type ProcessStatus = 'spawning' | 'idle' | 'processing' | 'draining' | 'terminated' | 'crashed' | 'crashLoopBackOff' | 'failed';
+/**
+ * SPEC.md §2.2 statuses, plus `failed` (cannot start; not retried), `passivated` (stopped while
+ * idle; starts again on its next event) and `queued` (wants to start; waits for a live-process slot).
+ */
+export type ProcessStatus =
+  | 'spawning'
+  | 'idle'
+  | 'processing'
+  | 'draining'
+  | 'terminated'
+  | 'crashed'
+  | 'crashLoopBackOff'
+  | 'failed'
+  | 'passivated'
+  | 'queued';
 
 export interface ProcessExit {
   exitCode: number | null;
@@ -85,6 +99,10 @@ export class ManagedProcess {
   lastError: LastError | undefined;
   /** A deterministic start-up failure: not retried until the bundle changes or a restart. */
   startFailure: ErrorShape | undefined;
+  /** Last time work reached or left this instance (ms since the epoch): the lifecycle's idle clock. */
+  lastActiveAt = Date.now();
+  /** Draining because it was idle (or made room); it ends `passivated`, not `terminated`. */
+  passivating = false;
   private child: LaunchedChild | undefined;
   private shutdownAcked = false;
   private startupTimer: ReturnType<typeof setTimeout> | undefined;
@@ -120,7 +138,9 @@ export class ManagedProcess {
     this.shutdownAcked = false;
     this.startFailure = undefined;
     this.failedToStart = false;
+    this.passivating = false;
     this.status = 'spawning';
+    this.touch();
     const incarnation = this.incarnation;
     const warm = this.options.kind === 'agent' ? this.options.takeWarm?.() : undefined;
     const child = warm ?? this.options.launcher.launch(this.options.launch);
@@ -137,6 +157,7 @@ export class ManagedProcess {
       const crashed = !(exit.exitCode === 0 && exit.signal === null);
       this.ready = false;
       if (this.startFailure) this.status = 'failed';
+      else if (this.passivating && !crashed) this.status = 'passivated';
       else {
         this.status = crashed ? 'crashed' : 'terminated';
         // A start-up failure already recorded why this incarnation died; keep that.
@@ -181,6 +202,11 @@ export class ManagedProcess {
   /** Resident set size in bytes; undefined when not running. */
   async rssBytes(): Promise<number | undefined> {
     return this.alive && this.pid !== undefined ? processRssBytes(this.pid) : undefined;
+  }
+
+  /** Work reached or left the instance now. */
+  touch(): void {
+    this.lastActiveAt = Date.now();
   }
 
   recordError(code: string, message: string): void {

@@ -37,6 +37,12 @@ export interface SupervisorOptions {
   onRestart?(process: ManagedProcess): void;
   /** A warm agent process, if the pool has one ready. */
   takeWarm?(): LaunchedChild | undefined;
+  /** At most this many agent instance processes live at once (lifecycle; Infinity = no limit). */
+  maxLiveAgents?(): number;
+  /** Whether an agent process has nothing to do (no queued event, no turn): it may be passivated. */
+  isIdle?(process: ManagedProcess): boolean;
+  /** How long a passivated process may take to drain. */
+  passivateGraceMs?(): number;
 }
 
 export const RECONCILE_INTERVAL_MS = 5_000;
@@ -44,6 +50,8 @@ export const RECONCILE_INTERVAL_MS = 5_000;
 export class Supervisor {
   private readonly table = new Map<string, ManagedProcess>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Agent processes waiting for a live-process slot, in arrival order (their events wait in the inbox). */
+  private readonly admission: ManagedProcess[] = [];
   private reconcileTimer: ReturnType<typeof setInterval> | undefined;
   private stopping = false;
 
@@ -78,9 +86,32 @@ export class Supervisor {
       proc = this.create(kind, name, instanceKey);
       this.table.set(key, proc);
     }
-    const waiting = proc.status === 'crashLoopBackOff' || proc.status === 'draining' || proc.status === 'failed';
+    const waiting = proc.status === 'crashLoopBackOff' || proc.status === 'draining' || proc.status === 'failed' || proc.status === 'queued';
     if (!proc.alive && !this.stopping && !waiting) this.spawn(proc);
     return proc;
+  }
+
+  /** Agent processes running or starting (what maxLiveProcesses bounds). */
+  liveAgentCount(): number {
+    let live = 0;
+    for (const proc of this.table.values()) if (proc.kind === 'agent' && proc.alive) live += 1;
+    return live;
+  }
+
+  /** Agent instances waiting for a live-process slot. */
+  get queuedCount(): number {
+    return this.admission.length;
+  }
+
+  /**
+   * Stops an idle instance and keeps its row (`passivated`): its state stays on disk and its next
+   * event starts it again (SPEC.md §1.2 lifecycle.ttlSeconds).
+   */
+  async passivate(proc: ManagedProcess, gracePeriodMs: number): Promise<void> {
+    if (!proc.alive || proc.passivating || proc.status === 'draining') return;
+    proc.passivating = true;
+    this.options.logger.info({ process: proc.key, childPid: proc.pid, idleMs: Date.now() - proc.lastActiveAt }, 'passivating an idle instance');
+    await proc.shutdown(gracePeriodMs, 'passivate');
   }
 
   /** Graceful stop; `restart` brings it back with a fresh spawn spec (and a clean record) afterwards. */
@@ -102,6 +133,7 @@ export class Supervisor {
 
   async shutdownAll(gracePeriodMs: number): Promise<void> {
     this.stopping = true;
+    this.admission.length = 0;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     for (const key of this.timers.keys()) this.clearTimer(key);
     // Agents first so their final replies can still reach connectors; then connectors.
@@ -149,6 +181,13 @@ export class Supervisor {
 
   private spawn(proc: ManagedProcess): void {
     proc.nextSpawnAllowedAt = undefined;
+    if (proc.kind === 'agent' && this.liveAgentCount() >= this.maxLiveAgents()) {
+      // No slot: the instance waits (its events stay in the durable inbox) and an idle one makes room.
+      if (!this.admission.includes(proc)) this.admission.push(proc);
+      proc.status = 'queued';
+      this.makeRoom();
+      return;
+    }
     try {
       proc.start();
     } catch (error) {
@@ -159,10 +198,48 @@ export class Supervisor {
     }
   }
 
+  private maxLiveAgents(): number {
+    return this.options.maxLiveAgents?.() ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Passivates the least recently used idle agent so that a queued instance can start. */
+  private makeRoom(): void {
+    const draining = [...this.table.values()].some((p) => p.kind === 'agent' && p.alive && p.passivating);
+    if (draining) return; // one victim at a time; its exit admits the next queued instance
+    const idle = [...this.table.values()]
+      .filter((p) => p.kind === 'agent' && p.alive && p.ready && !p.passivating && p.status === 'idle' && this.options.isIdle?.(p) !== false)
+      .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
+    const victim = idle[0];
+    if (victim) void this.passivate(victim, this.options.passivateGraceMs?.() ?? 5_000);
+  }
+
+  /** An instance just became idle: if others wait for a slot, it may make room for them. */
+  nudge(): void {
+    if (this.admission.length > 0) this.makeRoom();
+  }
+
+  /** Starts queued instances while there are slots (after any agent exit). */
+  private admitQueued(): void {
+    while (this.admission.length > 0 && this.liveAgentCount() < this.maxLiveAgents() && !this.stopping) {
+      const next = this.admission.shift();
+      if (!next || next.alive || next.retired || this.table.get(next.key) !== next) continue;
+      next.status = 'spawning';
+      this.spawn(next);
+    }
+    if (this.admission.length > 0) this.makeRoom();
+  }
+
   private handleExit(proc: ManagedProcess, exit: ProcessExit): void {
     const { logger } = this.options;
     this.options.onExit(proc, exit);
+    if (proc.kind === 'agent') queueMicrotask(() => this.admitQueued());
     if (proc.retired || this.stopping) return;
+    if (proc.status === 'passivated') {
+      logger.info({ process: proc.key }, 'instance passivated');
+      // An event that arrived during the drain brings it straight back.
+      if (this.options.wantsRestartAfterCleanExit(proc)) this.spawn(proc);
+      return;
+    }
     if (proc.startFailure) {
       logger.warn({ process: proc.key, code: proc.startFailure.code }, 'not restarting a process that cannot start; fix the bundle, then restart it');
       return;

@@ -11,6 +11,7 @@ import { type ControlRequestType, type ControlResults, resultJson } from '../../
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, failureOutcome, makeReplyEvent, CONTROL_RESPONSE_TYPE } from '../../shared/ipc/reply-events.ts';
 import { runtimeError } from '../../shared/errors/index.ts';
+import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -63,9 +64,11 @@ export class ControlHandler {
         if (from.status !== 'draining') from.status = 'processing';
         return;
       case 'runtime.turn.completed':
+        from.touch();
         this.deps.delivery.ack(from, control.payload.eventId);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
+        if (from.status === 'idle') this.deps.supervisor.nudge();
         return;
       case 'runtime.observe':
         this.observe(control.payload.event, from);
@@ -123,6 +126,11 @@ export class ControlHandler {
 
   private spawn(event: AgentEvent, request: ControlPayloads['runtime.spawn'], from: ManagedProcess): void {
     const target = targetOf(request.target, request.instanceKey, from.id);
+    const badKey = validateInstanceKey(target.instanceKey);
+    if (badKey) {
+      this.answer(from, event, failureOutcome(runtimeError('INVALID_REQUEST', badKey)));
+      return;
+    }
     if (!this.deps.isKnownAgent(target.agent)) {
       this.answer(from, event, failureOutcome(runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`)));
       return;

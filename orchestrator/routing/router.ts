@@ -11,7 +11,8 @@ import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
-import { type ErrorShape, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
+import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
+import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
@@ -108,6 +109,9 @@ export class Router {
   submit(submission: ExternalSubmission): Submitted {
     const traceId = submission.traceId ?? newTraceId();
     const target = targetOf(submission.agent, submission.instanceKey);
+    const badKey = validateInstanceKey(target.instanceKey);
+    // Ingress checks keys first (HTTP answers 400); reaching here with a bad one is a defect of the caller.
+    if (badKey) throw new GoondanError('INVALID_REQUEST', 'user', badKey);
     const correlationId = submission.wait ? newId('corr') : undefined;
     const event = makeEvent('api.input', submission.source, {
       input: submission.input,
@@ -178,6 +182,11 @@ export class Router {
   private routeAgentCall(targetAgent: string, event: AgentEvent, from: ManagedProcess): void {
     const target = targetOf(targetAgent, event.instanceKey, from.id);
     const kind = event.replyTo ? 'request' : 'send';
+    const badKey = validateInstanceKey(target.instanceKey);
+    if (badKey) {
+      this.refuse(from, event, runtimeError('INVALID_REQUEST', badKey));
+      return;
+    }
     if (!this.isKnownAgent(target.agent)) {
       this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
       return;
@@ -215,6 +224,12 @@ export class Router {
       return;
     }
     const target: AgentId = { agent: routed.agent, instanceKey: routed.instanceKey };
+    const badKey = validateInstanceKey(target.instanceKey);
+    if (badKey) {
+      this.deps.logger.warn({ connection: from.name, eventId: event.id, problem: badKey }, 'connector event with an unusable instance key; dropped');
+      if (event.replyTo) this.refuse(from, event, runtimeError('INVALID_REQUEST', badKey));
+      return;
+    }
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
     const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
     if (event.replyTo) {

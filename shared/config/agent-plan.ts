@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolPlan } from '../types/bundle.ts';
+import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolExportPlan, ToolPlan } from '../types/bundle.ts';
 import type { JsonObject } from '../types/json.ts';
-import { BASE_PACKAGE, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
+import { BASE_PACKAGE, type JsonSchemaObject, type ToolExportSpec, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
 import { type AgentPromptFields, agentPromptFields } from './agent-prompt.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
@@ -18,6 +18,7 @@ import { buildModelPlan } from './model-plan.ts';
 import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, resolveIn } from './plan-resolver.ts';
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
+export const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
 const CONTEXT_MESSAGE = 'context-message';
 const REQUIRED_TOOLS_GUARD = 'required-tools-guard';
 const TOOL_POLICY = 'tool-policy';
@@ -46,6 +47,12 @@ function entryPath(resource: LoadedResource, entry: string): string {
   return result.ok ? result.path : resolve(resource.bundleRoot, entry);
 }
 
+/** Tool spec §6.1: `parameters` is optional; a function without arguments takes an empty object. */
+function exportPlan(spec: ToolExportSpec): ToolExportPlan {
+  const parameters: JsonSchemaObject = spec.parameters ?? { type: 'object', properties: {} };
+  return { ...spec, parameters };
+}
+
 function toolPlan(resource: LoadedResource, override: JsonObject | undefined): ToolPlan {
   const tool = asTool(resource.resource);
   if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
@@ -54,7 +61,8 @@ function toolPlan(resource: LoadedResource, override: JsonObject | undefined): T
     packageName: resource.packageName,
     entryPath: entryPath(resource, tool.spec.entry),
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
-    exports: tool.spec.exports,
+    ...(tool.spec.maxResultBytes !== undefined ? { maxResultBytes: tool.spec.maxResultBytes } : {}),
+    exports: tool.spec.exports.map(exportPlan),
     config: { ...tool.spec.config, ...override },
   };
 }
@@ -136,6 +144,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     tools,
     extensions,
     requiredTools,
+    maxToolResultBytes: spec.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
   };
   const prompt = systemPrompt(resource, agentPromptFields(spec));
   if (prompt !== undefined) plan.systemPrompt = prompt;

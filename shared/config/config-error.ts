@@ -1,4 +1,5 @@
 /** Thrown by the plan builders: the bundle cannot produce the requested plan. */
+import { withHelpUrl } from '../error-help.ts';
 import type { ConfigProblem } from '../types/bundle.ts';
 
 const MARKER = Symbol.for('goondan.ConfigError');
@@ -11,7 +12,8 @@ export class ConfigError extends Error {
   constructor(problems: ConfigProblem[], message?: string) {
     const first = problems[0];
     super(message ?? (first ? `${first.code}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}` : 'invalid configuration'));
-    this.problems = problems;
+    // Problems built outside the config plane (the daemon's own) get their helpUrl here.
+    this.problems = problems.map(withHelpUrl);
   }
 
   /** Recognises a ConfigError also across module copies (marker symbol, not instanceof). */

@@ -5,6 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+import { BundleNotFoundError } from './bundle-not-found-error.ts';
 
 const RESOURCE_FILE_NAMES = new Set([
   'goondan',
@@ -80,4 +81,27 @@ export function discoverBundleFiles(path: string, exclude: ReadonlySet<string> =
   files.sort();
   const main = files.find((f) => dirname(f) === target && basename(f, extname(f)) === 'goondan');
   return main === undefined ? { rootDir: target, files } : { rootDir: target, mainFile: main, files };
+}
+
+/** Like discoverBundleFiles, but PATH must hold something to load: else BundleNotFoundError (CLI exit 3). */
+export function discoverBundle(path: string, exclude: ReadonlySet<string> = new Set()): Discovery {
+  const target = resolve(path);
+  const discovery = discoverBundleFiles(target, exclude);
+  if (!discovery) throw new BundleNotFoundError(target, 'no such file or directory');
+  if (discovery.files.length === 0) {
+    throw new BundleNotFoundError(
+      target,
+      discovery.mainFile === undefined ? 'no goondan.yaml or resource YAML files (agents.yaml, tools.yaml, …) in the directory' : 'not a YAML file',
+    );
+  }
+  return discovery;
+}
+
+/** The directory whose `.env` files belong to PATH: PATH itself if a directory, else its parent. */
+export function bundleDirOf(path: string): string {
+  try {
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    return dirname(path);
+  }
 }

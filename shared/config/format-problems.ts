@@ -1,5 +1,6 @@
 /** Text form of problems for terminals: `file:line:col  CODE  message` and `  hint: suggestion`. */
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
+import { ERROR_DOCS_LOCAL_DIR, errorDocPage } from '../error-help.ts';
 import type { ConfigProblem } from '../types/bundle.ts';
 
 function shownPath(file: string, cwd: string): string {
@@ -19,4 +20,10 @@ export function formatProblemsText(problems: readonly ConfigProblem[], cwd: stri
       return [head, `  hint: ${first}`, ...rest.map((line) => `        ${line}`)].join('\n');
     })
     .join('\n');
+}
+
+/** One line naming the local pages that explain the problems' codes (undefined when none has a page). */
+export function formatHelpPages(problems: readonly ConfigProblem[]): string | undefined {
+  const pages = [...new Set(problems.flatMap((p) => errorDocPage(p.code) ?? []))];
+  return pages.length === 0 ? undefined : `codes explained in: ${pages.map((page) => join(ERROR_DOCS_LOCAL_DIR, page)).join(', ')}`;
 }

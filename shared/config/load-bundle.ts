@@ -11,11 +11,11 @@ import { kindValidator } from '../schemas/validators.ts';
 import { BASE_PACKAGE_DIR, basePackageRealDir } from './base-package.ts';
 import { type BundleDocument, isNamed, type NamedDocument } from './bundle-document.ts';
 import { rememberDocument } from './bundle-internals.ts';
-import { BundleNotFoundError } from './bundle-not-found-error.ts';
 import { checkAgentNeeds, checkPromptConflict } from './check-agents.ts';
 import { checkConnection } from './check-connections.ts';
 import { checkConnectorEvents } from './check-connectors.ts';
 import { checkDuplicateNames } from './check-duplicates.ts';
+import { checkEntryModule } from './check-entry-modules.ts';
 import { checkEnvelope } from './check-envelope.ts';
 import { collectEnvWarnings } from './check-env.ts';
 import { checkPackageDocs } from './check-package-docs.ts';
@@ -25,7 +25,7 @@ import { checkSchema } from './check-schema.ts';
 import { checkSwarm } from './check-swarms.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
 import { checkValueSources } from './check-value-sources.ts';
-import { discoverBundleFiles } from './discovery.ts';
+import { discoverBundle, discoverBundleFiles } from './discovery.ts';
 import { ProblemSink } from './problem-sink.ts';
 import { ResourceIndex } from './resource-index.ts';
 import { locate } from './source-position.ts';
@@ -91,14 +91,7 @@ export interface LoadBundleOptions {
 export async function loadBundle(path: string, options: LoadBundleOptions = {}): Promise<LoadedBundle> {
   const target = resolve(path);
   const baseReal = basePackageRealDir();
-  const discovery = discoverBundleFiles(target, new Set([resolve(BASE_PACKAGE_DIR), baseReal]));
-  if (!discovery) throw new BundleNotFoundError(target, 'no such file or directory');
-  if (discovery.files.length === 0) {
-    throw new BundleNotFoundError(
-      target,
-      discovery.mainFile === undefined ? 'no goondan.yaml or resource YAML files (agents.yaml, tools.yaml, …) in' : 'not a YAML file',
-    );
-  }
+  const discovery = discoverBundle(target, new Set([resolve(BASE_PACKAGE_DIR), baseReal]));
   const sink = new ProblemSink();
   // Validating bundles/base itself: it is the built-in package, not a user bundle beside it.
   const isBase = realDir(discovery.rootDir) === baseReal && discovery.mainFile !== undefined;
@@ -128,6 +121,9 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
   // Paths last: in the implicit built-in package only what the bundle uses is checked.
   const used = isBase ? undefined : usedBuiltins(all, resolutions);
   for (const doc of all) if (!doc.builtin || isBase || used?.has(doc)) checkPaths(doc, sink);
+  // Entry modules without running them; the built-in ones only when validating bundles/base itself
+  // (they are tested there, and parsing them on every load would only cost time).
+  for (const doc of all) if (!doc.builtin || isBase) checkEntryModule(doc, sink);
 
   const resources = all.flatMap((doc) => toLoadedResource(doc) ?? []);
   const bundle: LoadedBundle = {

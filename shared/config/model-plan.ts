@@ -8,7 +8,7 @@ import type { EnvIssues } from './env-issues.ts';
 import { asModel } from './plan-resolver.ts';
 
 /** The variable each hosted provider's SDK reads when no key is passed. */
-const PROVIDER_KEY_ENV: Readonly<Partial<Record<ModelProvider, string>>> = {
+export const PROVIDER_KEY_ENV: Readonly<Partial<Record<ModelProvider, string>>> = {
   openai: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',

@@ -63,7 +63,7 @@ const ipcMessageSchema = {
             required: ['gracePeriodMs', 'reason'],
             properties: {
               gracePeriodMs: { type: 'number', minimum: 0 },
-              reason: { enum: ['restart', 'config_change', 'orchestrator_shutdown'] },
+              reason: { enum: ['restart', 'config_change', 'orchestrator_shutdown', 'passivate'] },
             },
           },
         },

@@ -9,6 +9,7 @@ import { runtimeError, type RuntimeErrorCode } from '../errors/runtime-errors.ts
 import type { AgentEvent, EventSource, ReplyStatus } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
 import { compiledValidator } from '../validation/compiled-validator.ts';
+import type { TokenUsage } from '../types/turns.ts';
 import { makeEvent } from './control-events.ts';
 
 export const RESPONSE_EVENT_TYPE = 'agent.response';
@@ -24,6 +25,8 @@ export interface ReplyOutcome {
   error?: ErrorShape;
   /** Extra result data (control responses: spawn/list/catalog results, approval decisions). */
   result?: JsonObject;
+  /** Tokens the answering turn used (summed over its steps). */
+  usage?: TokenUsage;
 }
 
 interface ReplyMetadata {
@@ -32,6 +35,7 @@ interface ReplyMetadata {
   turnId?: string;
   error?: ErrorShape;
   result?: JsonObject;
+  usage?: TokenUsage;
 }
 
 const validateReplyMetadata = compiledValidator<ReplyMetadata>({
@@ -46,6 +50,11 @@ const validateReplyMetadata = compiledValidator<ReplyMetadata>({
       turnId: { type: 'string' },
       error: { $ref: errorShapeSchema.$id },
       result: { type: 'object' },
+      usage: {
+        type: 'object',
+        required: ['promptTokens', 'completionTokens', 'totalTokens'],
+        properties: { promptTokens: { type: 'number' }, completionTokens: { type: 'number' }, totalTokens: { type: 'number' } },
+      },
     },
   },
 });
@@ -55,6 +64,7 @@ export function makeReplyEvent(correlationId: string, source: EventSource, outco
   if (outcome.turnId) metadata.turnId = outcome.turnId;
   if (outcome.error) metadata.error = outcome.error;
   if (outcome.result) metadata.result = outcome.result;
+  if (outcome.usage) metadata.usage = { ...outcome.usage };
   return makeEvent(type, source, { input: outcome.output, metadata, ...(outcome.traceId ? { traceId: outcome.traceId } : {}) });
 }
 
@@ -70,6 +80,7 @@ export function replyOutcomeOf(event: AgentEvent): ReplyOutcome {
   if (event.traceId) outcome.traceId = event.traceId;
   if (meta.error !== undefined) outcome.error = meta.error;
   if (meta.result !== undefined) outcome.result = meta.result;
+  if (meta.usage !== undefined) outcome.usage = meta.usage;
   if (outcome.status !== 'ok' && !outcome.error) outcome.error = runtimeError('AGENT_TURN_FAILED', `'${event.source.name}' answered with status ${outcome.status}`);
   return outcome;
 }

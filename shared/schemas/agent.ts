@@ -56,6 +56,12 @@ export const agentSchema = resourceSchema('Agent', 'An LLM agent: model, system 
       description: 'Extensions in registration order (context-message is attached first unless listed).',
       items: refsRef('configurableRefItem'),
     },
+    maxToolResultBytes: {
+      type: 'integer',
+      minimum: 1024,
+      description:
+        'A tool result larger than this (bytes of its text) is cut in the conversation, with a marker, and saved whole as a file in the workspace the model can page through with file-system__read (default 65536). A Tool may set its own maxResultBytes.',
+    },
     toolPolicy: { ...commonRef('toolPolicy'), description: 'This agent\'s tool permission rules, added to the swarm\'s policy.tools (attaches tool-policy).' },
     requiredTools: {
       type: 'array',

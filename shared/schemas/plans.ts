@@ -45,6 +45,7 @@ const toolPlanSchema = {
     packageName: text,
     entryPath: name,
     errorMessageLimit: { type: 'integer', minimum: 1 },
+    maxResultBytes: { type: 'integer', minimum: 1 },
     exports: { type: 'array', minItems: 1, items: toolExportSchema },
     config: object,
   },
@@ -61,7 +62,7 @@ export const agentPlanSchema = {
   $id: 'goondan://plans/agent',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools'],
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes'],
   properties: {
     name,
     packageName: text,
@@ -76,6 +77,7 @@ export const agentPlanSchema = {
     tools: { type: 'array', items: toolPlanSchema },
     extensions: { type: 'array', items: extensionPlanSchema },
     requiredTools: { type: 'array', items: name },
+    maxToolResultBytes: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -83,7 +85,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'lifecycle'],
   properties: {
     name,
     instanceKey: name,
@@ -93,6 +95,12 @@ export const swarmPlanSchema = {
     maxStepsPerTurn: { type: 'integer', minimum: 1 },
     shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
     startupTimeoutMs: { type: 'integer', minimum: 1 },
+    lifecycle: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ttlMs'],
+      properties: { ttlMs: { type: 'integer', minimum: 0 }, gcGraceMs: { type: 'integer', minimum: 0 }, maxLiveProcesses: { type: 'integer', minimum: 1 } },
+    },
   },
 } as const;
 

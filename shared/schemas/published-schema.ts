@@ -12,20 +12,29 @@ import { REFS_SCHEMA_ID, refsSchema } from './refs.ts';
 
 const REF_PREFIXES = [`${COMMON_SCHEMA_ID}#`, `${REFS_SCHEMA_ID}#`];
 
+function localRef(ref: string): string {
+  const prefix = REF_PREFIXES.find((p) => ref.startsWith(p));
+  return prefix ? `#${ref.slice(prefix.length)}` : ref;
+}
+
+/**
+ * Rewrites `$ref`s to local definitions, and moves a `$ref` that has siblings (a description
+ * beside it) into `allOf: [{$ref}]`: draft-07 ignores every keyword beside `$ref`, so editors
+ * would show the definition's generic text instead of the field's own.
+ */
 function localise(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(localise);
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
-    if (key === '$id') continue;
-    if (key === '$ref' && typeof child === 'string') {
-      const prefix = REF_PREFIXES.find((p) => child.startsWith(p));
-      out[key] = prefix ? `#${child.slice(prefix.length)}` : child;
-      continue;
-    }
+    if (key === '$id' || key === '$ref') continue;
     out[key] = localise(child);
   }
-  return out;
+  const ref = value.$ref;
+  if (typeof ref !== 'string') return out;
+  if (Object.keys(out).length === 0) return { $ref: localRef(ref) };
+  const allOf = Array.isArray(out.allOf) ? out.allOf : [];
+  return { ...out, allOf: [{ $ref: localRef(ref) }, ...allOf] };
 }
 
 function definitionsOf(schema: JsonObject): JsonObject {

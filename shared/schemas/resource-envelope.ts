@@ -14,7 +14,10 @@ export function resourceSchema(kind: ResourceKind, description: string, spec: Js
     properties: {
       apiVersion: { type: 'string', const: API_VERSION, description: `Always "${API_VERSION}".` },
       kind: { type: 'string', const: kind, description: `The resource kind: ${kind}.` },
-      metadata: commonRef(kind === 'Package' ? 'packageMetadata' : 'metadata'),
+      metadata: {
+        ...commonRef(kind === 'Package' ? 'packageMetadata' : 'metadata'),
+        description: kind === 'Package' ? 'The package name (and optional labels).' : `The ${kind}'s name, unique among ${kind}s of its package (and optional labels).`,
+      },
       spec,
     },
   };

@@ -28,8 +28,22 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
           description: 'Idle instance lifetime.',
           additionalProperties: false,
           properties: {
-            ttlSeconds: { type: 'integer', minimum: 0, description: 'Stop an idle instance after this many seconds.' },
-            gcGraceSeconds: { type: 'integer', minimum: 0, description: 'Delete a stopped instance\'s state after this many seconds.' },
+            ttlSeconds: {
+              type: 'integer',
+              minimum: 0,
+              description: 'Passivate an instance idle this many seconds (default 300; 0 = never): its process drains and stops, its state stays on disk, and its next event starts it again.',
+            },
+            gcGraceSeconds: {
+              type: 'integer',
+              minimum: 0,
+              description: 'Delete the state of an instance idle (passivated or stopped) this many seconds (absent = keep forever).',
+            },
+            maxLiveProcesses: {
+              type: 'integer',
+              minimum: 1,
+              description:
+                'At most this many agent instance processes run at once (default: derived from free memory and the measured size of an agent process). Beyond it the least recently used idle instance is passivated first; with none idle, the event waits in the durable inbox.',
+            },
           },
         },
         tools: { ...commonRef('toolPolicy'), description: 'Swarm-wide tool permission policy; agents add their own rules with spec.toolPolicy (goondan addition).' },

@@ -12,6 +12,11 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
       minLength: 1,
       description: 'Handler module, relative to the bundle root (no "../", no absolute path). It exports `handlers`. Always run with Bun.',
     },
+    maxResultBytes: {
+      type: 'integer',
+      minimum: 1024,
+      description: "A result of this tool larger than this many bytes is cut in the conversation and saved whole in the workspace (default: the agent's maxToolResultBytes, else 65536).",
+    },
     errorMessageLimit: {
       type: 'integer',
       minimum: 1,
@@ -24,17 +29,23 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
         type: 'object',
         description: 'One LLM-callable function.',
         additionalProperties: false,
-        required: ['name', 'description', 'parameters'],
+        required: ['name'],
         properties: {
           name: { type: 'string', description: 'Export name: [a-z0-9_-]+ without "__".' },
-          description: { type: 'string', minLength: 1, description: 'What the function does; shown to the model.' },
+          description: { type: 'string', minLength: 1, description: 'What the function does; shown to the model. Optional, but models choose tools by it.' },
           parameters: {
             type: 'object',
-            description: 'JSON Schema of the arguments; must be `type: object`. Its own keywords are free.',
+            description: 'JSON Schema of the arguments; must be `type: object`. Its own keywords are free. Optional: a function without arguments gets { type: object, properties: {} }.',
             required: ['type'],
             properties: { type: { const: 'object', description: 'Always "object".' } },
           },
           readOnly: { type: 'boolean', description: 'The function changes nothing; the default permission policy allows it without asking.' },
+          readOnlyUnlessConfig: {
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+            description:
+              'Config keys that widen what the function can reach: when one of them is set to a non-empty value (Tool spec.config or the agent\'s tools[].config), the function is not read-only for that agent.',
+          },
         },
       },
     },

@@ -11,6 +11,7 @@ import type {
   ModelParams,
   ModelProvider,
   ModelSpec,
+  JsonSchemaObject,
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
@@ -72,6 +73,9 @@ export interface ModelPlan {
   capabilities: NonNullable<ModelSpec['capabilities']>;
 }
 
+/** An export as the runtime gets it: `parameters` always set (the empty object schema by default). */
+export type ToolExportPlan = ToolExportSpec & { parameters: JsonSchemaObject };
+
 export interface ToolPlan {
   /** Tool resource name: the prefix of every exported tool name. */
   name: string;
@@ -79,7 +83,9 @@ export interface ToolPlan {
   /** Absolute path of the entry module. */
   entryPath: string;
   errorMessageLimit: number;
-  exports: ToolExportSpec[];
+  /** The tool's own result bound, when it sets one (else the agent's). */
+  maxResultBytes?: number;
+  exports: ToolExportPlan[];
   /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
   config: JsonObject;
 }
@@ -103,6 +109,8 @@ export interface AgentPlan {
   tools: ToolPlan[];
   extensions: ExtensionPlan[];
   requiredTools: string[];
+  /** Tool results larger than this many bytes are cut in the conversation and saved in the workspace. */
+  maxToolResultBytes: number;
 }
 
 export interface SwarmPlan {
@@ -117,6 +125,17 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
+  /** Instance lifecycle (SPEC.md §1.2 `policy.lifecycle`): when idle instances stop and their state goes. */
+  lifecycle: LifecyclePlan;
+}
+
+export interface LifecyclePlan {
+  /** Idle this long → passivated (0 = never). */
+  ttlMs: number;
+  /** Idle this long → state deleted (absent = keep forever). */
+  gcGraceMs?: number;
+  /** Absent = derived by the daemon from free memory and the measured process size. */
+  maxLiveProcesses?: number;
 }
 
 export interface ConnectionPlan {

@@ -64,7 +64,8 @@ export interface IpcMessage {
   payload: JsonValue;
 }
 
-export type ShutdownReason = 'restart' | 'config_change' | 'orchestrator_shutdown';
+/** `passivate`: the instance was idle past its TTL (or made room); it comes back on its next event. */
+export type ShutdownReason = 'restart' | 'config_change' | 'orchestrator_shutdown' | 'passivate';
 export interface ShutdownPayload {
   gracePeriodMs: number;
   reason: ShutdownReason;

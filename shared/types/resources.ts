@@ -73,16 +73,22 @@ export interface JsonSchemaObject {
   additionalProperties?: boolean | JsonObject;
   [keyword: string]: JsonValue | undefined;
 }
+/** One export as written in the Tool resource; `description` and `parameters` are optional (tool spec §6.1). */
 export interface ToolExportSpec {
   name: string;
-  description: string;
-  parameters: JsonSchemaObject;
+  description?: string;
+  /** Absent for a function without arguments: its plan gets `{ type: 'object', properties: {} }`. */
+  parameters?: JsonSchemaObject;
   /** Read-only exports are allowed by the default permission policy without asking. */
   readOnly?: boolean;
+  /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */
+  readOnlyUnlessConfig?: string[];
 }
 export interface ToolSpec {
   entry: string;
   errorMessageLimit?: number;
+  /** Results larger than this are cut in the conversation and saved whole in the workspace. */
+  maxResultBytes?: number;
   exports: ToolExportSpec[];
   /** Handler settings, handed to handlers as `ctx.config` (goondan addition, like Extension config). */
   config?: JsonObject;
@@ -111,6 +117,8 @@ export interface AgentSpec {
   requiredTools?: string[];
   /** This agent's tool permission rules, added to the swarm's `policy.tools`. */
   toolPolicy?: ToolPolicySpec;
+  /** Tool results larger than this are cut in the conversation (default 65536). */
+  maxToolResultBytes?: number;
 }
 
 // ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────
@@ -136,7 +144,7 @@ export interface SwarmPolicy {
   maxStepsPerTurn?: number;
   /** An agent that is not ready this long after its spawn failed to start (default 30). */
   startupTimeoutSeconds?: number;
-  lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number };
+  lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
 }
 export interface SwarmSpec {

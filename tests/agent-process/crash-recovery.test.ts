@@ -10,18 +10,11 @@ import { createMessage } from '../../agent-process/conversation/message-factory.
 import { instancePaths } from '../../shared/state-paths.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import { crashScenarioPlan } from '../fixtures/engine/crash-scenario.ts';
+import { waitUntil } from '../helpers/wait-for.ts';
 import { baseMessages, messageEvents, startEngine, tempStateRoot, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const RUNNER = resolve(import.meta.dir, '../fixtures/engine/crash-runner.ts');
 const harnesses = trackEngines();
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await Bun.sleep(20);
-  }
-}
 
 describe('crash between steps, then redelivery', () => {
   test('a killed process leaves the turn in events.jsonl; the restarted engine resumes it without a second input', async () => {
@@ -32,7 +25,7 @@ describe('crash between steps, then redelivery', () => {
 
     const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event })], { stdout: 'pipe', stderr: 'pipe' });
     // The marker is written by the tool: step 0's model call and assistant message are done.
-    await waitFor(() => existsSync(marker), 15000);
+    await waitUntil(() => existsSync(marker), "the child's tool call to write its marker");
     child.kill('SIGKILL');
     await child.exited;
     expect(child.signalCode).toBe('SIGKILL');
@@ -58,7 +51,7 @@ describe('crash between steps, then redelivery', () => {
     const again = await h.engine.runTurn(event);
     expect(again.responseText).toBe('finished: resumed');
     expect(baseMessages(paths)).toHaveLength(5);
-  }, 30000);
+  });
 
   test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
     const stateRoot = tempStateRoot();

@@ -142,7 +142,7 @@ describe('openai-compatible against a fake server', () => {
   });
 
   test('broken argument JSON is repaired when unambiguous, otherwise reported to the model and never run', async () => {
-    const server = fakeOpenAI([toolCall('echo__json', '{"count": 2', 'call_repair'), toolCall('echo__json', 'count=2', 'call_broken'), text('ok')]);
+    const server = fakeOpenAI([toolCall('echo__json', '{"count": 2,}', 'call_repair'), toolCall('echo__json', 'count=2', 'call_broken'), text('ok')]);
     servers.push(server);
     const h = await startEngine(compatiblePlan(server.url));
     harnesses.push(h);
@@ -159,6 +159,20 @@ describe('openai-compatible against a fake server', () => {
     const toolMessage = Array.isArray(messages) ? messages.map((m) => JSON.parse(JSON.stringify(m))).find((m) => m.tool_call_id === 'call_broken') : undefined;
     expect(JSON.parse(toolMessage.content)).toMatchObject({ status: 'error', error: { code: 'E_TOOL_INVALID_ARGS', suggestion: expect.any(String) } });
     expect(h.runtimeEvents.filter((e) => e.type === 'tool.called').map((e) => (e.type === 'tool.called' ? e.args : null))).toEqual([{ count: 2 }, {}]);
+  });
+
+  test('arguments cut off mid-string are E_TOOL_INVALID_ARGS and the handler never runs (no guessed completion)', async () => {
+    const server = fakeOpenAI([toolCall('echo__say', '{"text": "rm -rf ./build', 'call_cut'), text('ok')]);
+    servers.push(server);
+    const h = await startEngine(compatiblePlan(server.url));
+    harnesses.push(h);
+    await h.engine.runTurn(userEvent('go'));
+
+    const [cut] = storedToolResults(h.paths);
+    const error = errorOf(cut?.output);
+    expect(error?.code).toBe('E_TOOL_INVALID_ARGS');
+    expect(String(error?.message)).toContain('ends inside a string');
+    expect(echoCalls).not.toContain('say:call_cut');
   });
 
   test('a 5xx without retries left ends the turn with a structured model error', async () => {
@@ -212,5 +226,5 @@ describe('openai-compatible against a fake server', () => {
     } finally {
       http.close();
     }
-  }, 15000);
+  });
 });

@@ -9,7 +9,8 @@ import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { SPAN_ID_PATTERN } from '../../shared/ids.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
-import { aborted } from '../fixtures/engine/tools/slow.ts';
+import { aborted, holdGate } from '../fixtures/engine/tools/slow.ts';
+import { within } from '../helpers/wait-for.ts';
 import { baseMessages, echoTool, errorOf, failTool, fixtureExtension, fixtureTool, makePlan, slowTool, startEngine, storedToolResults, userEvent, trackEngines } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
@@ -29,7 +30,7 @@ describe('§2.1 Registry / Catalog', () => {
   test('2.1.2 the catalog is initialised from Agent.spec.tools: every export as {tool}__{export}', async () => {
     const h = await engineFor(makePlan({ tools: [echoTool(), slowTool()], extensions: [fixtureExtension('dyn', 'dynamic-tool.ts')] }));
     await h.engine.runTurn(userEvent('hi'));
-    expect(probeData[0]?.catalog).toEqual(['echo__say', 'echo__inspect', 'echo__json', 'slow__wait', 'slow__pause', 'dynamic__enable']);
+    expect(probeData[0]?.catalog).toEqual(['echo__say', 'echo__inspect', 'echo__json', 'slow__wait', 'slow__pause', 'slow__hold', 'dynamic__enable']);
   });
 
   test('2.1.3 step middleware edits ctx.toolCatalog and the edited list is what is allowed', async () => {
@@ -165,12 +166,21 @@ describe('§2.4 Errors are ToolResults, never exceptions', () => {
 
   test('a handler past the timeout gets E_TOOL_TIMEOUT and its ctx.signal aborts', async () => {
     const h = await engineFor(makePlan({ tools: [slowTool()], script: { rules: [callRule('slow', 'slow__wait', { ms: 10000 })] } }), { toolTimeoutMs: 100 });
-    const started = performance.now();
     await h.engine.runTurn(userEvent('slow'));
-    expect(performance.now() - started).toBeLessThan(5000);
     const [stored] = storedToolResults(h.paths);
     expect(errorOf(stored?.output)?.code).toBe('E_TOOL_TIMEOUT');
     expect(aborted).toContain(String(stored?.toolCallId));
+  });
+
+  test('the turn does not wait for a handler that ignores the abort', async () => {
+    const gate = holdGate('tool-rules-ignores-abort');
+    const h = await engineFor(makePlan({ tools: [slowTool()], script: { rules: [callRule('hold', 'slow__hold', { gate: 'tool-rules-ignores-abort' })] } }), { toolTimeoutMs: 100 });
+    // The handler is still held (never released before the turn ends), yet the turn completes.
+    await within(h.engine.runTurn(userEvent('hold')), 'the turn to end while its tool call is still held');
+    const [stored] = storedToolResults(h.paths);
+    expect(errorOf(stored?.output)?.code).toBe('E_TOOL_TIMEOUT');
+    expect(aborted).toContain(String(stored?.toolCallId));
+    gate.release();
   });
 });
 

@@ -9,6 +9,8 @@ import { newSpanId, newTraceId, SPAN_ID_PATTERN, TRACE_ID_PATTERN } from '../../
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
+import { holdGate } from '../fixtures/engine/tools/slow.ts';
+import { waitFor, within } from '../helpers/wait-for.ts';
 import { baseMessages, echoTool, fixtureExtension, fixtureTool, makePlan, makeSwarm, readJsonl, slowTool, startEngine, tempStateRoot, userEvent, type EngineHarness, trackEngines, asyncReply } from './helpers/engine-fixture.ts';
 
 const harnesses = trackEngines();
@@ -58,11 +60,14 @@ describe('stop conditions', () => {
 describe('async replies (SPEC.md §2.6)', () => {
   test('a reply delivered during a turn enters before the next step, with its metadata', async () => {
     // The mock matches the LATEST user message: once the reply is in, the 'review' rule answers.
-    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__wait', args: { ms: 150 } }] }, { match: 'review', reply: 'got: {{input}}' }] };
+    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__hold', args: { gate: 'turn-loop-async' } }] }, { match: 'review', reply: 'got: {{input}}' }] };
     const h = await engineFor(makePlan({ tools: [slowTool()], script }));
     const running = h.engine.runTurn(userEvent('wait for it'));
-    await Bun.sleep(50);
+    // The reply arrives while step 0's tool call runs.
+    const gate = holdGate('turn-loop-async');
+    await within(gate.entered, "step 0's tool call to start");
     h.engine.deliverAsyncReply(reply('the review is positive'));
+    gate.release();
     const result = await running;
     expect(result.responseText).toBe('got: the review is positive');
     expect(result.stepCount).toBe(2);
@@ -203,16 +208,19 @@ describe('self-restart signal (SPEC.md §2.8)', () => {
 describe('tool calls of one step', () => {
   test('run concurrently and are appended in call order', async () => {
     const script: JsonObject = {
-      rules: [{ match: 'both', toolCalls: [{ name: 'slow__wait', args: { ms: 300 } }, { name: 'slow__wait', args: { ms: 10 } }], then: '{{result}}' }],
+      rules: [{ match: 'both', toolCalls: [{ name: 'slow__hold', args: { gate: 'turn-loop-both' } }, { name: 'slow__wait', args: { ms: 10 } }], then: '{{result}}' }],
     };
     const h = await engineFor(makePlan({ tools: [slowTool()], script }));
-    const started = performance.now();
-    const result = await h.engine.runTurn(userEvent('both'));
-    // Sequential would take >= 310 ms; generous margin for a loaded machine.
-    expect(performance.now() - started).toBeLessThan(600);
-    expect(result.responseText).toBe('{"waited":300}\n{"waited":10}');
-    const completedOrder = h.runtimeEvents.flatMap((e) => (e.type === 'tool.completed' ? [e.toolCallId] : []));
-    expect(completedOrder).toEqual(['call_2', 'call_1']); // the short one finished first …
+    const running = h.engine.runTurn(userEvent('both'));
+    const gate = holdGate('turn-loop-both');
+    await within(gate.entered, 'the first call to start');
+    // Run one after the other, the second call could not finish while the first is held.
+    const completed = () => h.runtimeEvents.flatMap((e) => (e.type === 'tool.completed' ? [e.toolCallId] : []));
+    await waitFor('the second call to complete while the first is held (completed so far)', completed, (ids) => ids.includes('call_2'));
+    gate.release();
+    const result = await running;
+    expect(result.responseText).toBe('{"held":"turn-loop-both"}\n{"waited":10}');
+    expect(completed()).toEqual(['call_2', 'call_1']); // the second one finished first …
     expect(storedToolResultIds(h)).toEqual(['call_1', 'call_2']); // … but results keep call order
   });
 });

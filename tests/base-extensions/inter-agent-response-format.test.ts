@@ -8,6 +8,8 @@ import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { formatReply } from '../../bundles/base/extensions/inter-agent-response-format/format-reply.ts';
 import { baseMessages, makePlan, slowTool, startEngine, userEvent, trackEngines, asyncReply } from '../agent-process/helpers/engine-fixture.ts';
+import { holdGate } from '../fixtures/engine/tools/slow.ts';
+import { within } from '../helpers/wait-for.ts';
 import { textOf } from './helpers/conversation-invariants.ts';
 import { baseExtension, promptCapture } from './helpers/extension-plans.ts';
 
@@ -39,11 +41,14 @@ describe('replies become readable before the model sees them', () => {
   });
 
   test('a reply that arrives during a turn is formatted before the next step', async () => {
-    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__wait', args: { ms: 150 } }] }, { match: 'reviewer', reply: 'got: {{input}}' }] };
+    const script: JsonObject = { rules: [{ match: 'wait', toolCalls: [{ name: 'slow__hold', args: { gate: 'format-mid-turn' } }] }, { match: 'reviewer', reply: 'got: {{input}}' }] };
     const { h, capture } = await engine({}, script);
     const running = h.engine.runTurn(userEvent('wait for it'));
-    await Bun.sleep(50);
+    // The reply arrives while step 0's tool call runs.
+    const gate = holdGate('format-mid-turn');
+    await within(gate.entered, "step 0's tool call to start");
     h.engine.deliverAsyncReply(reply('corr_2', 'positive'));
+    gate.release();
     const result = await running;
     expect(result.responseText).toBe('got: [reply from reviewer · ok · request corr_2]\npositive');
     expect(capture.steps.map((step) => step.messages.filter((m) => m.metadata[REPLY] !== undefined).map(textOf))).toEqual([

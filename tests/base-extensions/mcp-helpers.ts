@@ -1,8 +1,7 @@
 /**
  * Shared setup of the mcp extension tests: the extension and probe plans, a real fixture MCP
- * server command, scripted mock rules, and process liveness checks by pid.
+ * server command, and scripted mock rules.
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -67,22 +66,3 @@ export function warnings(harness: EngineHarness, code: string): Array<Record<str
   return harness.logLines().filter((line) => line.level === 40 && line.code === code);
 }
 
-/** Alive and not a zombie (a reaped or zombie process counts as gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 3 (after the parenthesised command name) is the state.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await Bun.sleep(25);
-  }
-  return condition();
-}

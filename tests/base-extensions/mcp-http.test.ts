@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { userEvent } from '../agent-process/helpers/engine-fixture.ts';
 import { probe, resetProbe } from '../fixtures/mcp/probe-extension.ts';
-import { MCP_FIXTURES, callRule, closeEngines, engineWithMcp, resultsOf, waitUntil, warnings } from './mcp-helpers.ts';
+import { waitFor, waitUntil } from '../helpers/wait-for.ts';
+import { MCP_FIXTURES, callRule, closeEngines, engineWithMcp, resultsOf, warnings } from './mcp-helpers.ts';
 
 /** A running fixture server and everything it printed so far. */
 interface HttpFixture {
@@ -31,10 +32,11 @@ async function startHttpServer(port = 0, env: Record<string, string> = {}): Prom
     const decoder = new TextDecoder();
     for await (const chunk of proc.stdout) text += decoder.decode(chunk);
   })();
-  const ready = await waitUntil(() => /LISTENING (\d+)/.test(text), 10_000);
-  if (!ready) {
+  try {
+    await waitUntil(() => /LISTENING (\d+)/.test(text), 'the fixture HTTP server to print LISTENING <port>');
+  } catch (error) {
     proc.kill('SIGKILL');
-    throw new Error(`the fixture HTTP server did not start: ${await new Response(proc.stderr).text()}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; its stderr: ${await new Response(proc.stderr).text()}`);
   }
   const listening = Number(/LISTENING (\d+)/.exec(text)?.[1]);
   const fixture: HttpFixture = { proc, port: listening, url: `http://127.0.0.1:${listening}/mcp`, output: () => text };
@@ -116,6 +118,6 @@ describe('streamable HTTP servers', () => {
     const h = await engineWithMcp({ servers: { web: { url: server.url } } });
     await h.engine.runTurn(userEvent('hello'));
     await closeEngines();
-    expect(await waitUntil(() => server.output().includes('SESSION_CLOSED'), 5000)).toBe(true);
+    await waitFor('the server to report SESSION_CLOSED (its output so far)', () => server.output(), (output) => output.includes('SESSION_CLOSED'));
   });
 });

@@ -9,18 +9,18 @@ import { join } from 'node:path';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import { makePlan, removeDir, startEngine, userEvent } from '../agent-process/helpers/engine-fixture.ts';
 import { probe, resetProbe } from '../fixtures/mcp/probe-extension.ts';
+import { isRunning } from '../helpers/process-state.ts';
+import { waitFor, waitUntil, within } from '../helpers/wait-for.ts';
 import {
   MCP_FIXTURES,
   REPO,
   callRule,
   closeEngines,
   engineWithMcp,
-  isAlive,
   mcpExtension,
   probeExtension,
   resultsOf,
   stdioServer,
-  waitUntil,
   warnings,
 } from './mcp-helpers.ts';
 
@@ -60,6 +60,14 @@ describe('MCP tools join the catalog as {server}__{tool}', () => {
     });
     // $schema (2020-12) is dropped so the engine's draft-07 ajv can compile the schema; the rest passes through.
     expect(catalogItem('fx__echo')?.parameters).toEqual({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false });
+  });
+
+  test('the "connected" line names the server\'s pid as serverPid and keeps the agent process\'s own pid', async () => {
+    const h = await engineWithMcp({ servers: { fx: stdioServer() } });
+    await h.engine.runTurn(userEvent('hello'));
+    const connected = h.logLines().find((line) => line.msg === "MCP server 'fx' connected");
+    expect(connected).toMatchObject({ server: 'fx', transport: 'stdio', serverPid: expect.any(Number), pid: process.pid });
+    expect(connected?.serverPid).not.toBe(process.pid);
   });
 
   test('names with characters outside A-Za-z0-9_- or with __ are mapped to - and a warning says so', async () => {
@@ -138,11 +146,10 @@ describe('calls return mapped MCP results', () => {
 
   test('a call slower than timeoutMs fails with E_MCP_TIMEOUT and the server stays usable', async () => {
     const h = await engineWithMcp({ servers: { fx: stdioServer({ timeoutMs: 300 }) } }, [
-      callRule('go', { name: 'fx__slow', args: { ms: 3000 } }, { name: 'fx__echo', args: { text: 'still here' } }),
+      callRule('go', { name: 'fx__slow', args: { ms: 600_000 } }, { name: 'fx__echo', args: { text: 'still here' } }),
     ]);
-    const started = Date.now();
-    await h.engine.runTurn(userEvent('go'));
-    expect(Date.now() - started).toBeLessThan(2500);
+    // Waiting for the slow call (or queueing the next one behind it) would take ten minutes.
+    await within(h.engine.runTurn(userEvent('go')), 'the turn to go on without the timed-out call');
     expect(resultsOf('fx__slow')[0]?.error).toMatchObject({ code: 'E_MCP_TIMEOUT', message: expect.stringContaining('300 ms'), suggestion: expect.stringContaining('timeoutMs') });
     expect(resultsOf('fx__echo')[0]).toMatchObject({ status: 'ok', output: 'still here' });
   });
@@ -178,7 +185,7 @@ describe('reconnecting after a server restart', () => {
     expect(crash?.message).toContain('crashing on purpose');
     expect(after?.status).toBe('ok');
     expect(pidOf(after?.output)).not.toBe(pidOf(before?.output));
-    expect(isAlive(pidOf(before?.output))).toBe(false);
+    expect(isRunning(pidOf(before?.output))).toBe(false);
     expect(warnings(h, 'E_MCP_SERVER_CLOSED')).toHaveLength(1);
   });
 
@@ -189,8 +196,8 @@ describe('reconnecting after a server restart', () => {
     const first = pidOf(resultsOf('fx__pid')[0]?.output);
     process.kill(first, 'SIGKILL');
     // Reconnection starts once the extension has seen the exit (the SDK reports the closed pipe).
-    expect(await waitUntil(() => warnings(h, 'E_MCP_SERVER_CLOSED').length === 1, 5000)).toBe(true);
-    expect(isAlive(first)).toBe(false);
+    await waitFor('one E_MCP_SERVER_CLOSED warning (so far)', () => warnings(h, 'E_MCP_SERVER_CLOSED'), (found) => found.length === 1);
+    expect(isRunning(first)).toBe(false);
     await h.engine.runTurn(userEvent('pid'));
     const second = resultsOf('fx__pid')[1];
     expect(second?.error).toBeUndefined();
@@ -225,7 +232,13 @@ describe('reconnecting after a server restart', () => {
     expect(resultsOf('fx__echo')[0]?.status).toBe('ok');
 
     rmSync(downFile);
-    await Bun.sleep(1100); // the first retry waits 1 s after the failure
+    // A retry is due 1 s·2^(n−1) after the n-th failure. On a slow machine the first turn may
+    // itself have started late enough to retry (and fail again), doubling the wait: time it from
+    // the last failure seen, not from the start.
+    const last = warnings(h, 'E_MCP_UNAVAILABLE').filter((line) => line.server === 'flaky').at(-1);
+    const due = Number(last?.time) + 1000 * 2 ** (Number(last?.failures) - 1);
+    expect(Number.isFinite(due)).toBe(true);
+    await Bun.sleep(Math.max(0, due - Date.now()) + 5);
     await h.engine.runTurn(userEvent('both'));
     expect(resultsOf('flaky__echo').at(-1)).toMatchObject({ status: 'ok', output: 'b' });
   });
@@ -245,12 +258,12 @@ describe('the servers stop with the agent process', () => {
     const pidFile = join(tempDir, 'pids');
     const h = await startEngine(makePlan({ extensions: [mcpExtension({ servers: { fx: stdioServer({ env: { MCP_FIXTURE_PID_FILE: pidFile } }) } })] }));
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(isAlive(pid)).toBe(true);
+    expect(isRunning(pid)).toBe(true);
     try {
       await h.engine.close();
-      expect(await waitUntil(() => !isAlive(pid), 6000)).toBe(true);
+      await waitUntil(() => !isRunning(pid), `the stdio server (pid ${pid}) to exit`);
     } finally {
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
       removeDir(h.stateRoot);
     }
   });
@@ -263,9 +276,9 @@ describe('the servers stop with the agent process', () => {
     expect(existsSync(pidFile)).toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     try {
-      expect(await waitUntil(() => !isAlive(pid), 5000)).toBe(true);
+      await waitUntil(() => !isRunning(pid), `the stdio server that ignores stdin EOF (pid ${pid}) to be terminated`);
     } finally {
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });

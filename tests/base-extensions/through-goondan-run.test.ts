@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '../../shared/types/messages.ts';
 import { readJsonl } from '../agent-process/helpers/engine-fixture.ts';
+import { WAIT_MS } from '../helpers/wait-for.ts';
 import { FIXTURES, REPO } from './helpers/extension-plans.ts';
 
 function isMessage(value: unknown): value is Message {
@@ -31,7 +32,8 @@ describe('goondan run with the built-in extensions', () => {
       stderr: 'pipe',
       env: { ...process.env, GOONDAN_LOG_LEVEL: 'warn' },
     });
-    const timer = setTimeout(() => proc.kill(), 30_000);
+    // A run that hangs is ended, and the exit-code check below fails.
+    const timer = setTimeout(() => proc.kill(), WAIT_MS);
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
     expect({ exitCode, stderr: exitCode === 0 ? '' : stderr }).toEqual({ exitCode: 0, stderr: '' });
@@ -42,5 +44,5 @@ describe('goondan run with the built-in extensions', () => {
     expect(messages.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
     expect(messages[3]?.source).toEqual({ type: 'extension', extensionName: 'required-tools-guard' });
     expect(messages[3]?.metadata['requiredToolsGuard.nudge']).toEqual({ requiredTools: ['wait__seconds'], attempt: 1 });
-  }, 40_000);
+  });
 });

@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from '
 import { join } from 'node:path';
 import { handlers } from '../../bundles/base/tools/bash/index.ts';
 import type { JsonObject } from '../../shared/types/index.ts';
-import { killIfRunning, readPids, waitUntilGone } from './process-state.ts';
+import { waitUntil } from '../helpers/wait-for.ts';
+import { killIfRunning, readPidFile, readPids, waitUntilGone } from '../helpers/process-state.ts';
 import { asObject, callTool, createToolContext, toolError, type TestConfig, type TestToolContext } from './tool-context.ts';
 
 const FIXTURES = join(import.meta.dir, '../fixtures/base-tools/scripts');
@@ -55,11 +56,11 @@ describe('bash__exec runs in the workspace and reports the outcome', () => {
 
   test('a background job does not keep the call waiting', async () => {
     const t = setup({ drainMs: 100 });
+    // Waiting for the job would run into the 20 s timeout.
     const out = await exec(t, { command: 'sleep 30 & echo $!', timeoutMs: 20_000 });
     started = readPids(String(out.stdout));
     expect(started).toHaveLength(1);
     expect(out.timedOut).toBe(false);
-    expect(Number(out.durationMs)).toBeLessThan(10_000);
   });
 });
 
@@ -102,26 +103,28 @@ describe('bash__exec cwd must stay inside the workspace', () => {
   });
 });
 
+// Timeouts leave the shell time to start its children first (the tests check those children
+// are gone): a few milliseconds normally, far more than that on a busy machine.
+const CHILDREN_STARTED_MS = 2000;
+
 describe('bash timeouts and cancellation end the whole process group', () => {
   test('on timeout the shell and its background children are killed', async () => {
     const t = setup();
     const pidFile = join(t.workdir, 'pids');
-    const before = Date.now();
-    const out = await exec(t, { command: `sleep 100 & echo $! > ${pidFile}; sleep 100 & echo $! >> ${pidFile}; wait`, timeoutMs: 500 });
+    const out = await exec(t, { command: `sleep 100 & echo $! > ${pidFile}; sleep 100 & echo $! >> ${pidFile}; wait`, timeoutMs: CHILDREN_STARTED_MS });
     started = readPids(readFileSync(pidFile, 'utf8'));
     expect(started).toHaveLength(2);
     expect(out.timedOut).toBe(true);
     expect(out.exitCode).toBeNull();
     expect(['SIGTERM', 'SIGKILL']).toContain(String(out.signal));
     expect(String(out.note)).toContain('process group');
-    expect(Date.now() - before).toBeLessThan(15_000);
     expect(await waitUntilGone(started)).toEqual([]);
   });
 
   test('processes that ignore SIGTERM get SIGKILL after killGraceMs', async () => {
     const t = setup({ killGraceMs: 300 });
     const pidFile = join(t.workdir, 'pids');
-    const out = await exec(t, { command: `trap '' TERM; sleep 100 & echo $! > ${pidFile}; wait; wait`, timeoutMs: 400 });
+    const out = await exec(t, { command: `trap '' TERM; sleep 100 & echo $! > ${pidFile}; wait; wait`, timeoutMs: CHILDREN_STARTED_MS });
     started = readPids(readFileSync(pidFile, 'utf8'));
     expect(out.timedOut).toBe(true);
     expect(out.signal).toBe('SIGKILL');
@@ -132,7 +135,7 @@ describe('bash timeouts and cancellation end the whole process group', () => {
     const t = setup();
     const pidFile = join(t.workdir, 'pids');
     const call = exec(t, { command: `sleep 100 & echo $! > ${pidFile}; wait`, timeoutMs: 60_000 });
-    await Bun.sleep(300);
+    await waitUntil(() => readPidFile(pidFile).length === 1, 'the background child to start');
     t.controller.abort();
     expect((await toolError(call)).code).toBe('E_TOOL_ABORTED');
     started = readPids(readFileSync(pidFile, 'utf8'));
@@ -228,7 +231,7 @@ describe('bash__script', () => {
   test('a script that starts children is killed as a group on timeout', async () => {
     const t = setup();
     copyFileSync(join(FIXTURES, 'spawn-sleepers.sh'), join(t.workdir, 'spawn.sh'));
-    const out = asObject(await callTool(handlers, 'script', t.ctx, { path: 'spawn.sh', args: ['pids'], shell: '/bin/sh', timeoutMs: 500 }));
+    const out = asObject(await callTool(handlers, 'script', t.ctx, { path: 'spawn.sh', args: ['pids'], shell: '/bin/sh', timeoutMs: CHILDREN_STARTED_MS }));
     started = readPids(readFileSync(join(t.workdir, 'pids'), 'utf8'));
     expect(out.timedOut).toBe(true);
     expect(started).toHaveLength(2);

@@ -81,6 +81,11 @@ describe('file-system__grep', () => {
     expect((await run(t, 'grep', { pattern: 'answer', path: 'src/index.ts' })).matches).toEqual([{ file: 'src/index.ts', line: 1, text: 'export const answer = 42;' }]);
   });
 
+  test('regular expressions are JavaScript-like (RE2) syntax, named groups included', async () => {
+    const t = setup(project);
+    expect((await run(t, 'grep', { pattern: '(?<n>answer) =', include: '*.ts' })).count).toBe(1);
+  });
+
   test('regular expressions are JavaScript syntax', async () => {
     const t = setup(project);
     const out = await run(t, 'grep', { pattern: '\\b\\d{2}\\b', include: '*.ts' });
@@ -93,6 +98,25 @@ describe('file-system__grep', () => {
     expect(error.code).toBe('E_FS_BAD_PATTERN');
     expect(error.suggestion).toContain('escape');
   });
+
+  test('backreferences and lookaround are refused with E_FS_BAD_PATTERN naming the RE2 restriction', async () => {
+    const t = setup(project);
+    for (const pattern of ['(a)\\1', '(?<x>a)\\k<x>', 'foo(?=bar)', 'foo(?!bar)', '(?<=a)b', '(?<!a)b']) {
+      const error = await toolError(callTool(handlers, 'grep', t.ctx, { pattern }));
+      expect(error.code).toBe('E_FS_BAD_PATTERN');
+      expect(error.message).toContain('RE2 syntax');
+      expect(error.suggestion).toContain('without backreferences or lookaround');
+    }
+  });
+
+  // Issue 9: `(a+)+$` blocked an agent for 113 s with a backtracking RegExp; RE2 is linear in the input.
+  // A backtracking engine does not return from this within the test timeout (nor within minutes).
+  test('a catastrophic-backtracking pattern against a long line finishes', async () => {
+    const t = setup({ 'long.txt': `${'a'.repeat(200_000)}b\n`, 'short.txt': 'aaa\n' });
+    const out = await run(t, 'grep', { pattern: '(a+)+$' });
+    expect(out.matches).toEqual([{ file: 'short.txt', line: 1, text: 'aaa' }]);
+    expect(out.filesSearched).toBe(2);
+  }, 20_000);
 
   test('maxResults caps matches with truncated', async () => {
     const t = setup({ 'many.txt': 'hit\n'.repeat(50) });

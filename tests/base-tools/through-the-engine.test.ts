@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WAIT_MS } from '../helpers/wait-for.ts';
 
 const REPO = join(import.meta.dir, '../..');
 const BUNDLE = join(REPO, 'tests/fixtures/base-tools/coder-bundle');
@@ -31,7 +32,8 @@ describe('base tools run through the real engine', () => {
       stderr: 'pipe',
       env: { ...process.env, GOONDAN_LOG_LEVEL: 'warn' },
     });
-    const timer = setTimeout(() => proc.kill(), 50_000);
+    // A run that hangs is ended, and the exit-code check below fails.
+    const timer = setTimeout(() => proc.kill(), WAIT_MS);
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
     expect({ exitCode, stderr: exitCode === 0 ? '' : stderr }).toEqual({ exitCode: 0, stderr: '' });

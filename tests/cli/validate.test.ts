@@ -3,29 +3,16 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CliRun, REPO_ROOT, goondan } from './goondan-cli.ts';
 
-// Each test starts bin/goondan (a Bun start-up and a bundle load): 5 s is too tight on a busy machine.
-setDefaultTimeout(30_000);
+// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
+setDefaultTimeout(60_000);
 
-const ROOT = join(import.meta.dir, '..', '..');
-const BIN = join(ROOT, 'bin', 'goondan');
-const FIXTURES = join(ROOT, 'tests', 'fixtures', 'bundles');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function goondan(args: string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Run> {
-  const proc = Bun.spawn([BIN, ...args], { cwd, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'bundles');
 
 interface JsonReport {
   valid: boolean;
-  errors: Array<{ code: string; file: string; line: number; column: number; path: string; message: string; suggestion?: string }>;
+  errors: Array<{ code: string; file: string; line: number; column: number; path: string; message: string; suggestion?: string; helpUrl?: string }>;
   warnings: Array<{ code: string }>;
 }
 
@@ -33,7 +20,7 @@ function isReport(value: unknown): value is JsonReport {
   return typeof value === 'object' && value !== null && 'valid' in value && 'errors' in value && 'warnings' in value;
 }
 
-function report(run: Run): JsonReport {
+function report(run: CliRun): JsonReport {
   const parsed: unknown = JSON.parse(run.stdout);
   if (!isReport(parsed)) throw new Error(`not a validate report: ${run.stdout}`);
   return parsed;
@@ -58,11 +45,12 @@ describe('exit codes', () => {
     expect(run.stdout).toContain('tests/fixtures/bundles/errors/ref-not-found/agents.yaml:17:12  E_CONFIG_REF_NOT_FOUND  spec.tools[0].ref: Tool/bsh not found');
     expect(run.stdout).toContain('  hint: did you mean "Tool/bash"?');
     expect(run.stdout).toContain('✗ invalid: 1 error');
+    expect(run.stdout).toContain(`codes explained in: ${join(REPO_ROOT, 'docs', 'errors', 'config.md')}`);
   });
 
   test('3 when there is nothing to load at PATH', async () => {
     temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
-    const run = await goondan(['validate'], temp);
+    const run = await goondan(['validate'], { cwd: temp });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('no goondan.yaml');
   });
@@ -71,6 +59,29 @@ describe('exit codes', () => {
     expect((await goondan(['validate', '--format', 'xml'])).code).toBe(2);
     expect((await goondan(['validate', 'a', 'b'])).code).toBe(2);
     expect((await goondan(['validate', '--nope'])).code).toBe(2);
+  });
+});
+
+describe('a broken tool module fails validate (and run) at once, naming the module', () => {
+  const broken = join(FIXTURES, 'errors', 'tool-handlers-missing');
+
+  test('validate: exit 4, E_TOOL_HANDLERS_MISSING at the entry module, with the fix', async () => {
+    const run = await goondan(['validate', broken, '--format', 'json']);
+    expect(run.code).toBe(4);
+    const { errors } = report(run);
+    expect(errors).toEqual([expect.objectContaining({ code: 'E_TOOL_HANDLERS_MISSING', file: join(broken, 'index.ts'), line: 1, path: 'spec.entry' })]);
+    expect(errors[0]?.suggestion).toContain('export const handlers = {');
+  });
+
+  test('run --input: exit 4 with the same problem instead of a hanging start', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'goondan-cli-'));
+    try {
+      const run = await goondan(['run', broken, '--port', '0', '--state-root', temp, '--input', 'hi']);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toContain('index.ts:1:1  E_TOOL_HANDLERS_MISSING');
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 });
 
@@ -84,7 +95,12 @@ describe('--format json', () => {
       ['E_CONFIG_SCHEMA_INVALID', 6, 'spec.model'],
       ['E_CONFIG_SCHEMA_INVALID', 7, 'spec.provider'],
     ]);
-    expect(errors[1]).toMatchObject({ file: join(FIXTURES, 'errors', 'schema-invalid', 'goondan.yaml'), column: 13, suggestion: 'did you mean "openai"?' });
+    expect(errors[1]).toMatchObject({
+      file: join(FIXTURES, 'errors', 'schema-invalid', 'goondan.yaml'),
+      column: 13,
+      suggestion: 'did you mean "openai"?',
+      helpUrl: 'docs/errors/config.md#e_config_schema_invalid',
+    });
   });
 
   test('a valid bundle without its keys is valid, with env warnings', async () => {
@@ -106,7 +122,7 @@ describe('--format json', () => {
 
   test('an upstream-style bundle with Telegram and Slack (telegram-polling, slack, their tools, prompts.systemRef) validates unchanged', async () => {
     const env = { ANTHROPIC_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: '1:tg', SLACK_SIGNING_SECRET: 'sign' };
-    const run = await goondan(['validate', join(FIXTURES, 'upstream-chat'), '--format', 'json'], ROOT, env);
+    const run = await goondan(['validate', join(FIXTURES, 'upstream-chat'), '--format', 'json'], { env });
     expect(run.code).toBe(0);
     expect(report(run)).toMatchObject({ valid: true, errors: [], warnings: [] });
   });

@@ -1,4 +1,7 @@
-/** Reads `# expect: CODE line=N path=P` comments from the error fixtures. */
+/**
+ * Reads `# expect: CODE line=N path=P [file=F]` comments from the error fixtures. `file` (relative
+ * to the fixture) is where the problem points when that is not the YAML file itself, e.g. a module.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,7 +15,7 @@ export interface Expectation {
   path: string;
 }
 
-const EXPECT = /^# expect: (E_CONFIG_[A-Z_]+) line=(\d+) path=(\S*)$/gm;
+const EXPECT = /^# expect: (E_[A-Z_]+) line=(\d+) path=(\S*)(?: file=(\S+))?$/gm;
 
 export function errorFixtures(): Array<{ name: string; dir: string; expectations: Expectation[] }> {
   return readdirSync(ERROR_FIXTURES_DIR)
@@ -26,7 +29,7 @@ export function errorFixtures(): Array<{ name: string; dir: string; expectations
             code: m[1] ?? '',
             line: Number(m[2]),
             path: m[3] ?? '',
-            file: join(dir, f),
+            file: join(dir, m[4] ?? f),
           })),
         );
       return { name, dir, expectations };

@@ -13,6 +13,7 @@ afterEach(() => {
   if (outside) rmSync(outside, { recursive: true, force: true });
 });
 
+const RUN_HANDLER = "export const handlers = { run: () => 'ran' };\n";
 const tool = (entry: string) => `apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: t }\nspec:\n  entry: ${entry}\n  exports: [{ name: run, description: Run., parameters: { type: object } }]\n`;
 
 async function codes(): Promise<string[]> {
@@ -34,7 +35,7 @@ describe('paths stay inside the bundle root', () => {
   });
 
   test('a ../ that stays inside the root is fine', async () => {
-    bundle = tempBundle({ 'tools.yaml': tool('./lib/../index.ts'), 'index.ts': '' });
+    bundle = tempBundle({ 'tools.yaml': tool('./lib/../index.ts'), 'index.ts': RUN_HANDLER });
     expect(await codes()).toEqual([]);
   });
 
@@ -54,7 +55,7 @@ describe('paths stay inside the bundle root', () => {
   test('an entry written as .js resolves to the sibling .ts', async () => {
     bundle = tempBundle({
       'goondan.yaml': `${MOCK_MODEL}---\n${tool('./tool.js')}---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec: { modelConfig: { modelRef: Model/m }, tools: [Tool/t] }\n---\napiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: s }\nspec: { entryAgent: Agent/a, agents: [Agent/a] }\n`,
-      'tool.ts': 'export const handlers = {};\n',
+      'tool.ts': RUN_HANDLER,
     });
     const loaded = await loadBundle(bundle.dir, { env: {} });
     expect(loaded.errors).toEqual([]);

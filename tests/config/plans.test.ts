@@ -63,6 +63,7 @@ describe('buildSwarmPlan', () => {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: 5000,
       startupTimeoutMs: 30000,
+      lifecycle: { ttlMs: 300000 },
     });
   });
 
@@ -115,7 +116,7 @@ describe('buildAgentPlan', () => {
     });
     const plan = buildAgentPlan(await loadBundle(bundle.dir, { env: {} }), 's', 'a', {});
     expect(plan.extensions.map((e) => e.name)).toEqual(['logging', 'context-message']);
-    expect(plan.extensions[1]?.config).toEqual({ includeCatalog: false, includeInbound: true, includeCall: true });
+    expect(plan.extensions[1]?.config).toEqual({ includeAgentPrompt: true, includeCatalog: false, includeInbound: true, includeCall: true });
     expect(plan.systemPrompt).toBe('Hi.');
   });
 

@@ -103,7 +103,7 @@ describe('reference syntax', () => {
   test('an unqualified ref to a built-in resolves to @goondan/base; a user resource of the same name wins', async () => {
     bundle = tempBundle({
       'goondan.yaml': `${MOCK_MODEL}---\napiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: bash }\nspec:\n  entry: ./bash.ts\n  exports: [{ name: run, description: Mine., parameters: { type: object } }]\n---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec:\n  modelConfig: { modelRef: Model/m }\n  tools: [Tool/bash, Tool/wait]\n---\napiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: s }\nspec: { entryAgent: Agent/a, agents: [Agent/a] }\n`,
-      'bash.ts': 'export const handlers = {};\n',
+      'bash.ts': "export const handlers = { run: () => 'mine' };\n",
     });
     const loaded = await loadBundle(bundle.dir, { env: {} });
     expect(loaded.errors).toEqual([]);

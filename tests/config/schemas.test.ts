@@ -66,7 +66,46 @@ describe('schemas', () => {
   });
 });
 
+/** Paths (in the published file) of schemas that put keywords beside `$ref`, which draft-07 ignores. */
+function refsWithSiblings(schema: JsonValue, path: string, out: string[]): void {
+  if (Array.isArray(schema)) schema.forEach((item, i) => refsWithSiblings(item, `${path}/${i}`, out));
+  if (!isJsonObject(schema)) return;
+  if (typeof schema.$ref === 'string' && Object.keys(schema).length > 1) out.push(path);
+  for (const [key, child] of Object.entries(schema)) refsWithSiblings(child, `${path}/${key}`, out);
+}
+
+/** Every property that points at a definition, with its own description (or undefined). */
+function referencingProperties(schema: JsonValue, path: string, out: Array<{ path: string; description: JsonValue | undefined }>): void {
+  if (Array.isArray(schema)) schema.forEach((item, i) => referencingProperties(item, `${path}/${i}`, out));
+  if (!isJsonObject(schema)) return;
+  if (isJsonObject(schema.properties)) {
+    for (const [name, child] of Object.entries(schema.properties)) {
+      const refers = isJsonObject(child) && (typeof child.$ref === 'string' || (Array.isArray(child.allOf) && child.allOf.some((b) => isJsonObject(b) && typeof b.$ref === 'string')));
+      if (refers && isJsonObject(child)) out.push({ path: `${path}/properties/${name}`, description: child.description });
+    }
+  }
+  for (const [key, child] of Object.entries(schema)) referencingProperties(child, `${path}/${key}`, out);
+}
+
 describe('published schema (schemas/goondan.schema.json)', () => {
+  test('no $ref has sibling keywords (draft-07 editors would drop them): a described $ref is wrapped in allOf', () => {
+    const published: JsonValue = JSON.parse(readFileSync(PUBLISHED, 'utf8'));
+    const offenders: string[] = [];
+    refsWithSiblings(published, '#', offenders);
+    expect(offenders).toEqual([]);
+  });
+
+  test('every property with a $ref keeps its own description', () => {
+    const published: JsonValue = JSON.parse(readFileSync(PUBLISHED, 'utf8'));
+    const found: Array<{ path: string; description: JsonValue | undefined }> = [];
+    referencingProperties(published, '#', found);
+    // e.g. Agent spec.modelConfig.modelRef, Model spec.apiKey, Connection spec.swarmRef.
+    expect(found.length).toBeGreaterThanOrEqual(10);
+    expect(found.filter((p) => typeof p.description !== 'string' || p.description === '').map((p) => p.path)).toEqual([]);
+    const modelRef = found.find((p) => p.path.endsWith('/Agent/properties/spec/properties/modelConfig/properties/modelRef'));
+    expect(modelRef?.description).toBe('The Model, e.g. "Model/default".');
+  });
+
   test('is up to date: regenerate with `bun shared/schemas/publish.ts`', () => {
     expect(readFileSync(PUBLISHED, 'utf8')).toBe(publishedSchemaText());
   });

@@ -1,6 +1,7 @@
-/** Bundles that must validate cleanly: all eight Kinds, the upstream style, the built-in package. */
+/** Bundles that must validate cleanly: all eight Kinds, the upstream style, the built-in package, the demos. */
 import { describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BASE_PACKAGE_DIR, loadBundle } from '../../shared/config/index.ts';
 import { RESOURCE_KINDS } from '../../shared/types/resources.ts';
 import { FIXTURES_DIR } from './fixture-expectations.ts';
@@ -44,6 +45,16 @@ describe('valid bundles', () => {
     expect(names('Extension')).toEqual(
       expect.arrayContaining(['context-message', 'inter-agent-response-format', 'logging', 'message-compaction', 'message-window', 'required-tools-guard', 'tool-search']),
     );
+  });
+
+  test('every bundle shipped under bundles/ (their entry modules included) validates with zero errors', async () => {
+    const bundlesDir = dirname(BASE_PACKAGE_DIR);
+    const names = readdirSync(bundlesDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(['base', 'coder', 'demo']));
+    for (const name of names) {
+      const bundle = await loadBundle(join(bundlesDir, name), { env: {} });
+      expect({ name, errors: bundle.errors }).toEqual({ name, errors: [] });
+    }
   });
 
   test('a user bundle reports built-in missing entries only for the built-ins it uses', async () => {

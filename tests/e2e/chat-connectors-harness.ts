@@ -92,7 +92,7 @@ export function chatRig(): () => ChatRig {
       ['discord-interactions', 'discord listening'],
       ['github-hooks', 'github listening'],
     ]) {
-      await daemon.waitForLog((l) => l.connection === connection && l.msg === msg, 30_000);
+      await daemon.waitForLog(`${connection}: ${msg}`, (l) => l.connection === connection && l.msg === msg);
     }
     rig = {
       daemon,

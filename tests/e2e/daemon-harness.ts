@@ -6,13 +6,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { readApiToken } from '../../orchestrator/http/api-credential.ts';
+import { WAIT_MS, waitFor } from '../helpers/wait-for.ts';
 
-// e2e tests start daemons and subprocesses on a shared 2-core machine: give them room.
-setDefaultTimeout(60_000);
+export { WAIT_MS, waitFor, waitForProgress, waitUntil } from '../helpers/wait-for.ts';
+export { isRunning } from '../helpers/process-state.ts';
+
+// Per-test limit: `npm test` passes --timeout 300000 (setDefaultTimeout here would only reach the
+// first test file that imports this module). Waits inside a test use WAIT_MS, well under that
+// limit, so a timeout fails with a message about what was awaited rather than a bare test timeout.
+
+/** Limit for hooks that start a daemon and then wait for something (hooks do not get --timeout). */
+export const DAEMON_TEST_MS = 300_000;
+/**
+ * How long POST /v1/events waits for a reply unless a test says otherwise: the daemon's default
+ * (60 s) is for production callers; a test's turn may include process starts or three crashes on
+ * a starved machine.
+ */
+const REPLY_TIMEOUT_MS = 2 * WAIT_MS;
 
 export const REPO_ROOT = resolve(import.meta.dir, '../..');
 export const GOONDAN_BIN = join(REPO_ROOT, 'bin/goondan');
@@ -26,11 +40,15 @@ export interface Daemon {
   logs: LogLine[];
   stderr(): string;
   api(path: string, init?: RequestInit): Promise<Response>;
-  /** POST /v1/events and parse the JSON answer. */
+  /** POST /v1/events (timeoutMs defaults to REPLY_TIMEOUT_MS) and parse the JSON answer. */
   send(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }>;
-  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** The first log line (so far or to come) matching `predicate`; `what` names it in a timeout. */
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   processes(): Promise<Array<Record<string, unknown>>>;
-  /** Sends a signal and resolves with the exit code. */
+  /**
+   * Sends a signal and resolves with the exit code. After a graceful stop (not SIGKILL) every log
+   * line is in `logs`: it also waits for stdout to close, which happens once no child holds it.
+   */
   stop(signal?: NodeJS.Signals): Promise<number>;
   cleanup(): void;
 }
@@ -53,7 +71,7 @@ export async function startDaemon(
   const logs: LogLine[] = [];
   const waiters: Array<{ predicate: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
   let stderrText = '';
-  void (async () => {
+  const stdoutClosed = (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
     for await (const chunk of proc.stdout) {
@@ -83,12 +101,24 @@ export async function startDaemon(
     const decoder = new TextDecoder();
     for await (const chunk of proc.stderr) stderrText += decoder.decode(chunk, { stream: true });
   })();
+  let closed = false;
+  void stdoutClosed.then(() => {
+    closed = true;
+  });
 
-  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> => {
+  const waitForLog = (what: string, predicate: (line: LogLine) => boolean, timeoutMs = WAIT_MS): Promise<LogLine> => {
     const found = logs.find(predicate);
     if (found) return Promise.resolve(found);
     return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stderr:\n${stderrText}\nlast logs:\n${logs.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out after ${timeoutMs / 1000} s waiting for the log line: ${what}\nstderr:\n${stderrText}\nlast ${Math.min(15, logs.length)} of ${logs.length} log lines:\n${logs.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`,
+            ),
+          ),
+        timeoutMs,
+      );
       waiters.push({
         predicate,
         resolve: (line) => {
@@ -100,7 +130,7 @@ export async function startDaemon(
   };
 
   const started = await Promise.race([
-    waitForLog((l) => l.msg === 'orchestrator started', 30_000),
+    waitForLog('orchestrator started', (l) => l.msg === 'orchestrator started'),
     proc.exited.then((code) => {
       throw new Error(`daemon exited with ${code} before starting; stderr:\n${stderrText}`);
     }),
@@ -115,7 +145,8 @@ export async function startDaemon(
     stderr: () => stderrText,
     api,
     async send(body) {
-      const response = await api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const withTimeout = { timeoutMs: REPLY_TIMEOUT_MS, ...body };
+      const response = await api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(withTimeout) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     waitForLog,
@@ -126,7 +157,10 @@ export async function startDaemon(
     },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null) proc.kill(signal);
-      return proc.exited;
+      const code = await proc.exited;
+      // The exit can be seen before the last lines are read from the pipe.
+      if (signal !== 'SIGKILL') await waitFor('the daemon\'s stdout to close after its exit (a child still holds it?)', () => closed, (done) => done);
+      return code;
     },
     cleanup() {
       if (proc.exitCode === null) proc.kill('SIGKILL');
@@ -140,12 +174,12 @@ export function sharedDaemon(bundlePath: string, options: Parameters<typeof star
   let daemon: Daemon | undefined;
   beforeAll(async () => {
     daemon = await startDaemon(bundlePath, options);
-  }, 60_000);
+  }, DAEMON_TEST_MS);
   // Draining every agent can take longer than the default 5 s hook limit on a loaded machine.
   afterAll(async () => {
     await daemon?.stop();
     daemon?.cleanup();
-  }, 60_000);
+  }, DAEMON_TEST_MS);
   return () => {
     if (!daemon) throw new Error('the shared daemon has not started');
     return daemon;
@@ -158,6 +192,8 @@ export interface TerminalRun {
   output(): string;
   /** Types into the terminal. */
   type(text: string): void;
+  /** The exit code; a run still going after WAIT_MS fails with the end of the screen. */
+  exited(): Promise<number>;
 }
 
 /**
@@ -176,13 +212,18 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
     const decoder = new TextDecoder();
     for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
   })();
-  await waitUntil(() => output.includes('> '), 20_000, 'the prompt');
+  await terminalShows({ output: () => output }, '> ', 'the prompt');
   return {
     proc,
     output: () => output,
     type(text) {
       proc.stdin.write(text);
       proc.stdin.flush();
+    },
+    async exited() {
+      const running = () => proc.exitCode === null && proc.signalCode === null;
+      await waitFor('the terminal run to exit; the screen ends with', () => (running() ? output.slice(-1500) : ''), () => !running());
+      return proc.exited;
     },
   };
 }
@@ -195,23 +236,9 @@ export function withToken(stateRoot: string, init: RequestInit = {}): RequestIni
   return { ...init, headers };
 }
 
-/** True while a process with this pid exists. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Waits until the terminal has shown `text`; a timeout shows the end of the screen. */
+export async function terminalShows(terminal: Pick<TerminalRun, 'output'>, text: string, what: string, timeoutMs = WAIT_MS): Promise<void> {
+  await waitFor(`${what} (${JSON.stringify(text)} in the terminal)`, () => terminal.output(), (output) => output.includes(text), timeoutMs);
 }
 
 /** Runtime events of one instance from the state directory. */

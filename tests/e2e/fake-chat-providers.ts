@@ -142,7 +142,7 @@ export function startFakeChatProviders(): FakeChatProviders {
     delivered,
     async waitForDelivered(predicate, what, count = 1) {
       try {
-        await waitUntil(() => delivered(predicate).length >= count, 30_000, what);
+        await waitUntil(() => delivered(predicate).length >= count, what);
       } catch {
         const seen = calls.map((c) => `${c.status} ${c.method} ${c.path} ${JSON.stringify(c.body).slice(0, 160)}`).join('\n');
         throw new Error(`timed out waiting for ${what} (${count}); the fake provider saw:\n${seen}`);

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, waitUntil } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemon = sharedDaemon(BUNDLE);
@@ -25,21 +25,23 @@ describe('GET /v1/events/stream (SSE)', () => {
     const reader = response.body?.getReader();
     if (!reader) throw new Error('no body');
     const seen: string[] = [];
-    const collecting = (async () => {
+    let streamed = '';
+    void (async () => {
       const decoder = new TextDecoder();
-      let text = '';
-      while (!seen.includes('turn.completed')) {
+      for (;;) {
         const { value, done } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-        for (const match of text.matchAll(/^event: (\S+)$/gm)) if (!seen.includes(match[1] ?? '')) seen.push(match[1] ?? '');
+        if (done) return;
+        streamed += decoder.decode(value, { stream: true });
+        for (const match of streamed.matchAll(/^event: (\S+)$/gm)) if (!seen.includes(match[1] ?? '')) seen.push(match[1] ?? '');
       }
-    })();
+    })().catch(() => {});
     await daemon().send({ input: 'whats your pid', instanceKey: 'sse-1' });
     await daemon().send({ input: 'not streamed', instanceKey: 'sse-2' });
-    await Promise.race([collecting, Bun.sleep(10_000)]);
+    // The events of sse-1 reached the orchestrator before its reply; the stream may still be on its way.
+    await waitFor('turn.completed on the stream (event types so far)', () => [...seen], (types) => types.includes('turn.completed'));
     controller.abort();
     expect(seen).toEqual(expect.arrayContaining(['turn.started', 'step.started', 'tool.called', 'tool.completed', 'step.completed', 'turn.completed']));
+    expect(streamed).not.toContain('sse-2');
   });
 });
 
@@ -59,10 +61,10 @@ describe('GET /metrics (Prometheus text)', () => {
 describe('CLI against the running daemon', () => {
   test('goondan ps lists agent processes with pid and status', async () => {
     await daemon().send({ input: 'hello', instanceKey: 'ps-1' });
-    const table = await cli('ps');
+    // The reply can overtake the agent's "turn completed" note, which sets the status back to idle.
+    const table = await waitFor('alpha ps-1 idle in `goondan ps`', () => cli('ps'), (ps) => /^alpha\s+ps-1\s+\d+\s+idle/m.test(ps.out));
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/^NAME\s+INSTANCE\s+PID\s+STATUS/m);
-    expect(table.out).toMatch(/^alpha\s+ps-1\s+\d+\s+idle/m);
     const json = await cli('ps', '--json');
     const rows = JSON.parse(json.out) as Array<{ agent: string; instanceKey: string; pid: number }>;
     expect(rows.find((r) => r.instanceKey === 'ps-1')?.pid).toBeGreaterThan(0);
@@ -92,9 +94,13 @@ describe('CLI against the running daemon', () => {
       const decoder = new TextDecoder();
       for await (const chunk of follower.stdout) output += decoder.decode(chunk, { stream: true });
     })();
-    await Bun.sleep(300);
+    const completedTurns = () => output.split('\n').filter((line) => line.includes('"turn.completed"')).length;
+    // The first turn may be printed from the file or followed; once it shows, the follower is running …
     await daemon().send({ input: 'whats your pid', instanceKey: 'follow-1' });
-    await waitUntil(() => output.includes('"turn.completed"'), 10_000, 'the followed turn');
+    await waitFor('the first turn in the follower (its output so far)', () => output, () => completedTurns() === 1);
+    // … so this one can only reach it by following the file.
+    await daemon().send({ input: 'whats your pid again', instanceKey: 'follow-1' });
+    await waitFor('the second turn in the follower (its output so far)', () => output, () => completedTurns() === 2);
     const types = output.trim().split('\n').map((l) => (JSON.parse(l) as { type: string; instanceKey: string }));
     expect(types.every((e) => e.instanceKey === 'follow-1')).toBe(true);
     expect(types.map((e) => e.type)).toContain('tool.completed');

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, startDaemon, tempStateRoot } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemon = sharedDaemon(BUNDLE);
@@ -14,13 +14,15 @@ describe('malformed IPC messages are logged and dropped (ARCHITECTURE §2)', () 
   test('garbage from an agent and to an agent crashes neither; the turn completes', async () => {
     const { body } = await daemon().send({ input: 'garble please', instanceKey: 'garble' });
     expect(body).toMatchObject({ status: 'ok', output: 'still alive' });
-    const dropped = daemon().logs.filter((l) => l.msg === 'dropped malformed IPC message from child' && l.process === 'alpha:garble');
-    expect(dropped.length).toBe(3);
-    expect(daemon().logs.some((l) => l.msg === 'dropped a malformed IPC message' && l.agent === 'alpha')).toBe(true);
+    // The log lines travel on the daemon's stdout, which may be read after the HTTP reply.
+    const droppedByDaemon = () => daemon().logs.filter((l) => l.msg === 'dropped malformed IPC message from child' && l.process === 'alpha:garble');
+    await waitFor("the daemon's three 'dropped' lines (so far)", droppedByDaemon, (lines) => lines.length >= 3);
+    await daemon().waitForLog("alpha's 'dropped' line", (l) => l.msg === 'dropped a malformed IPC message' && l.agent === 'alpha');
     const again = await daemon().send({ input: 'whats your pid', instanceKey: 'garble' });
     const row = (await daemon().processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'garble');
     expect(again.body.output).toBe(`alpha pid ${String(row?.pid)}`);
     expect(row?.restarts).toBe(0);
+    expect(droppedByDaemon()).toHaveLength(3);
   });
 });
 

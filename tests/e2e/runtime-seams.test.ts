@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, pidAlive, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 setDefaultTimeout(90_000);
 
@@ -124,7 +124,7 @@ describe('an agent that cannot start answers every caller with the real error at
     const { status, body } = await daemon.send({ input: 'hi', instanceKey: 'k1' });
     expect(status).toBe(503);
     expect(body.error).toMatchObject({ code: 'E_AGENT_START_TIMEOUT', message: expect.stringContaining('did not become ready within 1 s') });
-    await waitUntil(async () => ((await row(daemon, 'stuck', 'k1'))?.lastError as { code?: string } | undefined)?.code === 'E_AGENT_START_TIMEOUT', 30_000, 'lastError E_AGENT_START_TIMEOUT on stuck:k1');
+    await waitUntil(async () => ((await row(daemon, 'stuck', 'k1'))?.lastError as { code?: string } | undefined)?.code === 'E_AGENT_START_TIMEOUT', 'lastError E_AGENT_START_TIMEOUT on stuck:k1');
   });
 });
 
@@ -133,13 +133,13 @@ describe('start-up and shutdown', () => {
     const daemon = await seamsDaemon();
     const accepted = await daemon.send({ input: 'hi', agent: 'slow', instanceKey: 'k1', wait: false });
     expect(accepted.status).toBe(202);
-    await daemon.waitForLog((l) => l.msg === 'slow start begins', 30_000);
+    await daemon.waitForLog('the slow start to begin', (l) => l.msg === 'slow start begins');
     const pids = (await daemon.processes()).map((p) => Number(p.pid)).filter((pid) => pid > 0);
     expect(pids.length).toBeGreaterThan(0);
     expect(await daemon.stop('SIGTERM')).toBe(0);
     expect(daemon.stderr()).not.toContain('ReferenceError');
     expect(daemon.logs.some((l) => JSON.stringify(l).includes('ReferenceError'))).toBe(false);
-    await waitUntil(() => pids.every((pid) => !pidAlive(pid)), 20_000, `children ${pids.join(', ')} to exit`);
+    await waitUntil(() => pids.every((pid) => !isRunning(pid)), `children ${pids.join(', ')} to exit`);
   });
 
   test('a 168 KB system prompt reaches the agent: plans travel over IPC, not in the environment (no E2BIG)', async () => {
@@ -175,7 +175,7 @@ describe('start-up and shutdown', () => {
       env: { ...process.env, GOONDAN_BACKOFF_BASE_MS: '60000' },
     });
     const log = join(stateRoot, 'runtime/logs/goondan.log');
-    await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('"msg":"crashLoopBackOff"'), 60_000, 'crashLoopBackOff in the daemon log');
+    await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('"msg":"crashLoopBackOff"'), 'crashLoopBackOff in the daemon log');
     proc.kill('SIGTERM');
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
@@ -195,7 +195,7 @@ describe('a stray rejection in tool code belongs to its tool call, not to the pr
 
     const returned = await daemon.send({ input: 'fire and return', instanceKey: 'stray' });
     expect(returned.body.output).toBe('returned: returned at once');
-    await daemon.waitForLog((l) => l.code === 'E_TOOL_STRAY_ERROR' && l.toolName === 'stray__fire-and-return', 30_000);
+    await daemon.waitForLog('E_TOOL_STRAY_ERROR logged for stray__fire-and-return', (l) => l.code === 'E_TOOL_STRAY_ERROR' && l.toolName === 'stray__fire-and-return');
 
     const after = await daemon.send({ input: 'whats your pid', instanceKey: 'stray' });
     expect(after.body.output).toBe(before.body.output);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'bun';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
-import { GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, WAIT_MS, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const DEMO = join(REPO_ROOT, 'bundles/demo');
 const KEY = 'sk-test-do-not-log-7f3a';
@@ -81,7 +81,8 @@ describe('configuration by flags, environment and env files', () => {
     writeFileSync(join(strict, 'goondan.yaml'), yaml);
     const env: Record<string, string | undefined> = { ...process.env, FAKE_LLM_KEY: undefined, OPENAI_API_KEY: undefined };
     const proc = Bun.spawn([GOONDAN_BIN, 'run', strict, '--port', '0', '--state-root', tempStateRoot()], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env });
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    // A daemon that wrongly keeps running is ended, and the exit-code check below fails.
+    const timer = setTimeout(() => proc.kill('SIGKILL'), WAIT_MS);
     const [err, code] = [await new Response(proc.stderr).text(), await proc.exited];
     clearTimeout(timer);
     expect(code).toBe(4);
@@ -98,7 +99,7 @@ describe('configuration by flags, environment and env files', () => {
       env: { ...process.env, GOONDAN_STATE_ROOT: stateRoot },
     });
     const runtimeFile = runtimeFilePath(stateRoot, 'demo');
-    await waitUntil(() => existsSync(runtimeFile), 20_000, 'the runtime file');
+    await waitUntil(() => existsSync(runtimeFile), `the runtime file ${runtimeFile}`);
     const info = JSON.parse(readFileSync(runtimeFile, 'utf8')) as { pid: number; apiUrl: string };
     expect(info.pid).toBe(proc.pid);
     expect((await fetch(`${info.apiUrl}/healthz`)).status).toBe(200);

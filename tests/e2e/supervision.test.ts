@@ -1,12 +1,15 @@
 /**
  * Supervision with real processes: crash isolation and respawn with redelivery, the crash-loop
  * backoff schedule, graceful SIGTERM during a turn, and the durable inbox across a daemon crash.
+ * Turns that must be "running" while a test acts sit in the fixture's `probe__hold` tool until the
+ * test releases them, so nothing depends on how fast the machine is.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, pidAlive, readRuntimeEvents, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -17,9 +20,21 @@ afterEach(async () => {
   }
 });
 
+const gates = mkdtempSync(join(tmpdir(), 'goondan-gates-'));
+afterAll(() => rmSync(gates, { recursive: true, force: true }));
+const gatePath = (name: string) => join(gates, name);
+/** Pids of the processes that entered `probe__hold` on this gate, in order. */
+const heldPids = (gate: string): number[] =>
+  existsSync(`${gate}.held`) ? readFileSync(`${gate}.held`, 'utf8').trim().split('\n').map(Number) : [];
+const release = (gate: string) => writeFileSync(gate, '');
+
 async function pidOf(daemon: Daemon, agent: string, instanceKey: string): Promise<number> {
   const row = (await daemon.processes()).find((p) => p.agent === agent && p.instanceKey === instanceKey);
   return Number(row?.pid ?? 0);
+}
+
+function readIfExists(path: string): string {
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
 }
 
 describe('crash isolation and respawn', () => {
@@ -28,27 +43,36 @@ describe('crash isolation and respawn', () => {
     daemons.push(daemon);
     await daemon.send({ input: 'warm up', agent: 'beta', instanceKey: 'k' });
     const betaPid = await pidOf(daemon, 'beta', 'k');
-    const pending = daemon.send({ input: 'sleep 1500', instanceKey: 'k' });
-    await waitUntil(async () => (await daemon.processes()).some((p) => p.agent === 'alpha' && p.status === 'processing'), 10_000, 'alpha processing');
-    const victim = await pidOf(daemon, 'alpha', 'k');
+    const gate = gatePath('kill');
+    const pending = daemon.send({ input: `hold ${gate}`, instanceKey: 'k' });
+    const [victim = 0] = await waitFor('alpha:k to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
     process.kill(victim, 'SIGKILL');
+    // The redelivered turn runs the interrupted tool call again, in a new process.
+    const held = await waitFor('the redelivered turn to reach the tool call again', () => heldPids(gate), (pids) => pids.length === 2);
+    release(gate);
     const { body } = await pending;
-    expect(body).toMatchObject({ status: 'ok', output: 'slept 1500 ms' });
-    const respawned = await pidOf(daemon, 'alpha', 'k');
-    expect(respawned).toBeGreaterThan(0);
-    expect(respawned).not.toBe(victim);
+    expect(body).toMatchObject({ status: 'ok', output: 'released' });
+    expect(held[1]).not.toBe(victim);
+    expect(await pidOf(daemon, 'alpha', 'k')).toBe(held[1] ?? -1);
     expect(await pidOf(daemon, 'beta', 'k')).toBe(betaPid);
     // Redelivery resumes the turn; the conversation holds the input exactly once.
     const base = readFileSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'k').baseMessages, 'utf8');
-    expect(base.split('sleep 1500').length - 1).toBe(1);
+    expect(base.split(`hold ${gate}`).length - 1).toBe(1);
   });
 
   test('the crash-loop backoff schedule: five immediate respawns, then base·2^(n−6)', async () => {
     const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_BACKOFF_BASE_MS: '100', GOONDAN_BACKOFF_MAX_MS: '400' } });
     daemons.push(daemon);
     await daemon.send({ input: 'hello crashy', agent: 'crashy', instanceKey: 'loop', wait: false });
-    await waitUntil(() => daemon.logs.filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop').length >= 9, 30_000, 'nine crashes');
-    const crashes = daemon.logs.filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop');
+    // Nine process starts in a row: allow each one the full wait, not all nine together.
+    const crashes = await waitForProgress(
+      'nine crashes of crashy:loop (the crashes so far)',
+      () =>
+        daemon.logs
+          .filter((l) => l.msg === 'process crashed; respawning' && l.process === 'crashy:loop')
+          .map((l) => ({ backoffMs: l.backoffMs, consecutiveCrashes: l.consecutiveCrashes })),
+      (lines) => lines.length >= 9,
+    );
     expect(crashes.slice(0, 9).map((l) => l.backoffMs)).toEqual([0, 0, 0, 0, 0, 100, 200, 400, 400]);
     expect(crashes.slice(0, 9).map((l) => l.consecutiveCrashes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(daemon.logs.some((l) => l.msg === 'crashLoopBackOff' && l.process === 'crashy:loop')).toBe(true);
@@ -75,12 +99,9 @@ describe('self-restart (SPEC.md §2.8)', () => {
     daemons.push(daemon);
     const { body } = await daemon.send({ input: 'restart yourself', instanceKey: 'r' });
     expect(body.output).toBe('restarting');
-    const before = Number(daemon.logs.find((l) => l.msg === 'process ready' && l.process === 'alpha:r')?.childPid);
-    await daemon.waitForLog((l) => l.msg === 'agent requested a restart' && l.process === 'alpha:r');
-    await waitUntil(async () => {
-      const pid = await pidOf(daemon, 'alpha', 'r');
-      return pid > 0 && pid !== before;
-    }, 15_000, 'a new alpha process');
+    const before = Number((await daemon.waitForLog('alpha:r ready', (l) => l.msg === 'process ready' && l.process === 'alpha:r')).childPid);
+    await daemon.waitForLog('alpha:r asking for a restart', (l) => l.msg === 'agent requested a restart' && l.process === 'alpha:r');
+    await waitFor(`a new alpha:r process (the old pid was ${before})`, () => pidOf(daemon, 'alpha', 'r'), (pid) => pid > 0 && pid !== before);
     const next = await daemon.send({ input: 'still me?', instanceKey: 'r' });
     expect(next.body.output).toBe('alpha got: still me?');
     expect(readFileSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'r').baseMessages, 'utf8')).toContain('restart yourself');
@@ -92,32 +113,42 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     await daemon.send({ input: 'warm', agent: 'beta', instanceKey: 's' });
-    const pending = daemon.send({ input: 'sleep 1200', instanceKey: 's' });
-    await waitUntil(async () => (await daemon.processes()).some((p) => p.agent === 'alpha' && p.status === 'processing'), 10_000, 'alpha processing');
-    const rows = await daemon.processes();
+    const gate = gatePath('sigterm');
+    const pending = daemon.send({ input: `hold ${gate}`, instanceKey: 's' });
+    await waitFor('alpha:s to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
+    const rows = await waitFor(
+      'two agents and a warm pool process in the process table',
+      () => daemon.processes(),
+      (now) => now.filter((p) => p.kind === 'agent').length === 2 && now.some((p) => p.kind === 'pool' && Number(p.pid) > 0),
+    );
     const pids = rows.map((p) => Number(p.pid)).filter((p) => p > 0);
-    expect(rows.filter((p) => p.kind === 'agent').length).toBe(2);
-    expect(rows.some((p) => p.kind === 'pool')).toBe(true);
     const exitCode = daemon.stop('SIGTERM');
+    // Released only once alpha drains: the turn really was running when the shutdown began.
+    await daemon.waitForLog('alpha:s draining', (l) => l.msg === 'draining' && l.agent === 'alpha' && l.instanceKey === 's');
+    release(gate);
     const { body } = await pending;
-    expect(body).toMatchObject({ status: 'ok', output: 'slept 1200 ms' });
+    expect(body).toMatchObject({ status: 'ok', output: 'released' });
     expect(await exitCode).toBe(0);
     expect(daemon.logs.filter((l) => l.msg === 'shutdown acknowledged').length).toBe(2);
-    for (const pid of pids) expect(pidAlive(pid)).toBe(false);
+    // A killed child may take a moment to be reaped; it must not outlive that.
+    await waitFor("every child of the daemon to be gone (pids still there)", () => pids.filter(isRunning), (alive) => alive.length === 0);
   });
 
   test('a caller waiting on an agent that stops for good gets DAEMON_STOPPING at once instead of blocking the drain', async () => {
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     // alpha:q and gamma:q both ask beta:q; beta runs alpha's request, gamma's waits in its queue.
-    const first = daemon.send({ input: 'ask beta sleep 1500', instanceKey: 'q' });
-    await waitUntil(async () => (await daemon.processes()).some((p) => p.agent === 'beta' && p.status === 'processing'), 10_000, 'beta busy');
+    const gate = gatePath('unavailable');
+    const first = daemon.send({ input: `ask beta hold ${gate}`, instanceKey: 'q' });
+    await waitFor("beta:q to be inside its tool call for alpha's request", () => heldPids(gate), (pids) => pids.length === 1);
     const second = daemon.send({ input: 'ask beta sleep 10', agent: 'gamma', instanceKey: 'q' });
-    await waitUntil(() => daemon.logs.some((l) => l.msg === 'event routed' && l.from === 'gamma'), 10_000, "gamma's request routed");
-    const started = Date.now();
-    expect(await daemon.stop('SIGTERM')).toBe(0);
-    // Well inside the fixture's 20 s grace period: nobody waited out a timeout.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    await daemon.waitForLog("gamma's request routed", (l) => l.msg === 'event routed' && l.from === 'gamma');
+    const exitCode = daemon.stop('SIGTERM');
+    await daemon.waitForLog('beta:q draining', (l) => l.msg === 'draining' && l.agent === 'beta' && l.instanceKey === 'q');
+    release(gate);
+    expect(await exitCode).toBe(0);
+    // Nobody waited out the fixture's 20 s grace period.
+    expect(daemon.logs.filter((l) => l.msg === 'grace period over: SIGKILL')).toEqual([]);
     await Promise.allSettled([first, second]);
     const gamma = await readRuntimeEvents(daemon.stateRoot, 'e2e', 'gamma', 'q');
     const failed = gamma.find((e) => e.type === 'tool.failed' && e.toolName === 'agents__request');
@@ -128,21 +159,19 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     const stateRoot = tempStateRoot();
     const first = await startDaemon(BUNDLE, { stateRoot });
     daemons.push(first);
-    await first.send({ input: 'sleep 3000', instanceKey: 'durable', wait: false });
-    await waitUntil(async () => (await first.processes()).some((p) => p.agent === 'alpha' && p.status === 'processing'), 10_000, 'alpha processing');
-    const childPid = await pidOf(first, 'alpha', 'durable');
+    const gate = gatePath('durable');
+    await first.send({ input: `hold ${gate}`, instanceKey: 'durable', wait: false });
+    const [childPid = 0] = await waitFor('alpha:durable to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
     await first.stop('SIGKILL');
-    await waitUntil(() => !pidAlive(childPid), 10_000, 'orphaned agent to exit');
+    await waitFor(`the orphaned agent (pid ${childPid}) to exit`, () => isRunning(childPid), (alive) => !alive);
+    release(gate);
     const second = await startDaemon(BUNDLE, { stateRoot });
     daemons.push(second);
     const base = instancePaths(stateRoot, 'e2e', 'alpha', 'durable').baseMessages;
-    await waitUntil(() => {
-      try {
-        return readFileSync(base, 'utf8').includes('slept 3000 ms');
-      } catch {
-        return false;
-      }
-    }, 20_000, 'redelivered turn to finish');
-    expect(readFileSync(base, 'utf8').split('sleep 3000').length - 1).toBe(1);
+    await waitFor("the redelivered turn's answer in the conversation", () => readIfExists(base), (text) => text.includes('"text":"released"'));
+    expect(readFileSync(base, 'utf8').split(`hold ${gate}`).length - 1).toBe(1);
+    // The interrupted tool call ran again in the second run's process.
+    expect(heldPids(gate)).toEqual([childPid, expect.any(Number)]);
+    expect(heldPids(gate)[1]).not.toBe(childPid);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import type { RecordedCall } from './fake-chat-providers.ts';
-import { pidAlive, waitUntil } from './daemon-harness.ts';
+import { isRunning, waitUntil } from './daemon-harness.ts';
 import { chatRig, conversationText, expectNoCredentialLogged, instanceExists } from './chat-connectors-harness.ts';
 
 const rig = chatRig();
@@ -49,8 +49,8 @@ describe('telegram: long polling', () => {
     process.kill(pid, 'SIGKILL');
     await waitUntil(async () => {
       const row = (await daemon.processes()).find((r) => r.connection === 'tg-poll');
-      return !pidAlive(pid) && typeof row?.pid === 'number' && row.pid !== pid && row.status === 'idle';
-    }, 30_000, 'the tg-poll connector to be restarted');
+      return !isRunning(pid) && typeof row?.pid === 'number' && row.pid !== pid && row.status === 'idle';
+    }, 'the tg-poll connector to be restarted');
     fake.pushTelegramUpdate(credentials.tgPollToken, textUpdate(4242, 'second message'));
     await fake.waitForDelivered((c) => sentTo(credentials.tgPollToken, 4242)(c) && String(c.body.text).includes('second message'), 'the reply to the second message');
     const replies = fake.delivered(sentTo(credentials.tgPollToken, 4242)).map((c) => String(c.body.text).split('\n')[0]);
@@ -88,7 +88,7 @@ describe('telegram: long polling', () => {
     const { fake, credentials, daemon } = rig();
     fake.failNext(`bot${credentials.tgPollToken}/sendMessage`, Array.from({ length: 5 }, () => ({ status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } })));
     fake.pushTelegramUpdate(credentials.tgPollToken, textUpdate(7171, 'doomed reply'));
-    await daemon.waitForLog((l) => l.msg === 'reply not posted' && l.connection === 'tg-poll', 30_000);
+    await daemon.waitForLog('tg-poll giving up a reply', (l) => l.msg === 'reply not posted' && l.connection === 'tg-poll');
     expect(fake.calls.filter((c) => c.body.chat_id === '7171').map((c) => c.status)).toEqual([502, 502, 502, 502, 502]);
     fake.pushTelegramUpdate(credentials.tgPollToken, textUpdate(7171, 'after the outage'));
     await fake.waitForDelivered(sentTo(credentials.tgPollToken, 7171), 'the next reply');

@@ -10,19 +10,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, startDaemon, startTerminalRun, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, startDaemon, startTerminalRun, tempStateRoot, terminalShows, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/policy');
 const workdir = (daemon: Daemon | { stateRoot: string }, key: string) => instancePaths(daemon.stateRoot, 'policy', 'coder', key).workdir;
 
-async function nextApproval(daemon: Daemon): Promise<Record<string, unknown>> {
-  let found: Record<string, unknown> | undefined;
-  await waitUntil(async () => {
-    const body = (await (await daemon.api('/v1/approvals')).json()) as { approvals: Array<Record<string, unknown>> };
-    found = body.approvals[0];
-    return found !== undefined;
-  }, 15_000, 'a pending approval');
-  if (!found) throw new Error('no approval');
+/** The approval the given instance is waiting for (it appears once its turn reaches the tool call). */
+async function nextApproval(daemon: Daemon, instanceKey: string): Promise<Record<string, unknown>> {
+  const approvals = await waitFor(
+    `a pending approval for instance ${instanceKey} in GET /v1/approvals`,
+    async () => ((await (await daemon.api('/v1/approvals')).json()) as { approvals: Array<Record<string, unknown>> }).approvals,
+    (pending) => pending.some((approval) => approval.instanceKey === instanceKey),
+  );
+  const found = approvals.find((approval) => approval.instanceKey === instanceKey);
+  if (!found) throw new Error(`no approval for ${instanceKey}`);
   return found;
 }
 
@@ -33,11 +34,11 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
   let daemon: Daemon;
   beforeAll(async () => {
     daemon = await startDaemon(BUNDLE, { env: { GOONDAN_APPROVALS: 'http' } });
-  }, 60_000);
+  }, DAEMON_TEST_MS);
   afterAll(async () => {
     await daemon.stop();
     daemon.cleanup();
-  }, 60_000);
+  }, DAEMON_TEST_MS);
 
   test('deny: an E_TOOL_DENIED result naming the rule reaches the model; nothing runs', async () => {
     const { body } = await daemon.send({ input: 'delete everything', instanceKey: 'deny' });
@@ -54,7 +55,7 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
 
   test('ask: the call waits in GET /v1/approvals until POST approves it, then runs', async () => {
     const pending = daemon.send({ input: 'write notes', instanceKey: 'ask-1' });
-    const approval = await nextApproval(daemon);
+    const approval = await nextApproval(daemon, 'ask-1');
     expect(approval).toMatchObject({ agent: 'coder', instanceKey: 'ask-1', toolName: 'file-system__write', args: { path: 'notes.md' } });
     expect(String(approval.reason)).toContain('notes need a human look');
     expect(existsSync(join(workdir(daemon, 'ask-1'), 'notes.md'))).toBe(false);
@@ -68,7 +69,7 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
 
   test('ask: a denial comes back to the model as E_TOOL_DENIED with the approver', async () => {
     const pending = daemon.send({ input: 'write notes', instanceKey: 'ask-2' });
-    const approval = await nextApproval(daemon);
+    const approval = await nextApproval(daemon, 'ask-2');
     await decide(daemon, approval.id, { decision: 'deny', reason: 'not today' });
     const output = String((await pending).body.output);
     expect(output).toContain('E_TOOL_DENIED');
@@ -79,7 +80,7 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
 
   test('"always for this session" approves the tool for the rest of the session', async () => {
     const first = daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
-    const approval = await nextApproval(daemon);
+    const approval = await nextApproval(daemon, 'ask-3');
     await decide(daemon, approval.id, { decision: 'approve', scope: 'session' });
     expect((await first).body.output).toBe('write: notes.md');
     const second = await daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
@@ -110,7 +111,7 @@ describe('without an approver', () => {
 
   test('an unanswered approval times out to deny', async () => {
     const bundle = mkdtempSync(join(tmpdir(), 'goondan-policy-'));
-    writeFileSync(join(bundle, 'goondan.yaml'), readFileSync(join(BUNDLE, 'goondan.yaml'), 'utf8').replace('askTimeoutSeconds: 20', 'askTimeoutSeconds: 1'));
+    writeFileSync(join(bundle, 'goondan.yaml'), readFileSync(join(BUNDLE, 'goondan.yaml'), 'utf8').replace('askTimeoutSeconds: 120', 'askTimeoutSeconds: 1'));
     const daemon = await startDaemon(bundle, { env: { GOONDAN_APPROVALS: 'http' } });
     try {
       const started = Date.now();
@@ -178,12 +179,12 @@ describe('interactive terminal', () => {
     const stateRoot = tempStateRoot();
     const terminal = await startTerminalRun(BUNDLE, stateRoot);
     terminal.type('write notes\n');
-    await waitUntil(() => terminal.output().includes('Allow? [y]es / [n]o / [a]lways this session'), 20_000, 'the approval prompt');
+    await terminalShows(terminal, 'Allow? [y]es / [n]o / [a]lways this session', 'the approval prompt');
     expect(terminal.output()).toContain('coder wants to run file-system__write');
     terminal.type('y\n');
-    await waitUntil(() => terminal.output().includes('write: notes.md'), 20_000, 'the reply');
+    await terminalShows(terminal, 'write: notes.md', 'the reply');
     terminal.type('\u0004');
-    expect(await terminal.proc.exited).toBe(0);
+    expect(await terminal.exited()).toBe(0);
     expect(readFileSync(join(workdir({ stateRoot }, 'cli'), 'notes.md'), 'utf8')).toBe('remember the milk');
   });
 });

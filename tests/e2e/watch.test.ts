@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, startDaemon, waitUntil } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, startDaemon, waitFor } from './daemon-harness.ts';
 
 const FIXTURE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const cleanups: Array<() => Promise<void>> = [];
@@ -40,12 +40,12 @@ describe('--watch', () => {
     const before = await pids(daemon);
     const file = join(bundle, 'goondan.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace('You are alpha.', 'You are alpha the second.'));
-    await daemon.waitForLog((l) => l.msg === 'bundle reloaded', 20_000);
-    await waitUntil(async () => {
-      const now = await pids(daemon);
-      return now['alpha:w'] !== undefined && now['alpha:w'] > 0 && now['alpha:w'] !== before['alpha:w'];
-    }, 20_000, 'alpha to restart');
-    const after = await pids(daemon);
+    await daemon.waitForLog('bundle reloaded', (l) => l.msg === 'bundle reloaded');
+    const after = await waitFor(
+      `a new alpha:w process (pids before: ${JSON.stringify(before)})`,
+      () => pids(daemon),
+      (now) => now['alpha:w'] !== undefined && now['alpha:w'] > 0 && now['alpha:w'] !== before['alpha:w'],
+    );
     expect(after['beta:w']).toBe(before['beta:w']);
     const { body } = await daemon.send({ input: 'still there?', instanceKey: 'w' });
     expect(body.output).toBe('alpha got: still there?');
@@ -60,7 +60,7 @@ describe('--watch', () => {
     const before = await pids(daemon);
     const file = join(bundle, 'goondan.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace('entryAgent: Agent/alpha', 'entryAgent: Agent/nobody'));
-    const line = await daemon.waitForLog((l) => l.msg === 'bundle changed but is invalid; keeping the running configuration', 20_000);
+    const line = await daemon.waitForLog('the invalid edit reported', (l) => l.msg === 'bundle changed but is invalid; keeping the running configuration');
     expect(JSON.stringify(line.problems)).toContain('nobody');
     const { body } = await daemon.send({ input: 'still serving', instanceKey: 'v' });
     expect(body.output).toBe('alpha got: still serving');

@@ -2,7 +2,8 @@
  * Where a file or shell tool may go. Relative paths resolve against `ctx.workdir` (tool spec §2.5);
  * the resolved REAL path (symlinks followed, also dangling ones, through the nearest existing
  * ancestor) must lie inside the workdir or one of the extra `roots`, unless the tool's config says
- * `allowOutsideWorkdir: true`. Checked per call; a race with a concurrent symlink swap is not covered.
+ * `allowOutsideWorkdir: true`. This is the check before opening; the file-system tool also verifies
+ * what it actually opened (file-system/verified-open.ts), so a link swapped in between cannot escape.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -81,6 +82,17 @@ function realWorkdir(policy: PathPolicy): string {
   }
 }
 
+/** Real paths of the directories a path may lie in, or undefined when `allowOutsideWorkdir` lifts the check. */
+export function allowedRoots(policy: PathPolicy): string[] | undefined {
+  if (policy.allowOutsideWorkdir) return undefined;
+  return [realWorkdir(policy), ...policy.roots.map((root) => realPathOf(resolve(root)))];
+}
+
+/** Whether the real path `real` lies inside one of `roots` (undefined: anywhere is allowed). */
+export function isAllowed(roots: readonly string[] | undefined, real: string): boolean {
+  return roots === undefined || roots.some((root) => isInside(real, root));
+}
+
 /**
  * Resolves `input` (relative to the workdir, or absolute) and refuses it with
  * `E_FS_OUTSIDE_WORKDIR` when it escapes every allowed root. `what` names the argument in messages.
@@ -90,20 +102,22 @@ export function resolveWorkspacePath(policy: PathPolicy, input: string, what = '
   const absolute = resolve(policy.workdir, input);
   const real = realPathOf(absolute);
   const resolved = { absolute, real, display: displayPath(policy, absolute, real) };
-  if (policy.allowOutsideWorkdir) return resolved;
-  const allowed = [realWorkdir(policy), ...policy.roots.map((root) => realPathOf(resolve(root)))];
-  if (allowed.some((root) => isInside(real, root))) return resolved;
-  const viaLink = real !== absolute && allowed.some((root) => isInside(absolute, root));
-  throw new BaseToolError(
-    'E_FS_OUTSIDE_WORKDIR',
-    `The ${what} "${input}" resolves to ${real}, which is outside the workspace ${policy.workdir}` +
-      (viaLink ? ' (through a symbolic link).' : '.') +
-      (policy.roots.length > 0 ? ` Allowed extra roots: ${policy.roots.join(', ')}.` : ''),
-    {
-      suggestion: isAbsolute(input)
-        ? 'Use a path relative to the workspace. To allow another directory, add it to the tool config "roots".'
-        : 'Stay inside the workspace (no ".." out of it, no links leading out). To allow another directory, add it to the tool config "roots".',
-      details: { path: input, resolved: real, workdir: policy.workdir },
-    },
-  );
+  const allowed = allowedRoots(policy);
+  if (isAllowed(allowed, real)) return resolved;
+  const viaLink = real !== absolute && (allowed ?? []).some((root) => isInside(absolute, root));
+  throw outsideWorkdir(policy, `The ${what} "${input}" resolves to ${real}, which is outside the workspace ${policy.workdir}${viaLink ? ' (through a symbolic link).' : '.'}`, {
+    path: input,
+    resolved: real,
+    absolute: isAbsolute(input),
+  });
+}
+
+/** `E_FS_OUTSIDE_WORKDIR` with the message given, the extra roots and what to do. */
+export function outsideWorkdir(policy: PathPolicy, message: string, facts: { path: string; resolved: string; absolute: boolean }): BaseToolError {
+  return new BaseToolError('E_FS_OUTSIDE_WORKDIR', message + (policy.roots.length > 0 ? ` Allowed extra roots: ${policy.roots.join(', ')}.` : ''), {
+    suggestion: facts.absolute
+      ? 'Use a path relative to the workspace. To allow another directory, add it to the tool config "roots".'
+      : 'Stay inside the workspace (no ".." out of it, no links leading out). To allow another directory, add it to the tool config "roots".',
+    details: { path: facts.path, resolved: facts.resolved, workdir: policy.workdir },
+  });
 }

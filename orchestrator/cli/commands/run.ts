@@ -5,11 +5,12 @@
  */
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { BundleNotFoundError, ConfigError, formatProblemsText } from '../../../shared/config/index.ts';
+import { BundleNotFoundError, ConfigError, discoverBundle, formatHelpPages, formatProblemsText } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
 import { ApiConfigError } from '../../http/api-server.ts';
+import { resolveApiPort } from '../api-port.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
 import { formatFailure } from '../format-failure.ts';
@@ -24,15 +25,13 @@ Options:
   -s, --swarm NAME      swarm to run (default: the only one, else 'default')
       --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)
       --host HOST       API host (default 127.0.0.1; any other host needs GOONDAN_API_TOKEN)
-      --port N          API port (default 7420, with --input a free one; 0 picks a free port)
+      --port N          API port (default $GOONDAN_PORT, else 7420; with --input a free one; 0 picks any free port)
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
       --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
 
-Environment: GOONDAN_STATE_ROOT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
+Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
 Exit codes: 0 ok · 1 runtime error · 2 usage · 3 bundle not found · 4 invalid bundle`;
-
-export const DEFAULT_PORT = 7420;
 
 interface RunOptions {
   path: string;
@@ -61,9 +60,8 @@ function parseRunArgs(argv: string[]): RunOptions {
     });
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
-  // A one-shot run serves nobody else: it must not collide with a daemon on the default port.
-  const port = values.port === undefined ? (values.input !== undefined ? 0 : DEFAULT_PORT) : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got '${values.port}'`);
+  // A one-shot run serves nobody else: without an explicit port it must not collide with a daemon.
+  const port = values.input !== undefined && values.port === undefined && !process.env.GOONDAN_PORT ? 0 : resolveApiPort(values.port);
   if (values.input !== undefined && values.input.trim() === '') throw new UsageError('--input needs a non-empty TEXT');
   if (values['env-file'] !== undefined && !existsSync(values['env-file'])) throw new UsageError(`--env-file '${values['env-file']}' does not exist`);
   return {
@@ -80,6 +78,14 @@ function parseRunArgs(argv: string[]): RunOptions {
 
 async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   const options = parseRunArgs(argv);
+  // Before anything starts (log file, orchestrator): nothing to load is exit 3, like validate.
+  try {
+    discoverBundle(options.path);
+  } catch (error) {
+    if (!BundleNotFoundError.isInstance(error)) throw error;
+    io.stderr(`goondan run: nothing to load at ${error.path} (${error.reason})\n  hint: ${error.suggestion}`);
+    return EXIT.configNotFound;
+  }
   const oneShot = options.input !== undefined;
   const interactive = !oneShot && process.stdin.isTTY === true;
   // stdout belongs to the user in terminal modes; logs then go to a file.
@@ -143,7 +149,13 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
       source: { kind: 'cli', name: 'you' },
       wait: true,
     });
-    const outcome = await submitted.reply;
+    // A signal mid-turn drains the swarm (onSignal); the reply may then never come, and waiting
+    // for it would keep the process alive after 'orchestrator stopped'.
+    const outcome = await Promise.race([submitted.reply, finished.then(() => 'stopped' as const)]);
+    if (outcome === 'stopped') {
+      io.stderr(`goondan run: stopped by a signal before the reply arrived (trace ${submitted.traceId}; log ${logFile})`);
+      return EXIT.runtimeError;
+    }
     await orchestrator.stop();
     if (!outcome) return EXIT.runtimeError;
     if (outcome.status === 'ok') {
@@ -166,7 +178,8 @@ function reportStartFailure(error: unknown, io: CliIo): ExitCode {
     return EXIT.configNotFound;
   }
   if (error instanceof ConfigError) {
-    io.stderr(`goondan run: the bundle is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n${formatProblemsText(error.problems, process.cwd())}`);
+    const help = formatHelpPages(error.problems);
+    io.stderr(`goondan run: the bundle is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}):\n${formatProblemsText(error.problems, process.cwd())}${help ? `\n${help}` : ''}`);
     return EXIT.invalidBundle;
   }
   if (error instanceof ApiConfigError) {

@@ -3,9 +3,9 @@
  * problem (text: `file:line:col  CODE  message` + hint; json: `{valid, errors, warnings}`).
  * Exit 0 valid (warnings allowed), 4 invalid, 3 nothing to load at PATH, 2 bad usage.
  */
-import { dirname, resolve } from 'node:path';
-import { statSync } from 'node:fs';
-import { BundleNotFoundError, ConfigError, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
+import { resolve } from 'node:path';
+import { BundleNotFoundError, bundleDirOf, ConfigError, formatHelpPages, formatProblemsText, loadBundle, loadEnv } from '../../../shared/config/index.ts';
+import { withHelpUrl } from '../../../shared/error-help.ts';
 import type { ConfigProblem } from '../../../shared/types/bundle.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -44,14 +44,6 @@ function parseValidateArgs(argv: string[]): ValidateOptions {
   return options;
 }
 
-function bundleDirOf(path: string): string {
-  try {
-    return statSync(path).isDirectory() ? path : dirname(path);
-  } catch {
-    return dirname(path);
-  }
-}
-
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -83,7 +75,7 @@ export const validateCommand: CliCommand = {
       bundle = await loadBundle(target, { env });
     } catch (error) {
       if (!BundleNotFoundError.isInstance(error)) throw error;
-      const problem: ConfigProblem = { code: error.code, message: error.message, file: error.path, line: 1, column: 1, path: '', suggestion: error.suggestion };
+      const problem = withHelpUrl<ConfigProblem>({ code: error.code, message: error.message, file: error.path, line: 1, column: 1, path: '', suggestion: error.suggestion });
       if (options.format === 'json') printJson(io, false, [problem], []);
       else io.stderr(`goondan validate: ${error.message}\n  hint: ${error.suggestion}`);
       return EXIT.configNotFound;
@@ -96,6 +88,8 @@ export const validateCommand: CliCommand = {
       const sections: string[] = [];
       if (bundle.errors.length > 0) sections.push(formatProblemsText(bundle.errors, cwd));
       if (bundle.warnings.length > 0) sections.push(`warnings:\n${formatProblemsText(bundle.warnings, cwd)}`);
+      const help = formatHelpPages([...bundle.errors, ...bundle.warnings]);
+      if (help !== undefined) sections.push(help);
       const userResources = bundle.resources.filter((r) => r.packageName === bundle.packageName).length;
       const summary = valid
         ? `✓ valid: ${plural(userResources, 'resource')}${bundle.warnings.length > 0 ? `, ${plural(bundle.warnings.length, 'warning')}` : ''}`

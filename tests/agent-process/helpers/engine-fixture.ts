@@ -11,17 +11,16 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
-import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolPlan } from '../../../shared/types/bundle.ts';
+import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolExportPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../shared/types/messages.ts';
-import type { ToolExportSpec } from '../../../shared/types/resources.ts';
 import type { RuntimeEvent } from '../../../shared/types/turns.ts';
 import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '../../../agent-process/engine/agent-engine.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
-export function fixtureTool(name: string, file: string, exports: ToolExportSpec[], extra: Partial<ToolPlan> = {}): ToolPlan {
+export function fixtureTool(name: string, file: string, exports: ToolExportPlan[], extra: Partial<ToolPlan> = {}): ToolPlan {
   return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
 }
 
@@ -29,7 +28,7 @@ export function fixtureExtension(name: string, file: string, config: JsonObject 
   return { name, packageName: '', entryPath: join(FIXTURES, 'extensions', file), config };
 }
 
-export const ECHO_EXPORTS: ToolExportSpec[] = [
+export const ECHO_EXPORTS: ToolExportPlan[] = [
   {
     name: 'say',
     description: 'Repeat a text.',
@@ -83,6 +82,11 @@ export const slowTool = () =>
       description: 'Pause once (returns at once when the marker file exists).',
       parameters: { type: 'object', properties: { marker: { type: 'string' }, ms: { type: 'integer' } }, required: ['marker'] },
     },
+    {
+      name: 'hold',
+      description: 'Wait until the test releases the gate (holdGate in the fixture).',
+      parameters: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+    },
   ]);
 
 export interface PlanInput {
@@ -94,6 +98,7 @@ export interface PlanInput {
   systemPrompt?: string;
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
+  maxToolResultBytes?: number;
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -106,6 +111,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     tools: input.tools ?? [],
     extensions: input.extensions ?? [],
     requiredTools: [],
+    maxToolResultBytes: input.maxToolResultBytes ?? 65_536,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;
@@ -121,6 +127,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
+    lifecycle: { ttlMs: 300_000 },
   };
 }
 

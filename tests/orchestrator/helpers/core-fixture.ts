@@ -30,6 +30,8 @@ export interface CoreFixtureOptions {
   behaviour?: Partial<ChildBehaviour>;
   /** Another core over an existing state root (a daemon restart); not removed by this fixture. */
   stateRoot?: string;
+  /** Instance lifecycle (passivation, live-process limit, state GC); default: TTL 5 min, no limit. */
+  lifecycle?: SwarmPlan['lifecycle'];
 }
 
 export interface LogLine {
@@ -59,6 +61,7 @@ export class CoreFixture {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
+      lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
     const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
@@ -135,7 +138,7 @@ export class CoreFixture {
 
   /** The Prometheus text of /metrics. */
   metrics(): string {
-    return this.core.metrics.render(this.core.processStatusCounts(), 0);
+    return this.core.metrics.render(this.core.processStatusCounts(), 0, this.core.capacity());
   }
 
   async stop(gracePeriodMs = this.swarm.shutdownGracePeriodMs): Promise<void> {
@@ -161,6 +164,7 @@ function agentPlan(name: string, bundleRoot: string): AgentPlan {
     tools: [],
     extensions: [],
     requiredTools: [],
+    maxToolResultBytes: 65_536,
   };
 }
 

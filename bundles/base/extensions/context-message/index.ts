@@ -1,34 +1,22 @@
 /**
  * context-message (SPEC.md §5.4, ARCHITECTURE §5): the only way a system prompt reaches the model.
  * Turn middleware that keeps exactly ONE system message first in the conversation — the agent's
- * `prompt.system` plus the optional `[runtime_catalog]`, `[runtime_inbound]` (with a connector
- * event's `properties.*`) and `[runtime_call]` blocks — marked with the sha256 of its text, so it
- * is added once and replaced only when the text changes. The message is pinned so windowing and
- * compaction keep it.
+ * `prompt.system` (unless `includeAgentPrompt: false`) plus the optional `[runtime_catalog]`,
+ * `[runtime_inbound]` (with a connector event's `properties.*`) and `[runtime_call]` blocks
+ * (config: context-config.ts) — marked with the sha256 of its text, so it is added once and
+ * replaced only when the text changes. The message is pinned so windowing and compaction keep it.
  */
 import type { ExtensionApi, MiddlewareRuntimeInfo, TurnMiddlewareContext } from '../../../../shared/types/extensions.ts';
 import type { JsonObject, JsonValue } from '../../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../../shared/types/messages.ts';
+import { type ContextMessageConfig, readContextMessageConfig } from './context-config.ts';
 
 /** Metadata key holding `{ sha256 }` of the message text. */
 export const CONTEXT_MESSAGE_MARKER = '__goondanContextMessage';
 
-export interface ContextMessageConfig {
-  includeCatalog: boolean;
-  includeInbound: boolean;
-  includeCall: boolean;
-}
-
-export function readConfig(config: JsonObject | undefined): ContextMessageConfig {
-  const flag = (key: keyof ContextMessageConfig, fallback: boolean): boolean => {
-    const value = config?.[key];
-    return typeof value === 'boolean' ? value : fallback;
-  };
-  return { includeCatalog: flag('includeCatalog', false), includeInbound: flag('includeInbound', false), includeCall: flag('includeCall', true) };
-}
-
 export function register(api: ExtensionApi, config: JsonObject): void {
-  const options = readConfig(config);
+  // Unknown keys and wrong types fail the agent's start (E_EXT_CONFIG), as for every built-in extension.
+  const options = readContextMessageConfig(config);
   // Outer (low priority) so other turn middleware already sees the prompt in place.
   api.pipeline.register('turn', (ctx) => {
     for (const event of contextMessageEvents(ctx, buildSystemText(ctx.runtime, options), api.name)) ctx.emitMessageEvent(event);
@@ -39,7 +27,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
 /** The system text: prompt, then the enabled runtime blocks ('' when there is nothing to say). */
 export function buildSystemText(runtime: MiddlewareRuntimeInfo, options: ContextMessageConfig): string {
   const sections: string[] = [];
-  const prompt = runtime.agent.prompt?.system?.trim();
+  const prompt = options.includeAgentPrompt ? runtime.agent.prompt?.system?.trim() : undefined;
   if (prompt) sections.push(prompt);
   if (options.includeCatalog) {
     sections.push(

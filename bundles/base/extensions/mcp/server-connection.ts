@@ -161,7 +161,7 @@ export class McpServerConnection {
       this.live = live;
       this.failures = 0;
       this.listedOnce = true;
-      this.options.logger.info({ server: this.name, ...this.target(), pid: this.pid, tools: tools.length }, `MCP server '${this.name}' connected`);
+      this.options.logger.info({ server: this.name, ...this.target(), serverPid: this.pid, tools: tools.length }, `MCP server '${this.name}' connected`);
       this.options.onTools(this, tools);
       return live;
     } catch (error) {

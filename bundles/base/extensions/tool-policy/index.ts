@@ -5,35 +5,12 @@
  * terminal or `POST /v1/approvals/{id}`; no answer in time, or nobody to ask, is a deny that says so.
  * Attached automatically by the config plane from `Swarm.spec.policy.tools` + `Agent.spec.toolPolicy`.
  */
-import { Ajv } from 'ajv';
 import type { ExtensionApi, JsonObject, ToolResult } from '../../../../shared/types/index.ts';
 import { SHELL_OPERATORS } from './command-patterns.ts';
+import { readPolicyConfig } from './policy-config.ts';
 import { COMMAND_LIKE, type Policy, evaluate, needsShellParser } from './policy-rules.ts';
 import { ShellAnalyzer } from './shell-analysis.ts';
 import { loadShellParser } from './shell-parser.ts';
-
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateConfig = ajv.compile<Policy & { askTimeoutSeconds?: number }>({
-  type: 'object',
-  properties: {
-    default: { enum: ['allow', 'ask', 'deny'] },
-    askTimeoutSeconds: { type: 'integer', minimum: 1 },
-    rules: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['tool', 'action'],
-        properties: {
-          tool: { type: 'string', minLength: 1 },
-          action: { enum: ['allow', 'ask', 'deny'] },
-          args: { type: 'object', additionalProperties: { type: 'string' } },
-          reason: { type: 'string' },
-          source: { type: 'string' },
-        },
-      },
-    },
-  },
-});
 
 const DEFAULT_ASK_TIMEOUT_SECONDS = 300;
 /** Runs before every other toolCall middleware. */
@@ -58,9 +35,8 @@ function checkAllowPatterns(policy: Policy): void {
 }
 
 export function register(api: ExtensionApi, config: JsonObject): void {
-  const raw = { default: 'ask', rules: [], ...config };
-  if (!validateConfig(raw)) throw new Error(`tool-policy config is invalid: ${ajv.errorsText(validateConfig.errors, { dataVar: 'config' })}`);
-  const policy: Policy = { default: raw.default, rules: raw.rules ?? [] };
+  const raw = readPolicyConfig(config);
+  const policy: Policy = { default: raw.default, rules: raw.rules };
   checkAllowPatterns(policy);
   const timeoutMs = (raw.askTimeoutSeconds ?? DEFAULT_ASK_TIMEOUT_SECONDS) * 1000;
   // "Always for this session" approvals, per tool name, for the life of this agent process.

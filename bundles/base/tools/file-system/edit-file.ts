@@ -2,13 +2,14 @@
  * `file-system__edit`: exact find/replace. The match must be unique unless `replaceAll`, so an edit
  * never lands in the wrong place; a miss or an ambiguous match is an error that says how to fix it.
  */
-import { readFile as fsReadFile, stat, writeFile as fsWriteFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { JsonObject } from '../../../../shared/types/index.ts';
 import { BaseToolError } from '../tool-error.ts';
 import { resolveWorkspacePath } from '../workspace-path.ts';
-import { binaryFile, fromSystemError, isDirectory, tooLarge } from './fs-errors.ts';
+import { binaryFile, fromSystemError, tooLarge } from './fs-errors.ts';
 import type { FileSystemSettings } from './fs-config.ts';
 import { decodeText } from './text-detection.ts';
+import { openExistingFile } from './verified-open.ts';
 
 export interface EditArgs {
   path: string;
@@ -29,13 +30,19 @@ export async function editFile(settings: FileSystemSettings, args: EditArgs): Pr
   if (args.oldText === args.newText) {
     throw new BaseToolError('E_FS_EDIT_NOOP', 'oldText and newText are identical, so the edit would change nothing.', { suggestion: 'Pass the text that should replace oldText.' });
   }
-  const info = await stat(target.absolute).catch((error: unknown) => {
-    throw fromSystemError(error, target.display);
-  });
-  if (info.isDirectory()) throw isDirectory(target.display);
-  if (info.size > settings.maxWriteBytes) throw tooLarge(target.display, info.size, settings.maxWriteBytes, 'The file');
-  const decoded = decodeText(new Uint8Array(await fsReadFile(target.absolute)));
-  if (!decoded.text) throw binaryFile(target.display, info.size, decoded.reason);
+  // Read and rewritten through one verified descriptor.
+  const { handle, stats } = await openExistingFile(settings.policy, target, 'read-write');
+  try {
+    return await editOpenFile(settings, handle, stats.size, target.display, args);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function editOpenFile(settings: FileSystemSettings, handle: FileHandle, size: number, display: string, args: EditArgs): Promise<JsonObject> {
+  if (size > settings.maxWriteBytes) throw tooLarge(display, size, settings.maxWriteBytes, 'The file');
+  const decoded = decodeText(new Uint8Array(await handle.readFile()));
+  if (!decoded.text) throw binaryFile(display, size, decoded.reason);
   const original = decoded.content;
 
   let { oldText, newText } = args;
@@ -46,12 +53,12 @@ export async function editFile(settings: FileSystemSettings, args: EditArgs): Pr
     newText = newText.replace(/\r?\n/g, '\r\n');
     positions = occurrences(original, oldText);
   }
-  if (positions.length === 0) throw noMatch(target.display, original, args.oldText);
+  if (positions.length === 0) throw noMatch(display, original, args.oldText);
   if (positions.length > 1 && args.replaceAll !== true) {
     const lines = positions.slice(0, MAX_LISTED_LINES).map((index) => lineOf(original, index));
-    throw new BaseToolError('E_FS_NOT_UNIQUE', `oldText occurs ${positions.length} times in ${target.display} (lines ${lines.join(', ')}${positions.length > lines.length ? ', …' : ''}); the edit needs exactly one match.`, {
+    throw new BaseToolError('E_FS_NOT_UNIQUE', `oldText occurs ${positions.length} times in ${display} (lines ${lines.join(', ')}${positions.length > lines.length ? ', …' : ''}); the edit needs exactly one match.`, {
       suggestion: 'Add surrounding lines to oldText so it matches only once, or pass replaceAll: true to change every occurrence.',
-      details: { path: target.display, count: positions.length, lines },
+      details: { path: display, count: positions.length, lines },
     });
   }
 
@@ -64,11 +71,16 @@ export async function editFile(settings: FileSystemSettings, args: EditArgs): Pr
   }
   updated += original.slice(from);
   const bytes = Buffer.byteLength(updated, 'utf8');
-  if (bytes > settings.maxWriteBytes) throw tooLarge(target.display, bytes, settings.maxWriteBytes, 'The edited file');
-  await fsWriteFile(target.absolute, updated, 'utf8').catch((error: unknown) => {
-    throw fromSystemError(error, target.display);
-  });
-  return { path: target.display, replacements: positions.length, firstLine: lineOf(original, positions[0] ?? 0), size: bytes };
+  if (bytes > settings.maxWriteBytes) throw tooLarge(display, bytes, settings.maxWriteBytes, 'The edited file');
+  try {
+    await handle.truncate(0);
+    // Positional writes: the read left the file position at the old end.
+    const encoded = Buffer.from(updated, 'utf8');
+    for (let offset = 0; offset < encoded.byteLength; ) offset += (await handle.write(encoded, offset, encoded.byteLength - offset, offset)).bytesWritten;
+  } catch (error) {
+    throw fromSystemError(error, display);
+  }
+  return { path: display, replacements: positions.length, firstLine: lineOf(original, positions[0] ?? 0), size: bytes };
 }
 
 /** Start indexes of non-overlapping occurrences. */

@@ -2,7 +2,8 @@
  * `file-system__*`: read, write, edit, list, mkdir, glob, grep inside the agent's workspace.
  * Relative paths resolve against `ctx.workdir` (tool spec §2.5); paths that leave it — through
  * `..`, an absolute path or a symbolic link — are refused unless the config allows extra `roots`.
- * Results report paths relative to the workspace.
+ * What is opened is verified after opening (verified-open.ts), so racing link swaps and hard links
+ * to outside files do not escape either. Results report paths relative to the workspace.
  */
 import type { ToolHandler } from '../../../../shared/types/index.ts';
 import { argsReader } from '../tool-input.ts';

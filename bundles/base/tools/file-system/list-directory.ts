@@ -1,9 +1,9 @@
 /** `file-system__list`: the entries of a directory, optionally recursive, capped. */
-import { lstat, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { JsonObject } from '../../../../shared/types/index.ts';
 import { displayPath, resolveWorkspacePath } from '../workspace-path.ts';
-import { fromSystemError, notADirectory } from './fs-errors.ts';
 import type { FileSystemSettings } from './fs-config.ts';
+import { openDirectory } from './verified-open.ts';
 import { walkTree } from './walk-tree.ts';
 
 export interface ListArgs {
@@ -15,26 +15,27 @@ export interface ListArgs {
 
 export async function listDirectory(settings: FileSystemSettings, args: ListArgs, signal?: AbortSignal): Promise<JsonObject> {
   const target = resolveWorkspacePath(settings.policy, args.path ?? '.');
-  const info = await stat(target.absolute).catch((error: unknown) => {
-    throw fromSystemError(error, target.display);
-  });
-  if (!info.isDirectory()) throw notADirectory(target.display);
+  const root = await openDirectory(settings.policy, target, 'none');
   const includeDirs = args.includeDirs !== false;
   const includeFiles = args.includeFiles !== false;
 
   const entries: JsonObject[] = [];
   let truncated = false;
-  // Walk the real directory: a listed path that is itself a link inside the workspace still works.
-  for await (const entry of walkTree(target.real, { recursive: args.recursive === true, ...(signal ? { signal } : {}) })) {
-    const isDir = entry.type === 'directory';
-    if (isDir ? !includeDirs : !includeFiles) continue;
-    if (entries.length >= settings.maxListEntries) {
-      truncated = true;
-      break;
+  try {
+    // Walk the real directory: a listed path that is itself a link inside the workspace still works.
+    for await (const entry of walkTree(root.handle, target.real, { recursive: args.recursive === true, ...(signal ? { signal } : {}) })) {
+      const isDir = entry.type === 'directory';
+      if (isDir ? !includeDirs : !includeFiles) continue;
+      if (entries.length >= settings.maxListEntries) {
+        truncated = true;
+        break;
+      }
+      const item: JsonObject = { path: displayPath(settings.policy, entry.absolute), name: entry.name, type: entry.type };
+      if (entry.type === 'file') item.size = (await lstat(entry.openPath).catch(() => undefined))?.size ?? null;
+      entries.push(item);
     }
-    const item: JsonObject = { path: displayPath(settings.policy, entry.absolute), name: entry.relative.split('/').pop() ?? entry.relative, type: entry.type };
-    if (entry.type === 'file') item.size = (await lstat(entry.absolute).catch(() => undefined))?.size ?? null;
-    entries.push(item);
+  } finally {
+    await root.handle.close();
   }
   const output: JsonObject = { path: target.display, entries, count: entries.length, truncated };
   if (truncated) output.note = `Stopped after ${settings.maxListEntries} entries. List a subdirectory or use file-system__glob with a narrower pattern.`;

@@ -1,11 +1,11 @@
 /** `file-system__read`: a byte window of a text file, cut at character boundaries. */
-import { open, stat } from 'node:fs/promises';
 import type { JsonObject } from '../../../../shared/types/index.ts';
 import { BaseToolError } from '../tool-error.ts';
 import { resolveWorkspacePath } from '../workspace-path.ts';
-import { binaryFile, fromSystemError, isDirectory } from './fs-errors.ts';
+import { binaryFile } from './fs-errors.ts';
 import type { FileSystemSettings } from './fs-config.ts';
 import { decodeText, incompleteTailLength, leadingContinuationLength } from './text-detection.ts';
+import { openExistingFile } from './verified-open.ts';
 
 export interface ReadArgs {
   path: string;
@@ -17,27 +17,19 @@ const DEFAULT_MAX_BYTES = 100_000;
 
 export async function readFile(settings: FileSystemSettings, args: ReadArgs): Promise<JsonObject> {
   const target = resolveWorkspacePath(settings.policy, args.path);
-  const info = await stat(target.absolute).catch((error: unknown) => {
-    throw fromSystemError(error, target.display);
-  });
-  if (info.isDirectory()) throw isDirectory(target.display);
-  if (!info.isFile()) throw new BaseToolError('E_FS_NOT_A_FILE', `${target.display} is not a regular file (device, socket or pipe).`);
-
-  const size = info.size;
+  // Opened once and verified; size and content come from that same descriptor.
+  const { handle, stats } = await openExistingFile(settings.policy, target, 'read');
+  const size = stats.size;
   const maxBytes = Math.min(args.maxBytes ?? DEFAULT_MAX_BYTES, settings.maxReadBytes);
   const offset = args.offset ?? 0;
-  if (offset > size) {
-    throw new BaseToolError('E_FS_OFFSET', `offset ${offset} is past the end of ${target.display} (${size} bytes).`, {
-      suggestion: `Use an offset between 0 and ${size}.`,
-    });
-  }
-
-  const buffer = new Uint8Array(Math.min(maxBytes, size - offset));
-  const handle = await open(target.absolute, 'r').catch((error: unknown) => {
-    throw fromSystemError(error, target.display);
-  });
   let bytesRead: number;
+  const buffer = new Uint8Array(Math.max(0, Math.min(maxBytes, size - offset)));
   try {
+    if (offset > size) {
+      throw new BaseToolError('E_FS_OFFSET', `offset ${offset} is past the end of ${target.display} (${size} bytes).`, {
+        suggestion: `Use an offset between 0 and ${size}.`,
+      });
+    }
     ({ bytesRead } = await handle.read(buffer, 0, buffer.byteLength, offset));
   } finally {
     await handle.close();

@@ -12,10 +12,15 @@ export function skippedDirs(pattern: string | undefined): Set<string> {
   return new Set(SKIPPED_DIRS.filter((name) => !segments.has(name)));
 }
 
-/** Checks a glob pattern is relative and stays below the search directory; strips a leading `./`. */
+/**
+ * Checks a glob pattern is relative and stays below the search directory; strips a leading `./`.
+ * `..` is refused as a path segment and as a brace alternative (`{..,x}/**`). The walk itself never
+ * leaves the search directory either: patterns are only matched against paths found inside it.
+ */
 export function relativeGlob(pattern: string, what: string): Bun.Glob {
   const trimmed = pattern.replace(/^(\.\/)+/, '');
-  if (trimmed.startsWith('/') || trimmed.split('/').includes('..')) {
+  const segments = trimmed.split(/[/{},]/);
+  if (trimmed.startsWith('/') || trimmed.startsWith('~') || segments.includes('..')) {
     throw new BaseToolError('E_FS_OUTSIDE_WORKDIR', `The ${what} "${pattern}" must be relative to the search directory and may not contain "..".`, {
       suggestion: 'Set path to the directory to search and keep the pattern relative, e.g. path: "src", pattern: "**/*.ts".',
     });

@@ -1,20 +1,28 @@
 /**
- * Depth-first walk of a directory in name order. Symbolic links are reported but never followed
- * (a link must not lead a search out of the workspace or into a loop); unreadable directories are
- * skipped.
+ * Depth-first walk of a directory in name order, through descriptors: the root is an opened,
+ * verified directory and every subdirectory is opened from its parent's descriptor with
+ * O_NOFOLLOW, so a directory swapped for a link mid-walk is skipped instead of followed out of the
+ * workspace. Symbolic links are reported but never followed; unreadable directories are skipped.
  */
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortedError } from '../tool-error.ts';
+import { openChildDirectory, pathIn } from './verified-open.ts';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 export interface TreeEntry {
+  /** Path for display (the root's real path joined with the relative path). */
   absolute: string;
   /** Relative to the walk root, `/`-separated. */
   relative: string;
   type: EntryType;
+  /** The entry reached through its parent's descriptor; valid until the walk moves on. */
+  openPath: string;
+  /** The open parent directory and the entry's name in it (for openChildFile). */
+  parent: FileHandle;
+  name: string;
 }
 
 export interface WalkOptions {
@@ -24,10 +32,10 @@ export interface WalkOptions {
   signal?: AbortSignal;
 }
 
-export async function* walkTree(root: string, options: WalkOptions, prefix = ''): AsyncGenerator<TreeEntry> {
+export async function* walkTree(root: FileHandle, rootPath: string, options: WalkOptions, prefix = ''): AsyncGenerator<TreeEntry> {
   let entries: Dirent[];
   try {
-    entries = await readdir(root, { withFileTypes: true });
+    entries = await readdir(`/proc/self/fd/${root.fd}`, { withFileTypes: true });
   } catch {
     return;
   }
@@ -35,10 +43,15 @@ export async function* walkTree(root: string, options: WalkOptions, prefix = '')
   for (const entry of entries) {
     if (options.signal?.aborted) throw abortedError('The file search');
     const entryType = typeOf(entry);
-    const item = { absolute: join(root, entry.name), relative: prefix + entry.name, type: entryType };
+    const item: TreeEntry = { absolute: join(rootPath, entry.name), relative: prefix + entry.name, type: entryType, openPath: pathIn(root, entry.name), parent: root, name: entry.name };
     yield item;
-    if (entryType === 'directory' && options.recursive && options.skipDirs?.has(entry.name) !== true) {
-      yield* walkTree(item.absolute, options, `${item.relative}/`);
+    if (entryType !== 'directory' || !options.recursive || options.skipDirs?.has(entry.name) === true) continue;
+    const child = await openChildDirectory(root, entry.name);
+    if (child === undefined) continue;
+    try {
+      yield* walkTree(child, item.absolute, options, `${item.relative}/`);
+    } finally {
+      await child.close();
     }
   }
 }

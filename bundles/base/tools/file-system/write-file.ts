@@ -1,10 +1,13 @@
-/** `file-system__write`: create, overwrite or append a text file, creating parent directories. */
-import { appendFile, mkdir, stat, writeFile as fsWriteFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+/**
+ * `file-system__write`: create, overwrite or append a text file, creating parent directories.
+ * The file is opened (or created) inside a verified directory descriptor and truncated only after
+ * the checks, so neither a swapped link nor a hard link can make it write outside the workspace.
+ */
 import type { JsonObject } from '../../../../shared/types/index.ts';
 import { resolveWorkspacePath } from '../workspace-path.ts';
-import { fromSystemError, isDirectory, tooLarge } from './fs-errors.ts';
+import { fromSystemError, tooLarge } from './fs-errors.ts';
 import type { FileSystemSettings } from './fs-config.ts';
+import { openFileForWriting } from './verified-open.ts';
 
 export interface WriteArgs {
   path: string;
@@ -16,16 +19,15 @@ export async function writeFile(settings: FileSystemSettings, args: WriteArgs): 
   const target = resolveWorkspacePath(settings.policy, args.path);
   const bytes = Buffer.byteLength(args.content, 'utf8');
   if (bytes > settings.maxWriteBytes) throw tooLarge(target.display, bytes, settings.maxWriteBytes, 'The content');
-  const before = await stat(target.absolute).catch(() => undefined);
-  if (before?.isDirectory()) throw isDirectory(target.display);
+  const append = args.append === true;
+  const { handle, created } = await openFileForWriting(settings.policy, target, append);
   try {
-    // Parents are created inside the checked path only: the nearest existing ancestor was verified.
-    await mkdir(dirname(target.absolute), { recursive: true });
-    if (args.append === true) await appendFile(target.absolute, args.content, 'utf8');
-    else await fsWriteFile(target.absolute, args.content, 'utf8');
+    if (!append) await handle.truncate(0);
+    await handle.writeFile(args.content, 'utf8');
+    return { path: target.display, bytesWritten: bytes, size: (await handle.stat()).size, created, appended: append };
   } catch (error) {
     throw fromSystemError(error, target.display);
+  } finally {
+    await handle.close();
   }
-  const after = await stat(target.absolute);
-  return { path: target.display, bytesWritten: bytes, size: after.size, created: before === undefined, appended: args.append === true };
 }

@@ -1,9 +1,12 @@
 /**
- * fetch with redirects followed by hand, so that every hop is checked (http/https only), the count
- * is bounded, and the final URL is known. Like browsers: 303 (and 301/302 after POST) continue as
+ * fetch with redirects followed by hand, so that every hop is checked (http/https only, and its
+ * target address by `checkTarget`), the count is bounded, and the final URL is known. Each hop is
+ * sent to the address that was checked. Like browsers: 303 (and 301/302 after POST) continue as
  * GET without a body; credentials are not forwarded to another origin.
  */
-import { BaseToolError } from '../tool-error.ts';
+import { BaseToolError, systemErrorCode } from '../tool-error.ts';
+import type { IpAddress } from './ip-address.ts';
+import { checkTarget, pinnedRequest, type TargetCheck } from './target-check.ts';
 
 export interface FetchRequest {
   url: URL;
@@ -12,6 +15,8 @@ export interface FetchRequest {
   body?: string;
   maxRedirects: number;
   signal: AbortSignal;
+  /** Allow-list and resolver for the target check of every hop (the signal is `signal`). */
+  targets: Omit<TargetCheck, 'signal'>;
 }
 
 export interface FetchOutcome {
@@ -32,13 +37,37 @@ export function checkScheme(url: URL, what: string): void {
   });
 }
 
+/** Connection failures after which nothing was sent, so the next address may be tried. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+/** Sends the hop to each checked address in turn until one accepts the connection. */
+async function fetchFirstReachable(url: URL, addresses: IpAddress[], init: RequestInit & { headers: Headers }): Promise<Response> {
+  let lastError: unknown;
+  for (const address of addresses) {
+    const pinned = pinnedRequest(url, address);
+    const headers = new Headers(init.headers);
+    headers.set('host', pinned.hostHeader);
+    try {
+      return await fetch(pinned.url, { ...init, headers, ...(pinned.serverName !== undefined ? { tls: { serverName: pinned.serverName } } : {}) });
+    } catch (error) {
+      const code = systemErrorCode(error);
+      if (code === undefined || !UNREACHABLE.has(code)) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
 export async function fetchWithRedirects(request: FetchRequest): Promise<FetchOutcome> {
   let url = request.url;
   let method = request.method;
   let body = request.body;
   const headers = new Headers(request.headers);
+  const check: TargetCheck = { ...request.targets, signal: request.signal };
+  let previous: URL | undefined;
   for (let redirects = 0; ; redirects += 1) {
-    const response = await fetch(url, { method, headers, body: body ?? null, redirect: 'manual', signal: request.signal });
+    const addresses = await checkTarget(url, check, previous ? `the redirect from ${previous.href} to` : method);
+    const response = await fetchFirstReachable(url, addresses, { method, headers, body: body ?? null, redirect: 'manual', signal: request.signal });
     const location = response.headers.get('location');
     if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, finalUrl: url, redirects };
     await response.body?.cancel().catch(() => undefined);
@@ -57,6 +86,7 @@ export async function fetchWithRedirects(request: FetchRequest): Promise<FetchOu
       headers.delete('content-length');
     }
     if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    previous = url;
     url = next;
   }
 }

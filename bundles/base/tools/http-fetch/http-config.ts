@@ -11,6 +11,11 @@ export interface HttpFetchConfig {
   maxRedirects?: number;
   /** Headers sent with every request (the call's headers win). */
   headers?: Record<string, string>;
+  /**
+   * Private targets this agent may reach (host names, `*.domain` wildcards, addresses, CIDR
+   * blocks); everything private is refused without it. Non-empty makes `get` not read-only.
+   */
+  allow?: string[];
 }
 
 const schema: JSONSchemaType<HttpFetchConfig> = {
@@ -20,6 +25,7 @@ const schema: JSONSchemaType<HttpFetchConfig> = {
     defaultMaxBytes: { type: 'integer', minimum: 1, nullable: true },
     maxRedirects: { type: 'integer', minimum: 0, nullable: true },
     headers: { type: 'object', required: [], additionalProperties: { type: 'string' }, nullable: true },
+    allow: { type: 'array', items: { type: 'string', minLength: 1 }, nullable: true },
   },
   // A misspelt setting must fail loudly rather than be ignored.
   additionalProperties: false,

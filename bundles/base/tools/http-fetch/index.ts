@@ -1,14 +1,18 @@
 /**
  * `http-fetch__get` / `http-fetch__post`: one HTTP request with a timeout, a response size cap and
- * bounded redirects. A non-2xx status is a normal result (`ok: false`) the model can read; errors
- * are for requests that could not be made (bad URL or scheme, network failure, timeout).
+ * bounded redirects. Loopback, private, link-local (cloud metadata) and other non-public targets
+ * are refused unless `config.allow` lists them (target-check.ts). A non-2xx status is a normal
+ * result (`ok: false`) the model can read; errors are for requests that could not be made (bad URL
+ * or scheme, refused target, DNS or network failure, timeout).
  */
 import type { JsonObject, JsonValue, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
 import { abortedError, BaseToolError, describeError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { checkScheme, fetchWithRedirects } from './fetch-with-redirects.ts';
+import { parseAllowList } from './allow-list.ts';
 import { readHttpFetchConfig } from './http-config.ts';
 import { describeBody, readCapped } from './read-response.ts';
+import { systemResolver } from './target-check.ts';
 
 interface GetArgs {
   url: string;
@@ -55,6 +59,7 @@ function parseUrl(raw: string): URL {
 
 async function request(ctx: ToolContext, method: 'GET' | 'POST', args: PostArgs): Promise<JsonObject> {
   const config = readHttpFetchConfig(ctx.config);
+  const allow = parseAllowList(config.allow ?? []);
   const url = parseUrl(args.url);
   const headers = new Headers({ 'user-agent': 'goondan-http-fetch/0.1', accept: 'application/json, text/*;q=0.9, */*;q=0.8', ...config.headers });
   for (const [name, value] of Object.entries(args.headers ?? {})) headers.set(name, value);
@@ -75,6 +80,7 @@ async function request(ctx: ToolContext, method: 'GET' | 'POST', args: PostArgs)
       ...(body !== undefined ? { body } : {}),
       maxRedirects: config.maxRedirects ?? 5,
       signal,
+      targets: { allow, resolve: systemResolver },
     });
     const received = await readCapped(response, maxBytes);
     const contentType = response.headers.get('content-type') ?? '';

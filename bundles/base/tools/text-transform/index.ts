@@ -3,7 +3,8 @@
  * points), not UTF-16 units, so emoji and other astral characters are never cut in half.
  */
 import type { JsonObject, ToolHandler } from '../../../../shared/types/index.ts';
-import { BaseToolError, describeError } from '../tool-error.ts';
+import { compileLinearRegex } from '../linear-regex.ts';
+import { BaseToolError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { changeCase, type CaseStyle } from './change-case.ts';
 
@@ -60,18 +61,11 @@ function replaceText(args: ReplaceArgs): JsonObject {
     const at = args.text.indexOf(args.search);
     return { text: args.text.slice(0, at) + args.replacement + args.text.slice(at + args.search.length), replacements: 1 };
   }
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(args.search, `${all ? 'g' : ''}${args.ignoreCase === true ? 'i' : ''}`);
-  } catch (error) {
-    throw new BaseToolError('E_TEXT_PATTERN', `Invalid regular expression ${JSON.stringify(args.search)}: ${describeError(error)}`, {
-      suggestion: 'Use JavaScript regex syntax; escape literal ( ) [ ] . * + ? with a backslash, or set regex: false.',
-    });
-  }
-  const count = all ? Array.from(args.text.matchAll(pattern)).length : pattern.test(args.text) ? 1 : 0;
-  pattern.lastIndex = 0;
+  const pattern = compileLinearRegex(args.search, { ignoreCase: args.ignoreCase === true, errorCode: 'E_TEXT_PATTERN', literalHint: ', or set regex: false' });
+  const count = all ? Array.from(pattern.matchAll(args.text)).length : pattern.test(args.text) ? 1 : 0;
   // Regex mode: $1, $<name> and $& in the replacement refer to the match, as in String.replace.
-  return { text: args.text.replace(pattern, args.replacement), replacements: count };
+  const matcher = pattern.matcher(args.text);
+  return { text: all ? matcher.replaceAll(args.replacement) : matcher.replaceFirst(args.replacement), replacements: count };
 }
 
 function sliceText(args: SliceArgs): JsonObject {

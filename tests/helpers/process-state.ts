@@ -1,5 +1,6 @@
 /** Test helpers that look at real processes through /proc (Linux). */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { WAIT_MS } from './wait-for.ts';
 
 /** True while `pid` exists and is not a zombie (zombies linger where PID 1 does not reap orphans). */
 export function isRunning(pid: number): boolean {
@@ -14,7 +15,7 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Waits until none of `pids` runs, up to `timeoutMs`; returns the ones still running. */
-export async function waitUntilGone(pids: readonly number[], timeoutMs = 5000): Promise<number[]> {
+export async function waitUntilGone(pids: readonly number[], timeoutMs = WAIT_MS): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   let alive = pids.filter(isRunning);
   while (alive.length > 0 && Date.now() < deadline) {
@@ -41,4 +42,9 @@ export function readPids(text: string): number[] {
     .split('\n')
     .map((line) => Number(line.trim()))
     .filter((pid) => Number.isInteger(pid) && pid > 0);
+}
+
+/** The pids in a file a command writes them to; none while it does not exist yet. */
+export function readPidFile(path: string): number[] {
+  return existsSync(path) ? readPids(readFileSync(path, 'utf8')) : [];
 }

@@ -1,0 +1,64 @@
+/**
+ * `stream: true` of the OpenAI-compatible front door: chat.completion.chunk events over SSE — the
+ * role first, then the turn's text as it is produced (the agents' `step.delta` runtime events of
+ * this trace), then the finish (with usage when asked) and `[DONE]`. A failed turn ends the stream
+ * with an error event in OpenAI's shape.
+ */
+import type { RuntimeEvent } from '../../../shared/types/turns.ts';
+import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
+import type { Submitted } from '../../routing/router.ts';
+import { chatChunk } from './openai-format.ts';
+
+export interface StreamCompletionInput {
+  id: string;
+  model: string;
+  created: number;
+  submitted: Submitted;
+  includeUsage: boolean;
+  runtimeEvents: RuntimeEventBus;
+}
+
+export function streamCompletion(input: StreamCompletionInput): Response {
+  const { id, model, created, submitted } = input;
+  const encoder = new TextEncoder();
+  let unsubscribe = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (data: unknown) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
+      send(chatChunk(id, model, created, { role: 'assistant', content: '' }, null));
+      let streamed = '';
+      unsubscribe = input.runtimeEvents.subscribe((event: RuntimeEvent) => {
+        const delta = deltaText(event, submitted.traceId, model);
+        if (delta === undefined) return;
+        streamed += delta;
+        send(chatChunk(id, model, created, { content: delta }, null));
+      });
+      void (submitted.reply ?? Promise.resolve(undefined)).then((outcome) => {
+        unsubscribe();
+        if (!outcome || outcome.status !== 'ok') {
+          const error = outcome?.error;
+          send({ error: { message: error?.message ?? 'the turn failed', type: 'server_error', param: null, code: error?.code ?? null } });
+        } else {
+          // Text the deltas did not carry (a model that does not stream, or the final step's rest).
+          const rest = outcome.output.startsWith(streamed) ? outcome.output.slice(streamed.length) : streamed === '' ? outcome.output : '';
+          if (rest !== '') send(chatChunk(id, model, created, { content: rest }, null));
+          send(chatChunk(id, model, created, {}, 'stop'));
+          if (input.includeUsage) send({ ...chatChunk(id, model, created, {}, null, outcome.usage), choices: [] });
+        }
+        controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+        controller.close();
+      });
+    },
+    cancel() {
+      unsubscribe();
+    },
+  });
+  return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } });
+}
+
+/** The text of a `step.delta` runtime event of this trace's entry agent, if it is one. */
+function deltaText(event: RuntimeEvent, traceId: string, agent: string): string | undefined {
+  const record: Record<string, unknown> = { ...event };
+  if (record.type !== 'step.delta' || record.traceId !== traceId || record.agentName !== agent) return undefined;
+  return typeof record.text === 'string' ? record.text : undefined;
+}
