@@ -1,9 +1,9 @@
 /**
  * The agent process entry as one bundled file (`bun build --target=bun`): a cold agent start
- * loads one file instead of ~150 modules, and an idle agent holds less code. Built in the
- * background by the first daemon that finds it missing or stale, cached under
- * BUILD_CACHE_DIR (never committed) with a fingerprint of its sources in the file name. Until a
- * build is ready, agents run from the sources — same code, only slower to start.
+ * loads one file instead of ~150 modules, and an idle agent holds less code. Built by the first
+ * daemon that finds it missing or stale, before its agents start, and cached under
+ * BUILD_CACHE_DIR (never committed) with a fingerprint of its sources in the file name. If the
+ * build fails, agents run from the sources — same code, only slower to start.
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -103,24 +103,19 @@ export function agentEntry(): string {
 }
 
 /**
- * Uses the fresh bundle, or builds it in the background (agents start from the sources until it
- * is ready; `onBuilt` then lets the caller replace idle processes). GOONDAN_AGENT_BUNDLE=0 keeps
- * agents on the sources.
+ * Uses the fresh bundle, or builds it (~40 ms; on failure agents start from the sources, logged).
+ * GOONDAN_AGENT_BUNDLE=0 keeps agents on the sources.
  */
-export function prepareAgentEntry(env: Record<string, string | undefined>, log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }, onBuilt: () => void): void {
-  if (env.GOONDAN_AGENT_BUNDLE === '0') {
-    current = undefined;
-    return;
-  }
+export async function prepareAgentEntry(env: Record<string, string | undefined>, log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }): Promise<void> {
+  current = undefined;
+  if (env.GOONDAN_AGENT_BUNDLE === '0') return;
   current = freshAgentBundle();
   if (current) return;
   const started = performance.now();
-  buildAgentBundle().then(
-    (path) => {
-      current = path;
-      log.info({ path, buildMs: Math.round(performance.now() - started) }, 'agent entry bundled');
-      onBuilt();
-    },
-    (error: unknown) => log.warn({ err: error }, 'cannot bundle the agent entry; agents start from the sources'),
-  );
+  try {
+    current = await buildAgentBundle();
+    log.info({ path: current, buildMs: Math.round(performance.now() - started) }, 'agent entry bundled');
+  } catch (error) {
+    log.warn({ err: error }, 'cannot bundle the agent entry; agents start from the sources');
+  }
 }
