@@ -14,7 +14,7 @@ export const AGENT_SOURCE_ENTRY = join(PACKAGE_ROOT, 'agent-process', 'main.ts')
 const BUNDLE_DIR = join(BUILD_CACHE_DIR, 'agent');
 /** What the bundle is made of: a change to any of these makes it stale. */
 const SOURCE_DIRS = ['agent-process', 'shared'];
-const SOURCE_FILES = ['package-lock.json', 'package.json'];
+const SOURCE_FILES = ['package-lock.json', 'package.json', 'bundles/base/cached-ajv.ts'];
 /** Bump when the build settings change. */
 const BUILD_VERSION = 1;
 
