@@ -33,6 +33,23 @@ const API_KEY_ENV: Record<string, string> = {
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
 };
 
+/** The provider adapters, each imported only by agents whose Model names it. */
+const PROVIDER_MODULES = {
+  openai: () => import('@ai-sdk/openai'),
+  anthropic: () => import('@ai-sdk/anthropic'),
+  google: () => import('@ai-sdk/google'),
+  'openai-compatible': () => import('@ai-sdk/openai-compatible'),
+};
+
+/** Loads a provider's adapter ahead of need (a warm spare of a swarm that uses it); unknown names are ignored. */
+export async function preloadProvider(provider: string): Promise<void> {
+  if (isProviderName(provider)) await PROVIDER_MODULES[provider]();
+}
+
+function isProviderName(name: string): name is keyof typeof PROVIDER_MODULES {
+  return Object.hasOwn(PROVIDER_MODULES, name);
+}
+
 /**
  * Provider packages are imported on demand: each costs 20–130 ms and 10–30 MB at start-up, and an
  * agent process only ever needs the one its Model names.
@@ -58,15 +75,15 @@ export async function createLanguageModel(plan: AgentPlan, env: Record<string, s
 
   switch (spec.provider) {
     case 'openai': {
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await PROVIDER_MODULES.openai();
       return { name: spec.name, model: createOpenAI({ ...factory, ...common })(spec.model), settings };
     }
     case 'anthropic': {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const { createAnthropic } = await PROVIDER_MODULES.anthropic();
       return { name: spec.name, model: createAnthropic({ ...factory, ...common })(spec.model), settings };
     }
     case 'google': {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const { createGoogleGenerativeAI } = await PROVIDER_MODULES.google();
       return { name: spec.name, model: createGoogleGenerativeAI({ ...factory, ...common })(spec.model), settings };
     }
     case 'openai-compatible': {
@@ -77,7 +94,7 @@ export async function createLanguageModel(plan: AgentPlan, env: Record<string, s
           suggestion: 'Set spec.endpoint on the Model resource.',
         });
       }
-      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const { createOpenAICompatible } = await PROVIDER_MODULES['openai-compatible']();
       // Usage arrives in a streamed answer only when asked for (`stream_options.include_usage`).
       const provider = createOpenAICompatible({ includeUsage: true, ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
       return { name: spec.name, model: provider.chatModel(spec.model), settings };

@@ -51,6 +51,12 @@ export interface ChildShellOptions {
    * orchestrator restarts it.
    */
   onUncaught?(error: unknown, kind: 'exception' | 'rejection', promise: unknown, logger: RootLogger): boolean;
+  /**
+   * Loads, before `runtime.ready`, what `start` will need, so that a warm spare serves its first
+   * message without loading modules. Best effort: a failure here is the runtime's to report when
+   * it loads the same thing in `start`.
+   */
+  prepare?(): Promise<void>;
 }
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
@@ -167,6 +173,8 @@ export function runChildShell(options: ChildShellOptions): void {
     else runtime?.onControl?.(control);
   }
 
-  channel.control('runtime.ready', { pid: process.pid });
+  const sayReady = () => void channel.control('runtime.ready', { pid: process.pid });
+  if (options.prepare) void options.prepare().then(sayReady, sayReady);
+  else sayReady();
 }
 
