@@ -6,10 +6,12 @@
 FROM node:20-bookworm-slim AS install
 WORKDIR /opt/goondan
 COPY package.json package-lock.json ./
+# npm ci runs `prepare`, which bundles the studio's page from its sources (studio/ and shared/).
+COPY shared ./shared
+COPY studio ./studio
 # Production dependencies only; the `bun` package brings the Bun runtime.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
-COPY shared ./shared
 COPY orchestrator ./orchestrator
 COPY agent-process ./agent-process
 COPY bundles ./bundles
@@ -21,7 +23,9 @@ COPY docs ./docs
 # `command: npx, args: [-y, @modelcontextprotocol/server-…]`.
 FROM node:20-bookworm-slim
 # tini reaps orphaned tool processes (PID 1 duty) and forwards SIGTERM to the daemon.
-RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates \
+# bubblewrap sandboxes tool processes where the container may create user namespaces (Docker's
+# default seccomp profile forbids it: then goondan warns at start and runs tools unsandboxed).
+RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates bubblewrap \
   && rm -rf /var/lib/apt/lists/* \
   && useradd --system --uid 10001 --home /var/lib/goondan --shell /usr/sbin/nologin goondan \
   && install -d -o goondan -g goondan -m 0750 /var/lib/goondan

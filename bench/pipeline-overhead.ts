@@ -21,9 +21,12 @@ import { turnSpan } from '../agent-process/observability/trace-span.ts';
 import { buildToolCatalog } from '../agent-process/tools/tool-catalog.ts';
 import { ToolCallRunner } from '../agent-process/tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../agent-process/tools/tool-context.ts';
+import { PendingResults } from '../agent-process/tools/pending-results.ts';
 import { ToolExecutor } from '../agent-process/tools/tool-executor.ts';
+import { ToolPermissionGate } from '../agent-process/tools/tool-permission-gate.ts';
 import { loadToolHandlers } from '../agent-process/tools/tool-loader.ts';
 import { ToolRegistry } from '../agent-process/tools/tool-registry.ts';
+import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
 import type { ToolCallMiddlewareContext } from '../shared/types/extensions.ts';
 import type { ToolResult } from '../shared/types/tools.ts';
 import { echoTool, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
@@ -50,6 +53,7 @@ async function bareCompose(): Promise<number> {
   const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => ({ toolCallId: ctx.toolCallId, toolName: ctx.toolName, status: 'ok', output: null });
   const ctx: ToolCallMiddlewareContext = {
     agentName: 'bench', instanceKey: 'k', turnId: 't', traceId: 'x', stepIndex: 0, toolName: 'echo__say', toolCallId: 'c', args: { text: 'hi' }, metadata: {},
+    display: {}, toolVerdict: () => Promise.resolve(undefined),
     next: () => Promise.reject(new Error('core ctx')),
   };
   return perCall(() => chain(ctx, core));
@@ -60,11 +64,18 @@ async function fullCall(middlewares: number): Promise<number> {
   const registry = new ToolRegistry();
   const tool = echoTool();
   registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const executor = new ToolExecutor({ registry, contexts: new ToolContextFactory({ workdir: join(dir, 'workspace'), logger: silent }) });
+  const pending = new PendingResults();
+  const executor = new ToolExecutor({
+    registry,
+    contexts: new ToolContextFactory({ workdir: join(dir, 'workspace'), logger: silent, pending, sandbox: { ...DEFAULT_SANDBOX, workdir: join(dir, 'workspace'), stateRoot: dir, hiddenPaths: [] } }),
+    pending,
+    permissions: new ToolPermissionGate(silent),
+    logger: silent,
+  });
   const pipeline = new PipelineRegistry();
   for (let i = 0; i < middlewares; i++) pipeline.register(`ext-${i}`, 'toolCall', passThrough);
   const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), new EventBus(silent), silent);
-  const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', workdir: join(dir, 'workspace'), maxToolResultBytes: 65_536, pipeline, executor, registry, events });
+  const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', pipeline, executor, registry, events, workdir: () => join(dir, 'workspace'), maxToolResultBytes: 65_536, logger: silent });
   const catalog = buildToolCatalog(registry);
   const message = createMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'echo__say', input: { text: 'hi' } }] }, { type: 'assistant', stepId: 's' });
   const stepSpan = turnSpan(userEvent('x'));

@@ -2,6 +2,8 @@
  * ajv validators for conversation records: lines read back from `base.jsonl` / `events.jsonl`
  * (a crash can leave a torn last line) and MessageEvents emitted by extensions. The model-message
  * payload is checked only for its envelope; the AI SDK validates the parts at the model call.
+ * Upstream extensions build messages with `createdAt: new Date()` (tool spec Appendix A types it
+ * `Date`): such an event is accepted with the date as an ISO string (`normalizeMessageEvent`).
  */
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import { describeErrors } from '../../shared/validation/compiled-validator.ts';
@@ -57,4 +59,18 @@ export function isMessageEvent(value: unknown): value is MessageEvent {
 /** ajv's description of why the last checked event was rejected. */
 export function messageEventProblems(): string {
   return describeErrors(validateMessageEvent.errors, 'event');
+}
+
+/**
+ * An extension's MessageEvent with a `Date` createdAt turned into its ISO string (a copy; the
+ * caller's object is not changed). Anything else is returned as it is, for the validator to judge.
+ */
+export function normalizeMessageEvent(event: unknown): unknown {
+  if (typeof event !== 'object' || event === null || !('message' in event)) return event;
+  const message = event.message;
+  if (typeof message !== 'object' || message === null || !('createdAt' in message) || !(message.createdAt instanceof Date)) return event;
+  const time = message.createdAt.getTime();
+  // An invalid Date stays a Date, so the validator rejects it instead of toISOString throwing here.
+  if (Number.isNaN(time)) return event;
+  return { ...event, message: { ...message, createdAt: new Date(time).toISOString() } };
 }

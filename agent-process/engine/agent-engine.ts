@@ -3,12 +3,13 @@
  * unfolded conversation events, and runs turns one at a time. Usable in-process (tests) and from
  * the AgentProcess shell (agent-process/main.ts), which wires it to IPC.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
+import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
@@ -16,7 +17,7 @@ import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
 import { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
-import { isMessageEvent, messageEventProblems } from '../conversation/message-schema.ts';
+import { isMessageEvent, messageEventProblems, normalizeMessageEvent } from '../conversation/message-schema.ts';
 import { MessageStore } from '../conversation/message-store.ts';
 import { EventBus } from '../extensions/event-bus.ts';
 import { createExtensionApi, type CloseHandler } from '../extensions/extension-api.ts';
@@ -28,6 +29,8 @@ import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
 import { ToolExecutor } from '../tools/tool-executor.ts';
+import { PendingResults } from '../tools/pending-results.ts';
+import { ToolPermissionGate } from '../tools/tool-permission-gate.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
@@ -51,11 +54,11 @@ export interface AgentEngineOptions {
   /** A tool asked for a process restart (self-restart tool, SPEC.md §2.8); the shell acts on it after the turn. */
   onRestartRequested?: (reason: string) => void;
   env?: Record<string, string | undefined>;
-  /** Per-call tool handler timeout (default 5 min); on timeout the result is E_TOOL_TIMEOUT and ctx.signal aborts. */
+  /** Default per-call tool time limit where the export declares none (5 min); on timeout the result is E_TOOL_TIMEOUT and ctx.signal aborts. */
   toolTimeoutMs?: number;
   /** tool spec §2.3.3: let the model call registry tools that the step's catalog does not offer. Default false. */
   allowRegistryDirectCalls?: boolean;
-  /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension. */
+  /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension and answers the tools' own `ask`. */
   approvals?: ExtensionApi['approvals'];
   /** How long close() waits for each extension's onClose handler (default 5 s). */
   closeTimeoutMs?: number;
@@ -66,6 +69,11 @@ export interface AgentEngine {
   runTurn(event: AgentEvent): Promise<TurnResult>;
   /** Injected before the next step (or at the start of the next turn if idle). */
   deliverAsyncReply(reply: InterAgentReply): void;
+  /**
+   * Aborts running tool calls and every later one (their ctx.signal): the agent drains and its
+   * grace period is ending, so their processes must end while this process can still end them.
+   */
+  abortToolCalls(reason: string): void;
   /** Flushes state and releases files; running tool handlers are aborted. */
   close(): Promise<void>;
 }
@@ -88,12 +96,22 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const bus = new EventBus(logger);
   const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
+  const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
-  const model = await createLanguageModel(plan, options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const model = await createLanguageModel(plan, env);
 
+  const inbox = new AsyncReplyInbox(logger);
+  const pending = new PendingResults();
+  const contexts = new ToolContextFactory({ workdir: paths.workdir, logger, pending, sandbox, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) });
   const executor = new ToolExecutor({
     registry,
-    contexts: new ToolContextFactory({ workdir: paths.workdir, logger, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) }),
+    contexts,
+    pending,
+    permissions: new ToolPermissionGate(logger, options.approvals),
+    logger,
+    strictResults: env.GOONDAN_STRICT_RESULTS === '1',
+    onCompletion: (completion) => inbox.push(completion),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
   });
@@ -101,12 +119,13 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const toolRunner = new ToolCallRunner({
     agentName: plan.name,
     instanceKey,
-    workdir: paths.workdir,
     maxToolResultBytes: plan.maxToolResultBytes,
     pipeline,
     executor,
     registry,
     events,
+    workdir: () => contexts.workdir(),
+    logger,
   });
 
   const append = (message: Parameters<EngineInternals['append']>[0]): void => {
@@ -121,8 +140,9 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     logger,
     conversation,
     append,
-    emitMessageEvent: (event) => {
+    emitMessageEvent: (emitted) => {
       // Extensions are code we did not write: their events are checked before they reach the files.
+      const event = normalizeMessageEvent(emitted);
       if (!isMessageEvent(event)) throw new TypeError(`emitMessageEvent: invalid message event: ${messageEventProblems()}`);
       store.appendEvent(event);
       conversation.apply(event);
@@ -133,7 +153,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     events,
     model,
     prompt: new PromptConverter(),
-    inbox: new AsyncReplyInbox(logger),
+    inbox,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
   };
@@ -151,6 +171,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       bus,
       logger: logger.child({ extension: extension.name }),
       closeHandlers,
+      sandbox,
       ...(options.approvals ? { approvals: options.approvals } : {}),
     });
     await loadExtension(extension, api);
@@ -170,6 +191,9 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     deliverAsyncReply(reply) {
       deps.engine.inbox.push(reply);
     },
+    abortToolCalls(reason) {
+      executor.abortAll(reason);
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -187,6 +211,12 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       }
     },
   };
+}
+
+/** Tool processes never see the state root, and see the bundle and the daemon's home only when the plan names them. */
+function agentSandbox(plan: AgentPlan, workdir: string, stateRoot: string, env: Record<string, string | undefined>): ProcessSandbox {
+  const home = env.HOME;
+  return { ...plan.sandbox, workdir, stateRoot: resolve(stateRoot), hiddenPaths: [resolve(plan.bundleRoot), ...(home ? [resolve(home)] : [])] };
 }
 
 /** ARCHITECTURE §5: the built-in context-message extension is attached first unless the agent lists it. */

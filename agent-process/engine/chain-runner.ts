@@ -13,7 +13,8 @@ export interface ChainCall<K extends ChainName> {
   core: MiddlewareOf<K>;
   /** The call's span: its start time gives the duration. */
   span: Span;
-  isResult(value: unknown): value is ChainTypes[K]['result'];
+  /** The chain's result made of what the chain returned, or undefined when it is not one. */
+  accept(value: unknown): ChainTypes[K]['result'] | undefined;
   /** The chain's failed result for an error that escaped the chain. */
   failed(error: ErrorShape): ChainTypes[K]['result'];
   /** Last touch on the result before it is reported and returned (e.g. the error message limit). */
@@ -27,7 +28,7 @@ export async function runChain<K extends ChainName>(pipeline: PipelineRegistry, 
   let result: ChainTypes[K]['result'];
   try {
     const returned: unknown = await pipeline.run(chain, call.ctx, call.core);
-    result = call.isResult(returned) ? returned : call.failed(middlewareError(`a ${chain} middleware returned something that is not a ${RESULT_NAMES[chain]}`));
+    result = call.accept(returned) ?? call.failed(middlewareError(`a ${chain} middleware returned something that is not a ${RESULT_NAMES[chain]}`));
   } catch (error) {
     result = call.failed(middlewareError(`${chain} middleware failed: ${errorMessageOf(error)}`));
   }

@@ -118,7 +118,7 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
     ctx,
     core: (final) => stepCore(engine, final, extras),
     span,
-    isResult: isStepResult,
+    accept: (value) => (isStepResult(value) ? value : undefined),
     failed: failedStep,
     started: () => engine.events.emit({ type: 'step.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common }),
     finished: (result, duration) => {

@@ -91,7 +91,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
     ctx,
     core: () => turnCore(engine, turn),
     span,
-    isResult: isTurnResult,
+    accept: (value) => (isTurnResult(value) ? value : undefined),
     failed: (error) => turnResult(turn, 'error', turn.info.steps.length, error),
     started: () => engine.events.emit({ type: 'turn.started', timestamp: new Date().toISOString(), ...spanFields(span), ...common, eventId: event.id }),
     finished: (done, duration) => {

@@ -1,10 +1,12 @@
 /**
  * The ExtensionApi handed to `register(api, config)` (SPEC.md §4.3) — the only surface an extension
  * gets: pipeline middleware, dynamic tools, its own JSON state, the event bus, a logger, a close
- * hook and (when the shell provides one) human approvals.
+ * hook, the agent's sandbox (for processes it starts) and (when the shell provides one) human
+ * approvals.
  */
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { JsonValue } from '../../shared/types/json.ts';
+import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { Logger, ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import type { ChainName, MiddlewareOf, PipelineRegistry } from '../engine/pipeline-registry.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
@@ -23,6 +25,7 @@ export interface ExtensionApiDeps {
   /** Where `api.onClose` handlers are collected (run by engine.close()). */
   closeHandlers: Array<{ extension: string; handler: CloseHandler }>;
   approvals?: ExtensionApi['approvals'];
+  sandbox: ProcessSandbox;
 }
 
 export function createExtensionApi(deps: ExtensionApiDeps): ExtensionApi {
@@ -48,6 +51,7 @@ export function createExtensionApi(deps: ExtensionApiDeps): ExtensionApi {
       if (typeof handler !== 'function') throw new TypeError(`Extension '${name}': onClose needs a function`);
       deps.closeHandlers.push({ extension: name, handler });
     },
+    sandbox: deps.sandbox,
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
   };
 }

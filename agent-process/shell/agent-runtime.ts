@@ -74,12 +74,22 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger,
     ackPayload: { instanceKey },
     onEvent: (event) => queue.push(event),
-    async drain() {
+    async drain(reason, gracePeriodMs) {
+      // SPEC.md §2.3: the current turn may finish within the grace period, but no tool process may
+      // outlive this agent (issue 9): running tool calls are cancelled shortly before the deadline.
+      const abortTimer = setTimeout(
+        () => engine.abortToolCalls(`the agent is shutting down (${reason}) and its grace period is ending`),
+        Math.max(0, gracePeriodMs - TOOL_ABORT_MARGIN_MS),
+      );
       await queue.drain();
+      clearTimeout(abortTimer);
       await engine.close();
     },
   };
 }
+
+/** Before the orchestrator's SIGKILL: time for a tool's process group to take SIGTERM, then SIGKILL, and for the turn to fold. */
+const TOOL_ABORT_MARGIN_MS = 3000;
 
 /** The callee answers `replyTo` when its turn ends, also when it failed (SPEC.md §9.4 gap). */
 function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, result: TurnResult | undefined): void {

@@ -44,14 +44,40 @@ export function invalidArgsError(toolName: string, issues: readonly string[], su
   return error;
 }
 
-export function timeoutError(toolName: string, timeoutMs: number): ToolError {
+export function timeoutError(toolName: string, timeoutMs: number, fromArg?: string): ToolError {
   return {
     code: 'E_TOOL_TIMEOUT',
     name: 'ToolTimeoutError',
     category: 'tool',
     message: `Tool '${toolName}' did not finish within ${timeoutMs} ms and was aborted.`,
-    suggestion: 'Retry with a smaller job, or ask for a longer tool timeout.',
+    suggestion:
+      `Do the work in smaller calls, or start it in the background and check on it later${fromArg ? `; for a job that needs longer, pass a larger ${fromArg}` : ''}. ` +
+      "The operator can raise this limit with timeoutMs on the Tool's export or in the agent's tools[].config.",
   };
+}
+
+export function callLimitError(toolName: string, limit: number, callNumber: number): ToolError {
+  return {
+    code: 'E_TOOL_CALL_LIMIT',
+    name: 'ToolCallLimitError',
+    category: 'tool',
+    message: `Tool '${toolName}' may be called at most ${limit} time(s) per turn; this was call ${callNumber}, so it did not run.`,
+    suggestion: `Work with the results of the earlier ${toolName} calls of this turn, or ask the user to continue in a new message.`,
+  };
+}
+
+export function resultInvalidError(toolName: string, issues: readonly string[]): ToolError {
+  return {
+    code: 'E_TOOL_RESULT_INVALID',
+    name: 'ToolResultValidationError',
+    category: 'tool',
+    message: `Tool '${toolName}' returned a result that does not match its declared returns schema: ${issues.join('; ')}`,
+    suggestion: 'This is a bug in the tool (or its returns schema); try another approach or report it to the operator.',
+  };
+}
+
+export function toolDeniedError(toolName: string, message: string, suggestion: string): ToolError {
+  return { code: 'E_TOOL_DENIED', name: 'ToolDeniedError', category: 'user', message: `${toolName} ${message}`, suggestion };
 }
 
 export function outputNotJsonError(toolName: string, reason: string): ToolError {
@@ -80,5 +106,16 @@ export function interruptedError(toolName: string): ToolError {
     category: 'tool',
     message: `The call to '${toolName}' was interrupted before it produced a result.`,
     suggestion: 'Call the tool again if its result is still needed.',
+  };
+}
+
+/** The agent is going away (drain deadline, engine close): the call is not started. */
+export function shuttingDownError(toolName: string, reason: string): ToolError {
+  return {
+    code: 'E_TOOL_ABORTED',
+    name: 'ToolAbortedError',
+    category: 'tool',
+    message: `Tool '${toolName}' was not run: ${reason}.`,
+    suggestion: 'Finish the turn without further tool calls; the work can be resumed after the agent restarts.',
   };
 }

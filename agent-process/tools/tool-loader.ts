@@ -1,67 +1,110 @@
 /**
- * Loads a Tool resource's entry module with Bun and checks it against the declaration (tool spec
- * §4.3, §15): a `handlers` object export, a function for every declared export, and no handler
- * that is not declared. Every failure names the entry file.
+ * Loads a Tool resource's handlers (tool spec §4.3, §15): exports declared as `http` requests get
+ * the built-in HTTP handler; the others come from the entry module, loaded with Bun and checked
+ * against the declaration — a `handlers` object export, a function for every declared export, and
+ * no handler that is not declared. The module may also export `evaluatePolicy` (seed 004 §6).
+ * Every failure names the entry file.
  */
 import type { ToolPlan } from '../../shared/types/bundle.ts';
-import type { ToolHandler } from '../../shared/types/tools.ts';
+import type { ToolHandler, ToolPolicyEvaluator } from '../../shared/types/tools.ts';
 import { EngineError, errorMessageOf } from '../engine/engine-error.ts';
 
-export async function loadToolHandlers(plan: ToolPlan): Promise<Record<string, ToolHandler>> {
+export interface LoadedTool {
+  handlers: Record<string, ToolHandler>;
+  evaluatePolicy?: ToolPolicyEvaluator;
+}
+
+export async function loadToolHandlers(plan: ToolPlan): Promise<LoadedTool> {
+  const handlers: Record<string, ToolHandler> = {};
+  const httpExports = plan.exports.filter((e) => e.http !== undefined);
+  if (httpExports.length > 0) {
+    // Loaded only by agents that have HTTP tools.
+    const { httpExportHandler } = await import('./http/http-export-handler.ts');
+    for (const exp of httpExports) if (exp.http) handlers[exp.name] = httpExportHandler(`${plan.name}__${exp.name}`, exp.http);
+  }
+  const coded = plan.exports.filter((e) => e.http === undefined).map((e) => e.name);
+  if (plan.entryPath === undefined) {
+    if (coded.length === 0) return { handlers };
+    throw new EngineError({
+      code: 'E_TOOL_LOAD',
+      message: `Tool '${plan.name}' has no entry module, but export(s) ${coded.join(', ')} declare no http request`,
+      suggestion: 'Add spec.entry with handlers for them, or declare an http request for each.',
+    });
+  }
+  const entryPath = plan.entryPath;
   let mod: unknown;
   try {
-    mod = await import(plan.entryPath);
+    mod = await import(entryPath);
   } catch (error) {
     throw new EngineError({
       code: 'E_TOOL_LOAD',
-      message: `Tool '${plan.name}': cannot load entry module ${plan.entryPath}: ${errorMessageOf(error)}`,
-      file: plan.entryPath,
+      message: `Tool '${plan.name}': cannot load entry module ${entryPath}: ${errorMessageOf(error)}`,
+      file: entryPath,
       suggestion: 'Check that the entry path in the Tool resource points to a module Bun can import.',
       cause: error,
     });
   }
-  const handlers = typeof mod === 'object' && mod !== null && 'handlers' in mod ? mod.handlers : undefined;
-  if (typeof handlers !== 'object' || handlers === null || Array.isArray(handlers)) {
+  const evaluatePolicy = exportedEvaluator(plan.name, entryPath, mod);
+  const exported = typeof mod === 'object' && mod !== null && 'handlers' in mod ? mod.handlers : undefined;
+  if (exported === undefined && coded.length === 0) return evaluatePolicy ? { handlers, evaluatePolicy } : { handlers };
+  if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
     throw new EngineError({
       code: 'E_TOOL_HANDLERS_MISSING',
-      message: `Tool '${plan.name}': entry module ${plan.entryPath} has no 'handlers' object export`,
-      file: plan.entryPath,
-      suggestion: `Export the handlers by export name: export const handlers = { ${plan.exports.map((e) => `'${e.name}': async (ctx, input) => …`).join(', ')} };`,
+      message: `Tool '${plan.name}': entry module ${entryPath} has no 'handlers' object export`,
+      file: entryPath,
+      suggestion: `Export the handlers by export name: export const handlers = { ${coded.map((name) => `'${name}': async (ctx, input) => …`).join(', ')} };`,
     });
   }
-  const declared = new Set(plan.exports.map((e) => e.name));
-  const result: Record<string, ToolHandler> = {};
-  for (const name of declared) {
-    const handler: unknown = Reflect.get(handlers, name);
+  for (const name of coded) {
+    const handler: unknown = Reflect.get(exported, name);
     if (handler === undefined) {
       throw new EngineError({
         code: 'E_TOOL_HANDLER_MISSING',
-        message: `Tool '${plan.name}': export '${name}' is declared but ${plan.entryPath} has no handlers['${name}']`,
-        file: plan.entryPath,
+        message: `Tool '${plan.name}': export '${name}' is declared but ${entryPath} has no handlers['${name}']`,
+        file: entryPath,
         suggestion: `Add handlers['${name}'] to the entry module or remove the export from the Tool resource.`,
       });
     }
     if (!isToolHandler(handler)) {
       throw new EngineError({
         code: 'E_TOOL_HANDLER_INVALID',
-        message: `Tool '${plan.name}': handlers['${name}'] in ${plan.entryPath} is not a function`,
-        file: plan.entryPath,
+        message: `Tool '${plan.name}': handlers['${name}'] in ${entryPath} is not a function`,
+        file: entryPath,
       });
     }
-    result[name] = handler;
+    handlers[name] = handler;
   }
-  const undeclared = Object.keys(handlers).filter((name) => !declared.has(name));
+  const undeclared = Object.keys(exported).filter((name) => !coded.includes(name));
   if (undeclared.length > 0) {
+    const http = undeclared.filter((name) => httpExports.some((e) => e.name === name));
     throw new EngineError({
       code: 'E_TOOL_HANDLER_UNDECLARED',
-      message: `Tool '${plan.name}': ${plan.entryPath} has handlers not declared in spec.exports: ${undeclared.join(', ')}`,
-      file: plan.entryPath,
+      message: `Tool '${plan.name}': ${entryPath} has handlers not declared in spec.exports: ${undeclared.join(', ')}${http.length > 0 ? ` (${http.join(', ')} declare an http request, which answers them)` : ''}`,
+      file: entryPath,
       suggestion: `Declare them under spec.exports (name, description, parameters) or remove them from handlers.`,
     });
   }
-  return result;
+  return evaluatePolicy ? { handlers, evaluatePolicy } : { handlers };
+}
+
+function exportedEvaluator(toolName: string, entryPath: string, mod: unknown): ToolPolicyEvaluator | undefined {
+  const value = typeof mod === 'object' && mod !== null && 'evaluatePolicy' in mod ? mod.evaluatePolicy : undefined;
+  if (value === undefined) return undefined;
+  if (!isPolicyEvaluator(value)) {
+    throw new EngineError({
+      code: 'E_TOOL_HANDLER_INVALID',
+      message: `Tool '${toolName}': evaluatePolicy in ${entryPath} is not a function`,
+      file: entryPath,
+      suggestion: 'export function evaluatePolicy(args, ctx) { return { action: "ask", reason: "…", preview: "…" }; }',
+    });
+  }
+  return value;
 }
 
 function isToolHandler(value: unknown): value is ToolHandler {
+  return typeof value === 'function';
+}
+
+function isPolicyEvaluator(value: unknown): value is ToolPolicyEvaluator {
   return typeof value === 'function';
 }

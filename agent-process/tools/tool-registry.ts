@@ -6,9 +6,11 @@
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolPlan } from '../../shared/types/bundle.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
-import type { ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
+import type { SandboxPlan } from '../../shared/types/sandbox.ts';
+import type { ToolCatalogItem, ToolHandler, ToolPolicyEvaluator } from '../../shared/types/tools.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { validatorFor } from './args-validation.ts';
+import type { LoadedTool } from './tool-loader.ts';
 import { buildToolName, parseToolName } from './tool-name.ts';
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from './truncate-error-message.ts';
 
@@ -20,7 +22,23 @@ export interface RegisteredTool {
   maxResultBytes?: number;
   /** `ctx.config` for the handler. */
   config: JsonObject;
+  /** The sandbox of a Tool resource's processes; extension tools use the agent's. */
+  sandbox?: SandboxPlan;
   origin: 'config' | 'extension';
+  /** The export name (`exec` of `bash__exec`), for `evaluatePolicy`. */
+  exportName: string;
+  /** Per-call limits declared by the export (and, for timeoutMs, the agent's tool ref). */
+  limits: CallLimits;
+  /** The tool module's own permission check (seed 004 §6). */
+  evaluatePolicy?: ToolPolicyEvaluator;
+}
+
+export interface CallLimits {
+  /** The engine's time limit per call; the executor's default when absent. */
+  timeoutMs?: number;
+  /** The argument holding the call's own, possibly longer, time limit. */
+  timeoutFromArg?: string;
+  maxCallsPerTurn?: number;
 }
 
 export class ToolRegistry {
@@ -28,25 +46,36 @@ export class ToolRegistry {
   /** Names in first-registration order (the catalog keeps this order). */
   private readonly order: string[] = [];
 
-  registerToolPlan(plan: ToolPlan, handlers: Readonly<Record<string, ToolHandler>>): void {
+  registerToolPlan(plan: ToolPlan, loaded: LoadedTool): void {
     for (const exp of plan.exports) {
-      const handler = handlers[exp.name];
+      const handler = loaded.handlers[exp.name];
       if (handler === undefined) continue; // the loader has already rejected missing handlers
       const item: ToolCatalogItem = {
         name: buildToolName(plan.name, exp.name),
         description: exp.description,
         parameters: exp.parameters,
         source: { type: 'config', name: plan.name },
+        displayName: exp.displayName,
+        icon: exp.icon,
+        summary: exp.summary,
+        returns: exp.returns,
       };
       if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
-      this.put({
+      // The agent's tools[].config.timeoutMs (plan.timeoutMs) wins over the export's own.
+      const limits: CallLimits = { timeoutMs: plan.timeoutMs ?? exp.timeoutMs, timeoutFromArg: exp.timeoutFromArg, maxCallsPerTurn: exp.maxCallsPerTurn };
+      const tool: RegisteredTool = {
         item,
         handler,
         errorMessageLimit: plan.errorMessageLimit,
         ...(plan.maxResultBytes !== undefined ? { maxResultBytes: plan.maxResultBytes } : {}),
         config: plan.config,
+        sandbox: plan.sandbox,
         origin: 'config',
-      });
+        exportName: exp.name,
+        limits,
+      };
+      if (loaded.evaluatePolicy) tool.evaluatePolicy = loaded.evaluatePolicy;
+      this.put(tool);
     }
   }
 
@@ -74,7 +103,8 @@ export class ToolRegistry {
       });
     }
     const copy: ToolCatalogItem = { ...item, source: item.source ?? { type: 'extension', name: owner } };
-    this.put({ item: copy, handler, errorMessageLimit: DEFAULT_ERROR_MESSAGE_LIMIT, config: {}, origin: 'extension' });
+    const exportName = parseToolName(item.name)?.exportName ?? item.name;
+    this.put({ item: copy, handler, errorMessageLimit: DEFAULT_ERROR_MESSAGE_LIMIT, config: {}, origin: 'extension', exportName, limits: {} });
   }
 
   get(name: string): RegisteredTool | undefined {

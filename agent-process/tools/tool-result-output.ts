@@ -19,8 +19,10 @@ export function toolResultOutput(result: ToolResult): ToolResultOutput {
     return { type: 'json', value: { status: 'error', error } };
   }
   if (result.status === 'pending') {
+    // tool spec §10.2: the handle, plus what the tool says about the pending work (if anything).
     const value: JsonObject = { status: 'pending' };
     if (result.handle !== undefined) value.handle = result.handle;
+    if (result.output !== undefined) value.output = result.output;
     return { type: 'json', value };
   }
   const output: JsonValue = result.output ?? null;

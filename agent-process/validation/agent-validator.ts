@@ -9,6 +9,7 @@ import { compiledValidator, type Validator } from '../../shared/validation/compi
 // (`examples`, `x-…`) that ajv's strict mode would reject; validation keywords still apply.
 const OPTIONS = { allErrors: true, strict: false, allowUnionTypes: true } as const;
 
-export function agentValidator<T>(schema: object): Validator<T> {
-  return compiledValidator<T>({ schema, options: OPTIONS, formats: true });
+/** `fillDefaults`: JSON Schema `default`s are written into the checked value (tool arguments on a copy, seed 002). */
+export function agentValidator<T>(schema: object, fillDefaults = false): Validator<T> {
+  return compiledValidator<T>({ schema, options: fillDefaults ? { ...OPTIONS, useDefaults: true } : OPTIONS, formats: true });
 }

@@ -4,7 +4,7 @@
  * GOONDAN_APPROVALS=http); the first decision wins, no decision in time is a deny, and with no
  * approver at all the request is denied at once, saying why.
  */
-import type { ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
+import type { ApprovalDisplay, ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ApprovalDecision } from '../../shared/types/extensions.ts';
@@ -12,6 +12,8 @@ import type { JsonObject } from '../../shared/types/json.ts';
 
 /** A tool call waiting for a human: what `GET /v1/approvals` lists and the terminal prompt shows. */
 export type PendingApproval = ApprovalPrompt;
+
+const DISPLAY_KEYS = ['summary', 'displayName', 'icon', 'preview'] as const;
 
 export type ApprovalOutcome = ApprovalDecision & { reason: string };
 
@@ -39,7 +41,7 @@ export class ApprovalBroker {
   constructor(private readonly options: ApprovalBrokerOptions) {}
 
   open(
-    request: { agent: string; instanceKey: string; toolName: string; toolCallId: string; args: JsonObject; reason: string; processKey: string },
+    request: ApprovalDisplay & { agent: string; instanceKey: string; toolName: string; toolCallId: string; args: JsonObject; reason: string; processKey: string },
     timeoutMs: number,
     answer: (outcome: ApprovalOutcome) => void,
   ): void {
@@ -55,6 +57,11 @@ export class ApprovalBroker {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutMs).toISOString(),
     };
+    // The summary, display name, icon and the tool's preview are what a person reads first (issue 17).
+    for (const key of DISPLAY_KEYS) {
+      const value = request[key];
+      if (value !== undefined) approval[key] = value;
+    }
     const prompted = this.options.promptInteractive(approval);
     if (!prompted && !this.options.httpApprovals) {
       this.options.logger.warn({ agent: request.agent, toolName: request.toolName }, 'approval needed but nobody can approve; denied');

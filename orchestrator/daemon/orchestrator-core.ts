@@ -188,29 +188,31 @@ export class OrchestratorCore {
   }
 
   async processRows(): Promise<ProcessRow[]> {
-    const rows: ProcessRow[] = [];
-    for (const proc of this.supervisor.list()) {
-      const rss = await proc.rssBytes();
-      rows.push({
-        kind: proc.kind,
-        agent: proc.kind === 'agent' ? proc.name : null,
-        connection: proc.kind === 'connector' ? proc.name : null,
-        instanceKey: proc.instanceKey,
-        pid: proc.alive ? (proc.pid ?? null) : null,
-        status: proc.status,
-        crashes: proc.consecutiveCrashes,
-        restarts: proc.restarts,
-        rss: rss ?? null,
-        startedAt: proc.startedAt ?? null,
-        lastError: proc.lastError ? { ...proc.lastError } : null,
-        ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
-      });
-    }
+    // The table is read in one go (no await in between), so the rows are one consistent moment;
+    // only the RSS figures are filled in afterwards.
+    const rows: ProcessRow[] = this.supervisor.list().map((proc) => ({
+      kind: proc.kind,
+      agent: proc.kind === 'agent' ? proc.name : null,
+      connection: proc.kind === 'connector' ? proc.name : null,
+      instanceKey: proc.instanceKey,
+      pid: proc.alive ? (proc.pid ?? null) : null,
+      status: proc.status,
+      crashes: proc.consecutiveCrashes,
+      restarts: proc.restarts,
+      rss: null,
+      startedAt: proc.startedAt ?? null,
+      lastError: proc.lastError ? { ...proc.lastError } : null,
+      ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
+    }));
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
-      const rss = await processRssBytes(pid);
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: rss ?? null, startedAt: null, lastError: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null });
     }
+    await Promise.all(
+      rows.map(async (row) => {
+        if (row.pid !== null) row.rss = (await processRssBytes(row.pid)) ?? null;
+      }),
+    );
     return rows;
   }
 

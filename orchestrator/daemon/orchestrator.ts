@@ -15,6 +15,9 @@ import { approvalRoutes } from '../approvals/approval-routes.ts';
 import { migrateInstanceDirs } from '../delivery/migrate-instance-dirs.ts';
 import { ApiCredentials, ensureApiToken } from '../http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../http/api-server.ts';
+import { inspectRoutes } from '../inspect/inspect-routes.ts';
+import { studioRoutes } from '../studio/studio-routes.ts';
+import { StudioSessions } from '../studio/studio-sessions.ts';
 import { prepareAgentEntry } from '../process/agent-bundle.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
@@ -23,6 +26,7 @@ import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/rou
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
+import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
 import { loadSwarmConfig, type SwarmConfig } from './swarm-config.ts';
 
@@ -46,6 +50,8 @@ export interface OrchestratorOptions {
   onExchange?(note: ExchangeNote): void;
   /** The interactive cli connector finished (Ctrl-D): the user is done with this run. */
   onInteractiveEnd?(): void;
+  /** Something the person starting the daemon must see once (e.g. tools run unsandboxed). */
+  onWarning?(text: string): void;
 }
 
 /** Warm agent processes kept ready at least; the pool grows with demand (GOONDAN_WARM_POOL overrides; 0 turns it off). */
@@ -64,6 +70,8 @@ export class Orchestrator {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private runtimeFile: string | undefined;
+  private readonly studioSessions = new StudioSessions();
+  private credentials!: ApiCredentials;
 
   constructor(private readonly options: OrchestratorOptions) {}
 
@@ -81,10 +89,18 @@ export class Orchestrator {
     return this.core.runtimeEvents;
   }
 
-  /** Loads the bundle (throws ConfigError on an invalid one), starts the API and connectors. */
+  /**
+   * Loads the bundle (throws ConfigError on an invalid one, SandboxUnavailableError when an agent
+   * requires a sandbox this host cannot give), starts the API and connectors.
+   */
   async start(): Promise<void> {
     const { logger } = this.options;
     this.config = await loadSwarmConfig(this.configOptions());
+    const sandboxWarning = checkSandbox(this.config);
+    if (sandboxWarning !== undefined) {
+      logger.warn({ code: 'W_SANDBOX_UNAVAILABLE' }, sandboxWarning);
+      this.options.onWarning?.(sandboxWarning);
+    }
     const { swarm } = this.config;
     const existing = readRuntimeFile(runtimeFilePath(this.options.stateRoot, swarm.workspaceId));
     if (existing && existing.pid !== process.pid && isProcessAlive(existing.pid)) {
@@ -112,12 +128,13 @@ export class Orchestrator {
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
     });
+    this.credentials = new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken], this.studioSessions);
     this.server = startApiServer({
       host: this.options.host,
       port: this.options.port,
       logger,
       daemon: this.daemonApi(),
-      credentials: new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken]),
+      credentials: this.credentials,
       ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
@@ -217,7 +234,12 @@ export class Orchestrator {
     let next: SwarmConfig;
     try {
       next = await loadSwarmConfig(this.configOptions());
+      checkSandbox(next);
     } catch (error) {
+      if (SandboxUnavailableError.isInstance(error)) {
+        logger.error({ code: error.code, suggestion: error.suggestion }, `bundle changed but ${error.message}; keeping the running configuration`);
+        return;
+      }
       const problems = error instanceof Error && 'problems' in error ? error.problems : undefined;
       logger.error({ problems, err: problems ? undefined : error }, 'bundle changed but is invalid; keeping the running configuration');
       return;
@@ -258,6 +280,7 @@ export class Orchestrator {
   }
 
   private daemonApi(): DaemonApi {
+    const countMalformed = () => this.core.metrics.malformedMessages.inc({ source: 'http' });
     return {
       isReady: () => this.ready,
       entryAgent: () => this.config.swarm.entryAgent,
@@ -269,8 +292,12 @@ export class Orchestrator {
       metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
-      countMalformedBody: () => this.core.metrics.malformedMessages.inc({ source: 'http' }),
-      extraRoutes: approvalRoutes(this.core.approvals, () => this.core.metrics.malformedMessages.inc({ source: 'http' })),
+      countMalformedBody: countMalformed,
+      extraRoutes: [
+        ...approvalRoutes(this.core.approvals, countMalformed),
+        ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
+        ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),
+      ],
     };
   }
 

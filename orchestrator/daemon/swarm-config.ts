@@ -78,7 +78,7 @@ export async function loadSwarmConfig(options: SwarmConfigOptions): Promise<Swar
   if (options.implicitCli && !connections.some((c) => c.connectorName === 'cli')) connections.push(implicitCliConnection(swarmName));
   const agentFingerprints = new Map<string, string>();
   for (const [name, plan] of agents) {
-    agentFingerprints.set(name, fingerprint(plan, [...plan.tools.map((t) => t.entryPath), ...plan.extensions.map((e) => e.entryPath)]));
+    agentFingerprints.set(name, fingerprint(plan, [...plan.tools.flatMap((t) => (t.entryPath === undefined ? [] : [t.entryPath])), ...plan.extensions.map((e) => e.entryPath)]));
   }
   const connectionFingerprints = new Map<string, string>();
   for (const connection of connections) connectionFingerprints.set(connection.name, fingerprint(connection, [connection.connectorEntryPath]));

@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { apiTokenPath } from '../../shared/state-paths.ts';
+import { type StudioSessions, sessionIdOf } from '../studio/studio-sessions.ts';
 
 const TOKEN_BYTES = 32;
 
@@ -40,17 +41,34 @@ export function readApiToken(stateRoot: string): string | undefined {
   }
 }
 
+/** How a request proved itself: a bearer token, or the studio's session cookie. */
+export type CredentialKind = 'token' | 'session';
+
 export class ApiCredentials {
   private readonly accepted: Buffer[];
 
-  constructor(tokens: Array<string | undefined>) {
+  constructor(
+    tokens: Array<string | undefined>,
+    private readonly sessions?: StudioSessions,
+  ) {
     this.accepted = tokens.filter((t): t is string => t !== undefined && t !== '').map((t) => Buffer.from(t));
   }
 
-  /** True when the request carries `Authorization: Bearer <one of the accepted tokens>`. */
+  /** True when the request carries `Authorization: Bearer <one of the accepted tokens>` or a studio session. */
   authorizes(request: Request): boolean {
+    return this.credentialOf(request) !== undefined;
+  }
+
+  credentialOf(request: Request): CredentialKind | undefined {
     const header = request.headers.get('authorization') ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7).trim() : '');
+    if (this.acceptsToken(header.startsWith('Bearer ') ? header.slice(7).trim() : '')) return 'token';
+    const session = this.sessions ? sessionIdOf(request) : undefined;
+    if (session !== undefined && this.sessions?.isValidSession(session)) return 'session';
+    return undefined;
+  }
+
+  acceptsToken(candidate: string): boolean {
+    const given = Buffer.from(candidate);
     return this.accepted.some((token) => token.length === given.length && timingSafeEqual(token, given));
   }
 }

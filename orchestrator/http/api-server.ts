@@ -3,7 +3,8 @@
  * probes (and, unless GOONDAN_API_TOKEN is set, /metrics) needs a credential, also on loopback:
  * the state root's token file or GOONDAN_API_TOKEN (api-credential.ts) — an agent's tool that can
  * reach loopback still cannot act as the daemon. A non-loopback host requires GOONDAN_API_TOKEN.
- * Errors are `{error: ErrorShape}` (http-errors.ts).
+ * The studio's session cookie counts as a credential, with a CSRF guard on changes; routes marked
+ * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import type { Server } from 'bun';
 import { httpStatusOf } from '../../shared/errors/index.ts';
@@ -13,6 +14,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
@@ -38,6 +40,8 @@ export interface ApiRoute {
   method: string;
   pattern: RegExp;
   handle(request: Request, match: RegExpMatchArray): Promise<Response>;
+  /** Served without a credential (the studio's page shell and its login exchange). */
+  public?: boolean;
 }
 
 /** What the API needs from the daemon (kept narrow so the server stays one concept). */
@@ -96,15 +100,22 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     if (request.method === 'GET' && path === '/readyz') {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: 'starting' });
     }
-    if (!open(request.method, path) && !options.credentials.authorizes(request)) {
+    const allRoutes = [...routes, ...(daemon.extraRoutes ?? [])];
+    const found = findRoute(allRoutes, request.method, path);
+    if (found?.route.public) return found.route.handle(request, found.match);
+    const credential = options.credentials.credentialOf(request);
+    if (!open(request.method, path) && !credential) {
       return errorResponse(401, 'E_HTTP_UNAUTHORIZED', 'missing or wrong bearer token', {
         suggestion: "send 'Authorization: Bearer <token>' with the token in <state-root>/runtime/api-token or GOONDAN_API_TOKEN (the goondan CLI does this for you)",
       });
     }
-    for (const route of [...routes, ...(daemon.extraRoutes ?? [])]) {
-      const match = path.match(route.pattern);
-      if (match && request.method === route.method) return route.handle(request, match);
+    // The studio's cookie rides along with any request the browser makes: a change needs proof it came from the page.
+    if (credential === 'session' && request.method !== 'GET' && request.method !== 'HEAD' && !request.headers.has(STUDIO_REQUEST_HEADER)) {
+      return errorResponse(403, 'E_HTTP_CSRF', `a request authorized by the studio session must send the '${STUDIO_REQUEST_HEADER}' header to change anything`, {
+        suggestion: 'use the studio page, or send a bearer token',
+      });
     }
+    if (found) return found.route.handle(request, found.match);
     return errorResponse(404, 'E_HTTP_NOT_FOUND', `no route for ${request.method} ${path}`);
   };
 
@@ -123,6 +134,14 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       }
     },
   });
+}
+
+function findRoute(routes: ApiRoute[], method: string, path: string): { route: ApiRoute; match: RegExpMatchArray } | undefined {
+  for (const route of routes) {
+    const match = path.match(route.pattern);
+    if (match && method === route.method) return { route, match };
+  }
+  return undefined;
 }
 
 function coreRoutes(daemon: DaemonApi): ApiRoute[] {
@@ -228,7 +247,7 @@ function unknownAgent(agent: string, path: string): Response {
 
 class BadPathError extends Error {}
 
-function pathSegment(raw: string | undefined): string {
+export function pathSegment(raw: string | undefined): string {
   try {
     return decodeURIComponent(raw ?? '');
   } catch {

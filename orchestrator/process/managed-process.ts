@@ -259,7 +259,11 @@ export class ManagedProcess {
     // Callers are told which instance could not start, and that it happened before it served.
     const error: ErrorShape = { ...reported, details: { ...reported.details, agent: this.name, instanceKey: this.instanceKey, phase: STARTUP_PHASE } };
     this.recordError(error.code, error.message);
-    if (!retryable) this.startFailure = error;
+    if (!retryable) {
+      this.startFailure = error;
+      // The row says so at once, not only when the dying child has exited.
+      this.status = 'failed';
+    }
     this.options.logger.error({ process: this.key, childPid: this.pid, error, retryable }, 'process failed to start');
     this.options.onStartFailed(this, error, retryable);
     const incarnation = this.incarnation;

@@ -26,8 +26,11 @@ export interface ChildRuntime {
   onEvent(event: AgentEvent): void;
   /** Control events other than the start-up protocol (e.g. an approval prompt). */
   onControl?(control: ControlMessage): void;
-  /** Stop taking work, finish what runs, release resources; then the shell acks and exits. */
-  drain(reason: ShutdownReason | 'SIGTERM'): Promise<void>;
+  /**
+   * Stop taking work, finish what runs within `gracePeriodMs` (after which the orchestrator kills
+   * the process), release resources; then the shell acks and exits.
+   */
+  drain(reason: ShutdownReason | 'SIGTERM', gracePeriodMs: number): Promise<void>;
   /** Payload of the `shutdown_ack`. */
   readonly ackPayload: JsonObject;
 }
@@ -91,7 +94,8 @@ export function runChildShell(options: ChildShellOptions): void {
   });
   // A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
   process.on('SIGINT', () => {});
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A SIGTERM promises no grace period: running tool calls (and their processes) end now.
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   process.on('uncaughtException', (error) => uncaught(error, 'exception', undefined));
   process.on('unhandledRejection', (reason, promise) => uncaught(reason, 'rejection', promise));
 
@@ -126,15 +130,15 @@ export function runChildShell(options: ChildShellOptions): void {
     channel.control('runtime.started', { startupMs: performance.now() - startedAt });
   }
 
-  async function shutdown(reason: ShutdownReason | 'SIGTERM'): Promise<void> {
+  async function shutdown(reason: ShutdownReason | 'SIGTERM', gracePeriodMs: number): Promise<void> {
     shutdownRequested = true;
     // Still waiting for an assignment, or still starting: nothing to drain.
     if (phase === 'waiting') process.exit(0);
     if (phase !== 'serving' || !runtime) return;
     phase = 'draining';
-    log().info({ reason }, 'draining');
+    log().info({ reason, gracePeriodMs }, 'draining');
     try {
-      await runtime.drain(reason);
+      await runtime.drain(reason, gracePeriodMs);
     } catch (error) {
       log().error({ err: error }, 'drain failed');
     }
@@ -144,7 +148,7 @@ export function runChildShell(options: ChildShellOptions): void {
 
   transport.onMessage((message) => {
     if (message.type === 'shutdown') {
-      void shutdown(message.payload.reason);
+      void shutdown(message.payload.reason, message.payload.gracePeriodMs);
       return;
     }
     if (message.type !== 'event') return;

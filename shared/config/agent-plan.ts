@@ -10,12 +10,15 @@ import type { AgentPlan, ExtensionPlan, LoadedBundle, LoadedResource, ToolExport
 import type { JsonObject } from '../types/json.ts';
 import { BASE_PACKAGE, type JsonSchemaObject, type ToolExportSpec, type ToolPolicyRule, type ToolPolicySpec } from '../types/resources.ts';
 import { type AgentPromptFields, agentPromptFields } from './agent-prompt.ts';
+import type { SandboxPlan } from '../types/sandbox.ts';
+import { sandboxSpecValidator } from '../schemas/validators.ts';
 import { problemAt } from './bundle-internals.ts';
 import { resolveBundlePath } from './bundle-path.ts';
 import { ConfigError } from './config-error.ts';
 import { EnvIssues } from './env-issues.ts';
 import { buildModelPlan } from './model-plan.ts';
 import { asAgent, asExtension, asTool, assertLoadable, findBuiltin, findSwarm, resolveIn } from './plan-resolver.ts';
+import { DEFAULT_SANDBOX, resolveSandbox } from './sandbox-plan.ts';
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
@@ -47,24 +50,55 @@ function entryPath(resource: LoadedResource, entry: string): string {
   return result.ok ? result.path : resolve(resource.bundleRoot, entry);
 }
 
-/** Tool spec §6.1: `parameters` is optional; a function without arguments takes an empty object. */
-function exportPlan(spec: ToolExportSpec): ToolExportPlan {
-  const parameters: JsonSchemaObject = spec.parameters ?? { type: 'object', properties: {} };
-  return { ...spec, parameters };
-}
-
-function toolPlan(resource: LoadedResource, override: JsonObject | undefined): ToolPlan {
+/**
+ * `config.sandbox` (from the Tool's spec.config or the agent's tool ref) is the runtime's, not the
+ * tool's: it leaves `config` and becomes the tool's resolved sandbox (the load already checked it);
+ * `timeoutMs` is the engine's limit per call (checked by check-tool-declarations), not a handler setting.
+ */
+function toolPlan(
+  resource: LoadedResource,
+  override: JsonObject | undefined,
+  agentSandbox: SandboxPlan,
+  env: Record<string, string | undefined>,
+  issues: EnvIssues,
+): ToolPlan {
   const tool = asTool(resource.resource);
   if (!tool) throw new Error(`invariant: ${resource.kind}/${resource.name} is not a Tool`);
-  return {
+  const { sandbox, timeoutMs, ...config } = { ...tool.spec.config, ...override };
+  const isSandboxSpec = sandboxSpecValidator();
+  const plan: ToolPlan = {
     name: resource.name,
     packageName: resource.packageName,
-    entryPath: entryPath(resource, tool.spec.entry),
     errorMessageLimit: tool.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
     ...(tool.spec.maxResultBytes !== undefined ? { maxResultBytes: tool.spec.maxResultBytes } : {}),
-    exports: tool.spec.exports.map(exportPlan),
-    config: { ...tool.spec.config, ...override },
+    exports: tool.spec.exports.map((spec, i) => exportPlan(resource, spec, i, env, issues)),
+    config,
+    sandbox: resolveSandbox(agentSandbox, isSandboxSpec(sandbox) ? sandbox : undefined),
   };
+  if (tool.spec.entry !== undefined) plan.entryPath = entryPath(resource, tool.spec.entry);
+  if (typeof timeoutMs === 'number') plan.timeoutMs = timeoutMs;
+  return plan;
+}
+
+const EMPTY_PARAMETERS: JsonSchemaObject = { type: 'object', properties: {} };
+
+/**
+ * An export as the runtime gets it: `parameters` defaults to the empty object schema (tool spec
+ * §6.1: a function without arguments), HTTP header ValueSources are read (a missing credential is a
+ * missing required variable).
+ */
+function exportPlan(resource: LoadedResource, spec: ToolExportSpec, index: number, env: Record<string, string | undefined>, issues: EnvIssues): ToolExportPlan {
+  const { http, ...declared } = spec;
+  const rest = { ...declared, parameters: declared.parameters ?? EMPTY_PARAMETERS };
+  if (http === undefined) return rest;
+  const { headers, ...request } = http;
+  if (headers === undefined) return { ...rest, http: request };
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const text = typeof value === 'string' ? value : issues.read(value, env, resource, ['spec', 'exports', index, 'http', 'headers', name], true, `header ${name} of export ${spec.name}`);
+    if (text !== undefined) resolved[name] = text;
+  }
+  return { ...rest, http: { ...request, headers: resolved } };
 }
 
 function extensionPlan(resource: LoadedResource, override: JsonObject | undefined): ExtensionPlan {
@@ -102,9 +136,10 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
   }
   const { spec } = agent;
   const model = resolveIn(bundle, resource, spec.modelConfig.modelRef, ['spec', 'modelConfig', 'modelRef']).target;
+  const sandbox = resolveSandbox(DEFAULT_SANDBOX, swarm.spec.policy?.sandbox, spec.sandbox);
   const tools = (spec.tools ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'tools', i]);
-    return toolPlan(target, config);
+    return toolPlan(target, config, sandbox, env, issues);
   });
   const extensions = (spec.extensions ?? []).map((item, i) => {
     const { target, config } = resolveIn(bundle, resource, item, ['spec', 'extensions', i]);
@@ -145,6 +180,7 @@ export function planAgent(bundle: LoadedBundle, swarmName: string, agentName: st
     extensions,
     requiredTools,
     maxToolResultBytes: spec.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
+    sandbox,
   };
   const prompt = systemPrompt(resource, agentPromptFields(spec));
   if (prompt !== undefined) plan.systemPrompt = prompt;

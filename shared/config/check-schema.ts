@@ -102,11 +102,25 @@ function mapError(error: ErrorObject, segments: PathSegment[]): MappedError {
 }
 
 export function checkSchema(doc: NamedDocument, sink: ProblemSink): void {
+  reportSchemaErrors(doc, schemaErrors(doc.kind, doc.value), [], sink, (segments, error) => ownedByEnvelope(segments, error) || isUnderRefPosition(doc.kind, segments));
+}
+
+/**
+ * Reports ajv errors of a value that sits at `prefix` inside the document (a sub-schema checked on
+ * its own, e.g. a tool ref's `config.sandbox`), each mistake once.
+ */
+export function reportSchemaErrors(
+  doc: NamedDocument,
+  errors: readonly ErrorObject[],
+  prefix: readonly PathSegment[],
+  sink: ProblemSink,
+  skip: (segments: PathSegment[], error: ErrorObject) => boolean = () => false,
+): void {
   const seen = new Set<string>();
-  for (const error of schemaErrors(doc.kind, doc.value)) {
-    const segments = pointerToSegments(error.instancePath);
-    if (ownedByEnvelope(segments, error) || isUnderRefPosition(doc.kind, segments)) continue;
-    const mapped = mapError(error, segments);
+  for (const error of errors) {
+    const inner = pointerToSegments(error.instancePath);
+    if (skip(inner, error)) continue;
+    const mapped = mapError(error, [...prefix, ...inner]);
     const key = `${formatPath(mapped.segments)}\u0000${mapped.message}`;
     if (seen.has(key)) continue;
     seen.add(key);

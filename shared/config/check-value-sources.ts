@@ -1,5 +1,5 @@
 /** ValueSource shape (SPEC.md §1.1): exactly one of value / valueFrom, exactly one of env / secretRef. */
-import { isJsonObject, type JsonValue } from '../types/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../types/json.ts';
 import type { NamedDocument } from './bundle-document.ts';
 import { specOf } from './bundle-document.ts';
 import type { PathSegment } from './json-path.ts';
@@ -10,6 +10,7 @@ export function valueSourceOccurrences(doc: NamedDocument): Array<{ segments: Pa
   const spec = specOf(doc);
   if (!spec) return [];
   if (doc.kind === 'Model') return spec.apiKey === undefined ? [] : [{ segments: ['spec', 'apiKey'], value: spec.apiKey }];
+  if (doc.kind === 'Tool') return httpHeaderSources(spec);
   if (doc.kind !== 'Connection') return [];
   const found: Array<{ segments: PathSegment[]; value: JsonValue }> = [];
   for (const field of ['config', 'secrets']) {
@@ -18,6 +19,16 @@ export function valueSourceOccurrences(doc: NamedDocument): Array<{ segments: Pa
     for (const [key, value] of Object.entries(map)) found.push({ segments: ['spec', field, key], value });
   }
   return found;
+}
+
+/** `Tool.spec.exports[].http.headers.*` given as objects (credentials). */
+function httpHeaderSources(spec: JsonObject): Array<{ segments: PathSegment[]; value: JsonValue }> {
+  const exports = Array.isArray(spec.exports) ? spec.exports : [];
+  return exports.flatMap((item, i) => {
+    const headers = isJsonObject(item) && isJsonObject(item.http) ? item.http.headers : undefined;
+    if (!isJsonObject(headers)) return [];
+    return Object.entries(headers).flatMap(([name, value]) => (isJsonObject(value) ? [{ segments: ['spec', 'exports', i, 'http', 'headers', name], value }] : []));
+  });
 }
 
 const EXAMPLE = 'write {value: "…"} or {valueFrom: {env: NAME}} or {valueFrom: {secretRef: {ref: "Secret/<name>", key: "<key>"}}}';

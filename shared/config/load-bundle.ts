@@ -21,8 +21,10 @@ import { collectEnvWarnings } from './check-env.ts';
 import { checkPackageDocs } from './check-package-docs.ts';
 import { checkPaths } from './check-paths.ts';
 import { checkRefs, type RefResolutions } from './check-refs.ts';
+import { checkSandboxOverrides } from './check-sandbox.ts';
 import { checkSchema } from './check-schema.ts';
 import { checkSwarm } from './check-swarms.ts';
+import { checkAgentToolTimeouts, checkToolDeclarations } from './check-tool-declarations.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
 import { checkValueSources } from './check-value-sources.ts';
 import { discoverBundle, discoverBundleFiles } from './discovery.ts';
@@ -51,8 +53,15 @@ function loadDocuments(files: readonly string[], origin: { packageName: string; 
 function checkDocument(doc: NamedDocument, sink: ProblemSink): void {
   const schemaApplies = doc.kind !== 'Tool' || checkLegacyTool(doc, sink);
   if (schemaApplies) checkSchema(doc, sink);
-  if (doc.kind === 'Tool' && schemaApplies) checkToolExports(doc, sink);
-  if (doc.kind === 'Agent') checkPromptConflict(doc, sink);
+  if (doc.kind === 'Tool' && schemaApplies) {
+    checkToolExports(doc, sink);
+    checkToolDeclarations(doc, sink);
+  }
+  if (doc.kind === 'Agent') {
+    checkPromptConflict(doc, sink);
+    checkAgentToolTimeouts(doc, sink);
+  }
+  checkSandboxOverrides(doc, sink);
   if (doc.kind === 'Connector') checkConnectorEvents(doc, sink);
   checkValueSources(doc, sink);
 }

@@ -30,7 +30,8 @@ export function agentPreloadOf(plans: Iterable<AgentPlan>): AgentPreload {
   const modules = new Set<string>();
   const providers = new Set<string>();
   for (const plan of plans) {
-    for (const part of [...plan.tools, ...plan.extensions]) if (part.packageName === BASE_PACKAGE) modules.add(part.entryPath);
+    // A tool without an entry module (HTTP exports only) has nothing to load.
+    for (const part of [...plan.tools, ...plan.extensions]) if (part.packageName === BASE_PACKAGE && part.entryPath !== undefined) modules.add(part.entryPath);
     if (plan.model.provider !== 'mock') providers.add(plan.model.provider);
   }
   return { modules: [...modules].sort(), providers: [...providers].sort() };

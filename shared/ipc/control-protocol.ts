@@ -29,7 +29,15 @@ export type ConnectorAssignment = {
 };
 export type Assignment = AgentAssignment | ConnectorAssignment;
 
-export type ApprovalPrompt = {
+/** How people see the call (issue 17): the export's rendered summary, its display name and icon, the tool's preview. */
+export type ApprovalDisplay = {
+  summary?: string;
+  displayName?: string;
+  icon?: string;
+  preview?: string;
+};
+
+export type ApprovalPrompt = ApprovalDisplay & {
   id: string;
   agent: string;
   instanceKey: string;
@@ -60,7 +68,7 @@ export interface ControlPayloads {
   'runtime.spawn': { target: string; instanceKey?: string; cwd?: string };
   'runtime.list': { includeAll: boolean };
   'runtime.catalog': Record<string, never>;
-  'runtime.approval.request': { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number };
+  'runtime.approval.request': ApprovalDisplay & { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number };
   /** orchestrator → interactive connector: ask the person at the terminal. */
   'runtime.approval.prompt': ApprovalPrompt;
   /** interactive connector → orchestrator. */
@@ -80,6 +88,9 @@ const str = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const anyObject = { type: 'object' } as const;
 const errorRef = { $ref: errorShapeSchema.$id } as const;
+
+/** ApprovalDisplay, one schema for the agent's request and the connector's prompt. */
+const APPROVAL_DISPLAY = { summary: str, displayName: str, icon: str, preview: str };
 
 function closed(required: string[], properties: Record<string, object>): object {
   return { type: 'object', required, properties, additionalProperties: false };
@@ -114,6 +125,7 @@ const SCHEMAS: Record<ControlType, object> = {
     args: anyObject,
     reason: str,
     timeoutMs: { type: 'integer', minimum: 1 },
+    ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.prompt': closed(['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'], {
     id: name,
@@ -125,6 +137,7 @@ const SCHEMAS: Record<ControlType, object> = {
     reason: str,
     createdAt: str,
     expiresAt: str,
+    ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.decision': closed(['id', 'approved', 'scope'], { id: name, approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, reason: str }),
   'runtime.restart': closed(['reason'], { reason: str }),

@@ -63,6 +63,7 @@ export const agentSchema = resourceSchema('Agent', 'An LLM agent: model, system 
         'A tool result larger than this (bytes of its text) is cut in the conversation, with a marker, and saved whole as a file in the workspace the model can page through with file-system__read (default 65536). A Tool may set its own maxResultBytes.',
     },
     toolPolicy: { ...commonRef('toolPolicy'), description: 'This agent\'s tool permission rules, added to the swarm\'s policy.tools (attaches tool-policy).' },
+    sandbox: { ...commonRef('sandbox'), description: 'This agent\'s sandbox settings, over the swarm\'s policy.sandbox field by field; a tool ref\'s config.sandbox narrows or widens it per tool.' },
     requiredTools: {
       type: 'array',
       description: 'Tool names ("tool__export"); a turn may not end before one of them succeeded (attaches required-tools-guard).',

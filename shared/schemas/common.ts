@@ -89,6 +89,40 @@ export const commonSchema: JsonObject = {
         },
       },
     },
+    sandbox: {
+      type: 'object',
+      description:
+        'OS isolation of tool subprocesses (bash commands, stdio MCP servers): bubblewrap with new mount, PID, IPC, UTS and network namespaces; the system read-only, the instance workspace read-write, nothing of the state root, the bundle or $HOME. A narrower level (swarm → agent → tool ref config.sandbox) overrides field by field.',
+      additionalProperties: false,
+      properties: {
+        mode: {
+          enum: ['bwrap', 'none', 'required'],
+          description:
+            'bwrap (default): sandbox when bubblewrap works here, else run unsandboxed with a warning; required: never run unsandboxed (the swarm does not start without bwrap); none: no sandbox.',
+        },
+        network: { type: 'boolean', description: 'Give sandboxed processes the network (default false: only a private loopback).' },
+        limits: {
+          type: 'object',
+          description: 'Per-process limits of everything a call starts (prlimit); 0 = no limit.',
+          additionalProperties: false,
+          properties: {
+            cpuSeconds: { type: 'integer', minimum: 0, description: 'CPU seconds per process (RLIMIT_CPU; default 300).' },
+            memoryMb: { type: 'integer', minimum: 0, description: 'Address space per process in MiB (RLIMIT_AS; default 4096).' },
+            processes: {
+              type: 'integer',
+              minimum: 0,
+              description: 'Processes and threads per sandbox (RLIMIT_NPROC; default 512). Enforced inside bwrap when the daemon is not root; the kernel exempts root.',
+            },
+            fileSizeMb: { type: 'integer', minimum: 0, description: 'Largest file a process may write, in MiB (RLIMIT_FSIZE; default 1024).' },
+          },
+        },
+        readOnlyPaths: {
+          type: 'array',
+          description: 'Extra absolute host paths visible read-only inside the sandbox (a toolchain, an MCP server\'s code).',
+          items: { type: 'string', pattern: '^/' },
+        },
+      },
+    },
     toolPolicy: {
       type: 'object',
       description:

@@ -4,11 +4,31 @@
  * validates them whole with these (ARCHITECTURE §2), compiled once.
  */
 import { MODEL_PROVIDERS } from './model.ts';
+import { toolExportDeclarations } from './tool-export-declarations.ts';
 
 const text = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const object = { type: 'object' } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+const limit = { type: 'integer', minimum: 0 } as const;
+// The sandbox decides what tool processes may touch: its shape is checked in full.
+const sandboxPlanSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode', 'network', 'limits', 'readOnlyPaths'],
+  properties: {
+    mode: { enum: ['bwrap', 'none', 'required'] },
+    network: { type: 'boolean' },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cpuSeconds', 'memoryMb', 'processes', 'fileSizeMb'],
+      properties: { cpuSeconds: limit, memoryMb: limit, processes: limit, fileSizeMb: limit },
+    },
+    readOnlyPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+  },
+} as const;
 
 const modelPlanSchema = {
   type: 'object',
@@ -33,13 +53,15 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
+    // Header ValueSources are resolved into the plan: only strings remain.
+    ...toolExportDeclarations({ type: 'string' }),
   },
 } as const;
 
 const toolPlanSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'entryPath', 'errorMessageLimit', 'exports', 'config'],
+  required: ['name', 'packageName', 'errorMessageLimit', 'exports', 'config', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -48,6 +70,8 @@ const toolPlanSchema = {
     maxResultBytes: { type: 'integer', minimum: 1 },
     exports: { type: 'array', minItems: 1, items: toolExportSchema },
     config: object,
+    sandbox: sandboxPlanSchema,
+    timeoutMs: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -62,7 +86,7 @@ export const agentPlanSchema = {
   $id: 'goondan://plans/agent',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes'],
+  required: ['name', 'packageName', 'bundleRoot', 'model', 'modelParams', 'tools', 'extensions', 'requiredTools', 'maxToolResultBytes', 'sandbox'],
   properties: {
     name,
     packageName: text,
@@ -78,6 +102,7 @@ export const agentPlanSchema = {
     extensions: { type: 'array', items: extensionPlanSchema },
     requiredTools: { type: 'array', items: name },
     maxToolResultBytes: { type: 'integer', minimum: 1 },
+    sandbox: sandboxPlanSchema,
   },
 } as const;
 

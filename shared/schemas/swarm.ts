@@ -46,6 +46,7 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
             },
           },
         },
+        sandbox: { ...commonRef('sandbox'), description: 'OS isolation of every agent\'s tool subprocesses (default mode bwrap, network off); agents override it with spec.sandbox.' },
         tools: { ...commonRef('toolPolicy'), description: 'Swarm-wide tool permission policy; agents add their own rules with spec.toolPolicy (goondan addition).' },
         shutdown: {
           type: 'object',

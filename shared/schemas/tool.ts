@@ -1,16 +1,19 @@
 /** Tool: handlers an agent can call, exposed to the LLM as `<tool>__<export>` (tool spec §4, §6). */
+import { commonRef } from './common.ts';
 import { resourceSchema } from './resource-envelope.ts';
+import { toolExportDeclarations } from './tool-export-declarations.ts';
 
 export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; each export is one LLM-callable function.', {
   type: 'object',
   description: 'Entry module and the exported functions.',
   additionalProperties: false,
-  required: ['entry', 'exports'],
+  required: ['exports'],
   properties: {
     entry: {
       type: 'string',
       minLength: 1,
-      description: 'Handler module, relative to the bundle root (no "../", no absolute path). It exports `handlers`. Always run with Bun.',
+      description:
+        'Handler module, relative to the bundle root (no "../", no absolute path). It exports `handlers` (and optionally `evaluatePolicy`). Always run with Bun. Not needed when every export declares `http`.',
     },
     maxResultBytes: {
       type: 'integer',
@@ -46,9 +49,14 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
             description:
               'Config keys that widen what the function can reach: when one of them is set to a non-empty value (Tool spec.config or the agent\'s tools[].config), the function is not read-only for that agent.',
           },
+          ...toolExportDeclarations(commonRef('valueSource')),
         },
       },
     },
-    config: { type: 'object', description: 'Handler settings, handed to handlers as ctx.config (agents may override keys per tool).' },
+    config: {
+      type: 'object',
+      description:
+        'Handler settings, handed to handlers as ctx.config (agents may override keys per tool) and readable in templates as {{config.<key>}}. The key timeoutMs is the engine\'s time limit per call (for every export; agents may set their own) and is not passed to handlers.',
+    },
   },
 });

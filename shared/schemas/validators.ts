@@ -16,7 +16,8 @@ import type {
   SwarmResource,
   ToolResource,
 } from '../types/resources.ts';
-import { commonSchema } from './common.ts';
+import type { SandboxSpec } from '../types/sandbox.ts';
+import { COMMON_SCHEMA_ID, commonSchema } from './common.ts';
 import { KIND_SCHEMAS } from './kind-schemas.ts';
 import { refsSchema } from './refs.ts';
 import { compiledValidator, type Validator } from '../validation/compiled-validator.ts';
@@ -92,4 +93,11 @@ export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
     byPointer.set(error.instancePath, problem);
   }
   return [...byPointer.values()];
+}
+
+const sandboxValidator = compiledValidator<SandboxSpec>({ schema: { $ref: `${COMMON_SCHEMA_ID}#/definitions/sandbox` }, refs: [commonSchema, refsSchema], options: OPTIONS });
+
+/** The validator of a `sandbox` block (also used where a block sits in free-form config: a tool ref's `config.sandbox`). */
+export function sandboxSpecValidator(): Validator<SandboxSpec> {
+  return sandboxValidator;
 }

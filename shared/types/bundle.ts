@@ -7,6 +7,7 @@ import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
   ConnectorEventSpec,
+  HttpExportSpec,
   IngressRule,
   ModelParams,
   ModelProvider,
@@ -15,6 +16,7 @@ import type {
   ResourceKind,
   ToolExportSpec,
 } from './resources.ts';
+import type { SandboxPlan } from './sandbox.ts';
 
 /** Where a resource (or a problem) sits in the source files. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -73,21 +75,27 @@ export interface ModelPlan {
   capabilities: NonNullable<ModelSpec['capabilities']>;
 }
 
+/** An export's HTTP request with its header ValueSources resolved (never logged). */
+export type HttpRequestPlan = Omit<HttpExportSpec, 'headers'> & { headers?: Record<string, string> };
 /** An export as the runtime gets it: `parameters` always set (the empty object schema by default). */
-export type ToolExportPlan = ToolExportSpec & { parameters: JsonSchemaObject };
+export type ToolExportPlan = Omit<ToolExportSpec, 'http' | 'parameters'> & { parameters: JsonSchemaObject; http?: HttpRequestPlan };
 
 export interface ToolPlan {
   /** Tool resource name: the prefix of every exported tool name. */
   name: string;
   packageName: string;
-  /** Absolute path of the entry module. */
-  entryPath: string;
+  /** Absolute path of the entry module; absent when every export declares `http`. */
+  entryPath?: string;
   errorMessageLimit: number;
   /** The tool's own result bound, when it sets one (else the agent's). */
   maxResultBytes?: number;
   exports: ToolExportPlan[];
-  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it. */
+  /** Tool `spec.config` with the Agent's `tools[].config` shallow-merged over it, minus `sandbox` and `timeoutMs`. */
   config: JsonObject;
+  /** The agent's sandbox with the merged config's `sandbox` laid over it field by field. */
+  sandbox: SandboxPlan;
+  /** The engine's time limit per call for this agent (`timeoutMs` of that merged config); wins over the exports' own. */
+  timeoutMs?: number;
 }
 
 export interface ExtensionPlan {
@@ -111,6 +119,8 @@ export interface AgentPlan {
   requiredTools: string[];
   /** Tool results larger than this many bytes are cut in the conversation and saved in the workspace. */
   maxToolResultBytes: number;
+  /** Swarm `policy.sandbox` with the agent's `spec.sandbox` over it (tools may narrow or widen it per tool). */
+  sandbox: SandboxPlan;
 }
 
 export interface SwarmPlan {

@@ -37,6 +37,12 @@ export interface ConnectorApprovalPrompt {
   args: Record<string, unknown>;
   reason: string;
   expiresAt: string;
+  /** What the call does in one line ("Run git status"), from the export's `summary`. */
+  summary?: string;
+  displayName?: string;
+  icon?: string;
+  /** The tool's own preview of the effect (a diff, the commands of a line). */
+  preview?: string;
 }
 
 export interface ConnectorContext {

@@ -5,7 +5,8 @@
 import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { ConversationState, MessageEvent } from './messages.ts';
-import type { Logger, ToolCatalogItem, ToolHandler, ToolResult } from './tools.ts';
+import type { ProcessSandbox } from './sandbox.ts';
+import type { Logger, ToolCatalogItem, ToolHandler, ToolPolicyVerdict, ToolResult } from './tools.ts';
 import type { RuntimeEvent, RuntimeEventType, StepResult, TurnResult } from './turns.ts';
 
 /** What `ctx.runtime` tells middleware about where it runs (SPEC.md §2.7). */
@@ -87,8 +88,31 @@ export interface ToolCallMiddlewareContext extends BaseMiddlewareContext {
   args: JsonObject;
   /** The catalog item of this tool in the current step, if it is in the catalog. */
   readonly catalogItem?: ToolCatalogItem;
+  /** How people see this call: the rendered `summary`, `displayName` and `icon` of its export. */
+  readonly display: ToolCallDisplay;
+  /**
+   * The tool's own verdict on this call (its module's `evaluatePolicy`), evaluated once per call;
+   * undefined when the tool has no opinion. The engine enforces it before the handler runs.
+   */
+  toolVerdict(): Promise<ToolPolicyVerdict | undefined>;
+  /**
+   * Set by a permission middleware once a person approved this call, so the engine does not ask
+   * again for the tool's own `ask`.
+   */
+  approval?: ApprovalDecision;
   metadata: Record<string, JsonValue>;
+  /**
+   * A middleware may also return the spec's ToolResult shape without ids (`{status, output}`, tool
+   * spec §10.1); the engine fills in the call's id and name.
+   */
   next(): Promise<ToolResult>;
+}
+
+export interface ToolCallDisplay {
+  /** The export's `summary` rendered over this call's arguments (one line). */
+  summary?: string;
+  displayName?: string;
+  icon?: string;
 }
 
 export type TurnMiddleware = (ctx: TurnMiddlewareContext) => Promise<TurnResult>;
@@ -110,6 +134,12 @@ export interface ApprovalRequest {
   reason: string;
   /** Unanswered requests are denied after this long. */
   timeoutMs: number;
+  /** What the call does in one line ("Run git status"), from the export's `summary`. */
+  summary?: string;
+  displayName?: string;
+  icon?: string;
+  /** The tool's own preview of the call's effect (a diff, the commands of a line). */
+  preview?: string;
 }
 
 export interface ApprovalDecision {
@@ -147,6 +177,8 @@ export interface ExtensionApi {
   onClose?(handler: () => void | Promise<void>): void;
   /** Asks a human (terminal or HTTP API) to approve a tool call; absent when nobody can be asked. */
   approvals?: { request(request: ApprovalRequest): Promise<ApprovalDecision> };
+  /** The agent's sandbox, for processes the extension starts (stdio MCP servers). Optional so older engines stay valid. */
+  readonly sandbox?: ProcessSandbox;
 }
 
 /** Shape of an Extension entry module. */

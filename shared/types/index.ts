@@ -8,3 +8,4 @@ export type * from './tools.ts';
 export type * from './turns.ts';
 export type * from './extensions.ts';
 export type * from './connectors.ts';
+export type * from './sandbox.ts';

@@ -3,6 +3,7 @@
  * The JSON Schemas in shared/schemas/ are the executable form of these types.
  */
 import type { JsonObject, JsonValue } from './json.ts';
+import type { SandboxSpec } from './sandbox.ts';
 
 export const API_VERSION = 'goondan.ai/v1';
 export const BASE_PACKAGE = '@goondan/base';
@@ -73,6 +74,21 @@ export interface JsonSchemaObject {
   additionalProperties?: boolean | JsonObject;
   [keyword: string]: JsonValue | undefined;
 }
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/**
+ * An export answered by one HTTP request instead of a handler (seed 004 §5.1). `url`, `headers` and
+ * `body` are templates over the call (`{{args.id}}`, `{{config.baseUrl}}`); header values may be
+ * ValueSources (credentials).
+ */
+export interface HttpExportSpec {
+  method: HttpMethod;
+  url: string;
+  headers?: Record<string, string | ValueSource>;
+  /** A string template, or JSON whose string leaves are templates (`"{{args.x}}"` alone keeps x's type). */
+  body?: JsonValue;
+  /** The request's own time limit (default 30000 ms). */
+  timeoutMs?: number;
+}
 /** One export as written in the Tool resource; `description` and `parameters` are optional (tool spec §6.1). */
 export interface ToolExportSpec {
   name: string;
@@ -83,9 +99,26 @@ export interface ToolExportSpec {
   readOnly?: boolean;
   /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */
   readOnlyUnlessConfig?: string[];
+  /** Answered by this HTTP request; such an export has no handler. */
+  http?: HttpExportSpec;
+  /** Shown to people instead of the `<tool>__<export>` name (approval prompt, logs). */
+  displayName?: string;
+  /** An emoji or a short name shown beside displayName. */
+  icon?: string;
+  /** One-line template of what a call does (`"Run {{args.command}}"`), for approvals, events and logs. */
+  summary?: string;
+  /** JSON Schema of the handler's result (checked; strict with GOONDAN_STRICT_RESULTS=1). */
+  returns?: JsonObject;
+  /** Calls of this export beyond this many in one turn are refused (E_TOOL_CALL_LIMIT). */
+  maxCallsPerTurn?: number;
+  /** The engine's time limit for one call (default 300000 ms). */
+  timeoutMs?: number;
+  /** The argument holding the call's own time limit (e.g. bash's timeoutMs): the engine then waits at least that long. */
+  timeoutFromArg?: string;
 }
 export interface ToolSpec {
-  entry: string;
+  /** Handler module; optional when every export declares `http`. */
+  entry?: string;
   errorMessageLimit?: number;
   /** Results larger than this are cut in the conversation and saved whole in the workspace. */
   maxResultBytes?: number;
@@ -119,6 +152,8 @@ export interface AgentSpec {
   toolPolicy?: ToolPolicySpec;
   /** Tool results larger than this are cut in the conversation (default 65536). */
   maxToolResultBytes?: number;
+  /** Overrides the swarm's `policy.sandbox` field by field. */
+  sandbox?: SandboxSpec;
 }
 
 // ── Tool permission policy (goondan addition; seed 004 §6) ─────────────────
@@ -146,6 +181,8 @@ export interface SwarmPolicy {
   startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
+  sandbox?: SandboxSpec;
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

@@ -6,7 +6,8 @@ import type { ErrorShape } from '../errors/error-shape.ts';
 import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';
-import type { JsonSchemaObject } from './resources.ts';
+import type { JsonSchemaObject, ToolPolicyAction } from './resources.ts';
+import type { ProcessSandbox } from './sandbox.ts';
 
 /** Where a catalog item comes from (tool spec §13.1). */
 export interface ToolSource {
@@ -23,6 +24,14 @@ export interface ToolCatalogItem {
   source?: ToolSource;
   /** Read-only tools are allowed by the default permission policy. */
   readOnly?: boolean;
+  /** Shown to people instead of `name` (approval prompt, logs, tool-search). */
+  displayName?: string;
+  /** An emoji or a short name shown beside displayName. */
+  icon?: string;
+  /** One-line template of what a call does, over its arguments: `"Run {{args.command}}"`. */
+  summary?: string;
+  /** JSON Schema of the result (`Tool.spec.exports[].returns`). */
+  returns?: JsonObject;
 }
 
 export interface ToolCall {
@@ -55,6 +64,51 @@ export interface Logger {
   info(obj: object | string, msg?: string): void;
   warn(obj: object | string, msg?: string): void;
   error(obj: object | string, msg?: string): void;
+}
+
+/**
+ * `ToolContext.logger` (tool spec §7.3 `Console`): `log`/`info`/`warn`/`error`/`debug` take what
+ * `console` takes (`logger.log('read', n, 'files')`) and write one structured line with the call's
+ * trace fields; an object first is pino's form (`logger.info({path}, 'read')`: its keys become fields).
+ */
+export interface ToolLogger extends Logger {
+  log(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+}
+
+/** What a tool module's `evaluatePolicy` answers about one call (seed 004 §6.2). */
+export interface ToolPolicyVerdict {
+  /** Stricter than the permission policy's verdict wins; absent = no opinion (allow). */
+  action?: ToolPolicyAction;
+  /** Why, shown to the approver and in a denial. */
+  reason?: string;
+  /** What the call would do (a diff, the commands of a line), shown in the approval prompt. */
+  preview?: string;
+}
+
+/** The second argument of `evaluatePolicy`: which call is judged, and where it would run. */
+export interface ToolPolicyContext {
+  readonly agentName: string;
+  readonly instanceKey: string;
+  /** `<tool>__<export>` */
+  readonly toolName: string;
+  readonly exportName: string;
+  readonly workdir: string;
+  readonly config: JsonObject;
+}
+
+/** `export function evaluatePolicy(args, ctx)` of a tool module: called for every call of its exports. */
+export type ToolPolicyEvaluator = (args: JsonObject, ctx: ToolPolicyContext) => ToolPolicyVerdict | undefined | Promise<ToolPolicyVerdict | undefined>;
+
+/** Options of `ctx.pending(handle, …)`. */
+export interface PendingOptions {
+  /** Shown to the model with the pending status (e.g. what to expect). */
+  output?: JsonValue;
+  /** The work's result: delivered into the conversation as a message when it settles (like an async reply). */
+  completion?: Promise<JsonValue>;
 }
 
 // ── Inter-agent runtime (SPEC.md §2.6) ─────────────────────────────────────
@@ -129,7 +183,7 @@ export interface ToolContext {
   readonly message: Message;
   /** The instance's workspace directory; the default cwd of file and shell tools. */
   readonly workdir: string;
-  readonly logger: Logger;
+  readonly logger: ToolLogger;
   /** Trace of this tool call's span (for tools that cause further events). */
   readonly trace?: { traceId: string; spanId: string };
   /**
@@ -141,6 +195,18 @@ export interface ToolContext {
   readonly runtime?: AgentToolRuntime;
   /** Aborted when the call times out or the process drains. */
   readonly signal?: AbortSignal;
+  /**
+   * How processes this tool starts must be isolated (the agent's sandbox with the tool ref's
+   * `config.sandbox` over it). A tool that spawns anything runs it through this.
+   */
+  readonly sandbox: ProcessSandbox;
+  /**
+   * tool spec §10.2: `return ctx.pending(handle, {completion})` ends the call with `{status:
+   * "pending", handle}` for the model; when `completion` settles, its result is delivered into the
+   * conversation (before the next step, or at the start of the next turn). Only the value returned
+   * by this function means pending: a plain `{status: "pending"}` object is an ordinary output.
+   */
+  pending(handle: string, options?: PendingOptions): JsonObject;
 }
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<JsonValue> | JsonValue;
@@ -148,6 +214,8 @@ export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<JsonV
 /** Shape of a Tool entry module. */
 export interface ToolModule {
   handlers: Record<string, ToolHandler>;
+  /** The tool's own permission check, for every call of its exports (seed 004 §6). */
+  evaluatePolicy?: ToolPolicyEvaluator;
 }
 
 /**

@@ -93,7 +93,19 @@ export type RuntimeEvent =
       text: string;
     })
   | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; error: ErrorShape })
-  | (RuntimeEventBase & { type: 'tool.called'; turnId: string; stepId: string; toolCallId: string; toolName: string; args?: JsonObject })
+  | (RuntimeEventBase & {
+      /** The call started (issue 17 calls it `tool.started`; the name `tool.called` is kept for existing consumers). */
+      type: 'tool.called';
+      turnId: string;
+      stepId: string;
+      toolCallId: string;
+      toolName: string;
+      args?: JsonObject;
+      /** The export's `summary` rendered over the arguments ("Run git status"). */
+      summary?: string;
+      displayName?: string;
+      icon?: string;
+    })
   | (RuntimeEventBase & {
       type: 'tool.completed';
       turnId: string;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
-import { makePlan } from './helpers/engine-fixture.ts';
+import { echoTool, makePlan } from './helpers/engine-fixture.ts';
 
 const AGENT_MAIN = join(import.meta.dir, '../../agent-process/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'goondan-preload-'));
@@ -54,9 +54,14 @@ describe('preloading in a bare agent process', () => {
 
 describe('what the orchestrator lists', () => {
   test('built-in tool and extension modules of every agent, once each, and providers other than mock', () => {
-    const base = { packageName: BASE_PACKAGE, errorMessageLimit: 1000, exports: [], config: {} };
+    const base = { ...echoTool(), packageName: BASE_PACKAGE };
     const a = makePlan({ name: 'a', model: { provider: 'openai' } });
-    a.tools = [{ ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' }, { ...base, name: 'mine', packageName: '', entryPath: '/bundle/tools/mine/index.ts' }];
+    a.tools = [
+      { ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' },
+      { ...base, name: 'mine', packageName: '', entryPath: '/bundle/tools/mine/index.ts' },
+      // HTTP exports only: no entry module.
+      { ...base, name: 'web', entryPath: undefined },
+    ];
     a.extensions = [{ name: 'context-message', packageName: BASE_PACKAGE, entryPath: '/base/extensions/context-message/index.ts', config: {} }];
     const b = makePlan({ name: 'b' });
     b.tools = [{ ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' }];

@@ -3,6 +3,7 @@
  * and for the model, with a marker naming the saved file; the whole output is in the workspace and
  * the real file-system tool pages through it.
  */
+import { DEFAULT_SANDBOX } from '../../shared/config/sandbox-plan.ts';
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,7 +18,7 @@ const BASE = resolve(import.meta.dir, '../../bundles/base');
 /** The built-in file-system tool, as the config plane would plan it. */
 function fileSystemTool(): ToolPlan {
   const doc = YAML.parseAllDocuments(readFileSync(join(BASE, 'tools/file-system/tool.yaml'), 'utf8'))[0]?.toJSON() as { spec: { exports: ToolExportPlan[] } };
-  return { name: 'file-system', packageName: '@goondan/base', entryPath: join(BASE, 'tools/file-system/index.ts'), errorMessageLimit: 2000, exports: doc.spec.exports, config: {} };
+  return { name: 'file-system', packageName: '@goondan/base', entryPath: join(BASE, 'tools/file-system/index.ts'), errorMessageLimit: 2000, exports: doc.spec.exports, config: {}, sandbox: DEFAULT_SANDBOX };
 }
 
 const bigTool = (extra: Partial<ToolPlan> = {}) =>

@@ -83,6 +83,7 @@ describe('PipelineRegistry: priority then registration order', () => {
     registry.register('e4', 'toolCall', mw('p0-second'));
     const ctx: ToolCallMiddlewareContext = {
       agentName: 'a', instanceKey: 'k', turnId: 't', traceId: 'x', stepIndex: 0, toolName: 'x__y', toolCallId: 'c1', args: {}, metadata: {},
+      display: {}, toolVerdict: () => Promise.resolve(undefined),
       next: () => Promise.reject(new Error('n/a')),
     };
     await registry.run('toolCall', ctx, core);

@@ -2,8 +2,10 @@
  * Tool spec v2 §2 (seed 000), rule by rule, through a real engine with the mock model and real
  * tool entry modules from tests/fixtures/engine.
  */
-import { beforeEach, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { SPAN_ID_PATTERN } from '../../shared/ids.ts';
@@ -16,6 +18,10 @@ import { baseMessages, echoTool, errorOf, failTool, fixtureExtension, fixtureToo
 const harnesses = trackEngines();
 const engineFor = harnesses.start;
 beforeEach(() => resetProbes());
+const afterTest: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of afterTest.splice(0)) cleanup();
+});
 
 /** A mock rule that calls one tool on `trigger` and then summarises. */
 const callRule = (trigger: string, name: string, args: Record<string, string | number | boolean> = {}) => ({ match: trigger, toolCalls: [{ name, args }] });
@@ -184,8 +190,29 @@ describe('§2.4 Errors are ToolResults, never exceptions', () => {
   });
 });
 
+describe('a draining agent cancels its tool calls (issue 9: no tool process outlives its agent)', () => {
+  test('abortToolCalls aborts the running call through ctx.signal and refuses later calls with E_TOOL_ABORTED; the turn still ends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'goondan-drain-'));
+    afterTest.push(() => rmSync(dir, { recursive: true, force: true }));
+    const marker = join(dir, 'started');
+    const wait = { name: 'slow__wait', args: { ms: 60_000, marker } };
+    const h = await engineFor(makePlan({ tools: [slowTool()], script: { rules: [{ match: 'go', toolCalls: [wait], then: { toolCalls: [wait], then: 'done' } }] } }));
+    const turn = h.engine.runTurn(userEvent('go'));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(marker) && Date.now() < deadline) await Bun.sleep(10);
+    expect(existsSync(marker)).toBe(true);
+    h.engine.abortToolCalls('the agent is shutting down');
+    expect((await turn).responseText).toBe('done');
+    const [first, second] = storedToolResults(h.paths);
+    expect(aborted).toContain(String(first?.toolCallId));
+    expect(errorOf(second?.output)).toMatchObject({ code: 'E_TOOL_ABORTED', message: "Tool 'slow__wait' was not run: the agent is shutting down." });
+    // The second call never reached the handler.
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual([String(first?.toolCallId)]);
+  });
+});
+
 describe('§2.5 ToolContext', () => {
-  test('exactly the spec fields: workdir is the instance workspace (created), message holds the call, no bundle/oauth', async () => {
+  test('exactly the spec fields (plus the sandbox of issue 9): workdir is the instance workspace (created), message holds the call, no bundle/oauth', async () => {
     const runtime: AgentToolRuntime = {
       request: async (target) => ({ eventId: 'e', target, correlationId: 'c', response: '' }),
       send: async (target) => ({ eventId: 'e', target, accepted: true }),
@@ -199,7 +226,7 @@ describe('§2.5 ToolContext', () => {
     );
     const result = await h.engine.runTurn(userEvent('inspect'));
     const report = JSON.parse(result.responseText);
-    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'runtime', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
+    expect(report.contextKeys).toEqual(['agentName', 'config', 'instanceKey', 'logger', 'message', 'pending', 'runtime', 'sandbox', 'signal', 'toolCallId', 'trace', 'turnId', 'workdir']);
     expect(report.workdir).toBe(h.paths.workdir);
     expect(existsSync(h.paths.workdir)).toBe(true);
     expect(report.messageRole).toBe('assistant');

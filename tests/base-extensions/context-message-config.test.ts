@@ -3,14 +3,12 @@
  * `includeSwarmCatalog` are accepted and do what they say; unknown keys are rejected with
  * E_EXT_CONFIG naming the extension and the key, like every built-in extension's config.
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { baseMessages, makePlan, makeSwarm, trackEngines, userEvent, type EngineHarness } from '../agent-process/helpers/engine-fixture.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const engines = trackEngines();
 const contextMessage = (config: JsonObject): ExtensionPlan => ({

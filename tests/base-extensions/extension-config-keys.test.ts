@@ -2,7 +2,7 @@
  * Every built-in extension rejects a config key it does not know, at the agent's start, with an
  * error naming the extension and the key (E_EXT_CONFIG): a misspelt setting never goes unnoticed.
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -10,8 +10,6 @@ import { BASE_PACKAGE_DIR } from '../../shared/config/index.ts';
 import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
 import { makePlan, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const engines = trackEngines();
 const EXTENSIONS_DIR = join(BASE_PACKAGE_DIR, 'extensions');

@@ -13,9 +13,13 @@ export const REPO = resolve(import.meta.dir, '../..');
 export const MCP_FIXTURES = join(REPO, 'tests/fixtures/mcp');
 const MCP_ENTRY = join(REPO, 'bundles/base/extensions/mcp/index.ts');
 
-/** The fixture stdio server, run by the same bun binary that runs the tests. */
+/**
+ * The fixture stdio server, run by the same bun binary that runs the tests. Unsandboxed unless
+ * `extra` says otherwise: these tests are about MCP (and read the server's own pid); the sandbox
+ * of stdio servers has its own tests (mcp-sandbox.test.ts).
+ */
 export function stdioServer(extra: JsonObject = {}): JsonObject {
-  return { command: process.execPath, args: [join(MCP_FIXTURES, 'stdio-server.ts')], ...extra };
+  return { command: process.execPath, args: [join(MCP_FIXTURES, 'stdio-server.ts')], sandbox: false, ...extra };
 }
 
 export function mcpExtension(config: JsonObject): ExtensionPlan {
@@ -43,8 +47,8 @@ export function callRule(match: string, ...steps: ScriptStep[]): JsonObject {
 const harnesses: EngineHarness[] = [];
 
 /** An engine whose agent uses the mcp extension (with `config`) and the probe, scripted by `rules`. */
-export async function engineWithMcp(config: JsonObject, rules: JsonObject[] = []): Promise<EngineHarness> {
-  const harness = await startEngine(makePlan({ extensions: [mcpExtension(config), probeExtension], script: { rules } }));
+export async function engineWithMcp(config: JsonObject, rules: JsonObject[] = [], options: Parameters<typeof startEngine>[1] = {}): Promise<EngineHarness> {
+  const harness = await startEngine(makePlan({ extensions: [mcpExtension(config), probeExtension], script: { rules } }), options);
   harnesses.push(harness);
   return harness;
 }

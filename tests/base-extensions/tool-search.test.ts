@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolCatalogItem } from '../../shared/types/tools.ts';
 import { searchCatalog, words } from '../../bundles/base/extensions/tool-search/search-catalog.ts';
-import { echoTool, errorOf, failTool, makePlan, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
+import { ECHO_EXPORTS, echoTool, errorOf, failTool, fixtureTool, makePlan, startEngine, storedToolResults, userEvent, type EngineHarness, trackEngines } from '../agent-process/helpers/engine-fixture.ts';
 import { baseExtension, blobTool, promptCapture, vaultTool } from './helpers/extension-plans.ts';
 
 const harnesses = trackEngines();
@@ -62,6 +62,14 @@ describe('search selects, the next step narrows', () => {
       selected: ['echo__say', 'blob__make'],
       note: 'The matching tools are selected and available from your next step on.',
     });
+  });
+
+  test('a match shows the display name and the result schema (returns) its export declares (issue 17)', async () => {
+    const returns: JsonObject = { type: 'string', description: 'The text, unchanged.' };
+    const echo = fixtureTool('echo', 'echo.ts', ECHO_EXPORTS.map((e) => (e.name === 'say' ? { ...e, displayName: 'Repeat', returns } : e)));
+    const h = await harnesses.start(makePlan({ tools: [echo], script, extensions: [baseExtension('tool-search', { maxResults: 1 })] }));
+    await h.engine.runTurn(userEvent('find repeat'));
+    expect(lastOutput(h)).toMatchObject({ matches: [{ name: 'echo__say', description: 'Repeat a text.', displayName: 'Repeat', returns }] });
   });
 
   test('a selected tool runs; an unselected one is refused by the catalog gate', async () => {

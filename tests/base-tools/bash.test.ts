@@ -1,18 +1,22 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handlers } from '../../bundles/base/tools/bash/index.ts';
-import type { JsonObject } from '../../shared/types/index.ts';
-import { waitUntil } from '../helpers/wait-for.ts';
-import { killIfRunning, readPidFile, readPids, waitUntilGone } from '../helpers/process-state.ts';
+import type { JsonObject, SandboxMode } from '../../shared/types/index.ts';
+import { requireBwrap } from '../helpers/require-bwrap.ts';
+import { killIfRunning, uniqueSleep, waitForProcesses, waitUntilGone } from '../helpers/process-state.ts';
 import { asObject, callTool, createToolContext, toolError, type TestConfig, type TestToolContext } from './tool-context.ts';
 
 const FIXTURES = join(import.meta.dir, '../fixtures/base-tools/scripts');
+// These tests run sandboxed (the default) and also without the sandbox where they are about processes.
+requireBwrap();
+// Waits for real processes have 10 s deadlines; the test itself may take longer on a loaded machine.
+const PROCESS_TEST_MS = 30_000;
 
 let current: TestToolContext | undefined;
 let started: number[] = [];
-function setup(config: TestConfig = {}): TestToolContext {
-  current = createToolContext({ config });
+function setup(config: TestConfig = {}, mode: SandboxMode = 'bwrap'): TestToolContext {
+  current = createToolContext({ config, sandbox: { mode } });
   return current;
 }
 afterEach(() => {
@@ -56,11 +60,9 @@ describe('bash__exec runs in the workspace and reports the outcome', () => {
 
   test('a background job does not keep the call waiting', async () => {
     const t = setup({ drainMs: 100 });
-    // Waiting for the job would run into the 20 s timeout.
-    const out = await exec(t, { command: 'sleep 30 & echo $!', timeoutMs: 20_000 });
-    started = readPids(String(out.stdout));
-    expect(started).toHaveLength(1);
-    expect(out.timedOut).toBe(false);
+    const out = await exec(t, { command: `${uniqueSleep().join(' ')} & echo started`, timeoutMs: 20_000 });
+    expect(out).toMatchObject({ stdout: 'started\n', timedOut: false });
+    expect(Number(out.durationMs)).toBeLessThan(60_000);
   });
 });
 
@@ -103,51 +105,68 @@ describe('bash__exec cwd must stay inside the workspace', () => {
   });
 });
 
-// Timeouts leave the shell time to start its children first (the tests check those children
-// are gone): a few milliseconds normally, far more than that on a busy machine.
-const CHILDREN_STARTED_MS = 2000;
-
-describe('bash timeouts and cancellation end the whole process group', () => {
+describe.each(['bwrap', 'none'] as const)('bash processes end with their call (sandbox mode %s)', (mode) => {
   test('on timeout the shell and its background children are killed', async () => {
-    const t = setup();
-    const pidFile = join(t.workdir, 'pids');
-    const out = await exec(t, { command: `sleep 100 & echo $! > ${pidFile}; sleep 100 & echo $! >> ${pidFile}; wait`, timeoutMs: CHILDREN_STARTED_MS });
-    started = readPids(readFileSync(pidFile, 'utf8'));
-    expect(started).toHaveLength(2);
+    const t = setup({}, mode);
+    const sleep = uniqueSleep().join(' ');
+    const call = exec(t, { command: `${sleep} & ${sleep} & wait`, timeoutMs: 1500 });
+    started = await waitForProcesses(sleep.split(' '), 2);
+    const out = await call;
     expect(out.timedOut).toBe(true);
     expect(out.exitCode).toBeNull();
     expect(['SIGTERM', 'SIGKILL']).toContain(String(out.signal));
-    expect(String(out.note)).toContain('process group');
+    expect(String(out.note)).toContain('Killed after 1500 ms');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
-  test('processes that ignore SIGTERM get SIGKILL after killGraceMs', async () => {
-    const t = setup({ killGraceMs: 300 });
-    const pidFile = join(t.workdir, 'pids');
-    const out = await exec(t, { command: `trap '' TERM; sleep 100 & echo $! > ${pidFile}; wait; wait`, timeoutMs: CHILDREN_STARTED_MS });
-    started = readPids(readFileSync(pidFile, 'utf8'));
+  test('processes that ignore SIGTERM are killed too', async () => {
+    const t = setup({ killGraceMs: 300 }, mode);
+    const sleep = uniqueSleep();
+    const call = exec(t, { command: `trap '' TERM; ${sleep.join(' ')} & wait; wait`, timeoutMs: 1000 });
+    started = await waitForProcesses(sleep, 1);
+    const out = await call;
     expect(out.timedOut).toBe(true);
     expect(out.signal).toBe('SIGKILL');
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
 
-  test('an aborted ctx.signal kills the group and fails the call with E_TOOL_ABORTED', async () => {
-    const t = setup();
-    const pidFile = join(t.workdir, 'pids');
-    const call = exec(t, { command: `sleep 100 & echo $! > ${pidFile}; wait`, timeoutMs: 60_000 });
-    await waitUntil(() => readPidFile(pidFile).length === 1, 'the background child to start');
+  test('an aborted ctx.signal kills everything and fails the call with E_TOOL_ABORTED', async () => {
+    const t = setup({}, mode);
+    const sleep = uniqueSleep();
+    const call = exec(t, { command: `${sleep.join(' ')} & wait`, timeoutMs: 60_000 });
+    started = await waitForProcesses(sleep, 1);
     t.controller.abort();
     expect((await toolError(call)).code).toBe('E_TOOL_ABORTED');
-    started = readPids(readFileSync(pidFile, 'utf8'));
     expect(await waitUntilGone(started)).toEqual([]);
-  });
+  }, PROCESS_TEST_MS);
+
+  test('what a command leaves running in the background ends when the call returns', async () => {
+    const t = setup({ drainMs: 100 }, mode);
+    const sleep = uniqueSleep().join(' ');
+    // The call waits for the test's "go" file, so the test sees the background jobs run first.
+    const call = exec(t, { command: `${sleep} & (${sleep} &); while [ ! -e go ]; do sleep 0.05; done; echo done`, timeoutMs: 60_000 });
+    started = await waitForProcesses(sleep.split(' '), 2);
+    writeFileSync(join(t.workdir, 'go'), '');
+    expect((await call).stdout).toBe('done\n');
+    expect(await waitUntilGone(started)).toEqual([]);
+  }, PROCESS_TEST_MS);
 
   test('a call on an already aborted signal does not start anything', async () => {
-    const t = setup();
+    const t = setup({}, mode);
     t.controller.abort();
     expect((await toolError(exec(t, { command: `touch ${join(t.workdir, 'ran')}` }))).code).toBe('E_TOOL_ABORTED');
     expect(existsSync(join(t.workdir, 'ran'))).toBe(false);
-  });
+  }, PROCESS_TEST_MS);
+
+  test('a script that starts children is killed with them on timeout', async () => {
+    const t = setup({}, mode);
+    copyFileSync(join(FIXTURES, 'spawn-sleepers.sh'), join(t.workdir, 'spawn.sh'));
+    const sleep = uniqueSleep();
+    const call = callTool(handlers, 'script', t.ctx, { path: 'spawn.sh', args: [sleep[1] ?? ''], shell: '/bin/sh', timeoutMs: 1500 });
+    started = await waitForProcesses(sleep, 2);
+    expect(asObject(await call).timedOut).toBe(true);
+    expect(await waitUntilGone(started)).toEqual([]);
+  }, PROCESS_TEST_MS);
 });
 
 describe('bash output caps', () => {
@@ -226,16 +245,6 @@ describe('bash__script', () => {
     copyFileSync(join(FIXTURES, 'greet.sh'), join(t.workdir, 'scripts/greet.sh'));
     const out = asObject(await callTool(handlers, 'script', t.ctx, { path: 'scripts/greet.sh', args: ['a b', 'c'], env: { GREETING: 'hi' } }));
     expect(out).toMatchObject({ stdout: `hello a b c\ncwd=${t.workdir}\ngreeting=hi\n`, stderr: 'to stderr\n', exitCode: 3 });
-  });
-
-  test('a script that starts children is killed as a group on timeout', async () => {
-    const t = setup();
-    copyFileSync(join(FIXTURES, 'spawn-sleepers.sh'), join(t.workdir, 'spawn.sh'));
-    const out = asObject(await callTool(handlers, 'script', t.ctx, { path: 'spawn.sh', args: ['pids'], shell: '/bin/sh', timeoutMs: CHILDREN_STARTED_MS }));
-    started = readPids(readFileSync(join(t.workdir, 'pids'), 'utf8'));
-    expect(out.timedOut).toBe(true);
-    expect(started).toHaveLength(2);
-    expect(await waitUntilGone(started)).toEqual([]);
   });
 
   test('a missing script is E_BASH_SCRIPT_NOT_FOUND; one outside the workspace is refused', async () => {

@@ -32,7 +32,7 @@ async function catalogReadOnly(agentName: string): Promise<Record<string, boolea
   const loaded = await loadBundle(bundle?.dir ?? '', { env: {} });
   expect(loaded.errors).toEqual([]);
   const registry = new ToolRegistry();
-  for (const tool of buildAgentPlan(loaded, 's', agentName, {}).tools) registry.registerToolPlan(tool, handlers);
+  for (const tool of buildAgentPlan(loaded, 's', agentName, {}).tools) registry.registerToolPlan(tool, { handlers });
   return Object.fromEntries(registry.list().map((tool) => [tool.item.name, tool.item.readOnly]));
 }
 

@@ -48,5 +48,6 @@ describe('base tools run through the real engine', () => {
     expect(history).toContain('"code":"E_FS_OUTSIDE_WORKDIR"');
     expect(history).toContain('add it to the tool config \\"roots\\"');
     expect(findFiles(stateRoot, 'workspaces/**/escape.txt')).toEqual([]);
-  });
+    // It starts a whole daemon: on a loaded machine that takes longer than bun's default 5 s.
+  }, 60_000);
 });

@@ -1,14 +1,19 @@
 /**
  * A real ToolContext for calling base-tool handlers directly: a temp workspace under os.tmpdir(),
- * a pino logger writing to a temp file, an AbortController for `signal`, and the assistant message
- * that "holds" the call (plain data).
+ * a pino logger writing to a temp file, an AbortController for `signal`, the assistant message
+ * that "holds" the call (plain data), and the default sandbox (bubblewrap, network off) with the
+ * temp root as the state root — so `outside` is hidden from sandboxed commands like real state is.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'bun:test';
 import pino from 'pino';
+import { DEFAULT_SANDBOX } from '../../shared/config/sandbox-plan.ts';
+import { PendingResults } from '../../agent-process/tools/pending-results.ts';
+import { consoleCompatibleLogger } from '../../agent-process/tools/tool-logger.ts';
 import { createLogger } from '../../shared/logger.ts';
+import type { SandboxPlan } from '../../shared/types/sandbox.ts';
 import type { JsonObject, JsonValue, Message, ToolContext, ToolHandler } from '../../shared/types/index.ts';
 
 export interface TestToolContext {
@@ -26,7 +31,7 @@ export interface TestToolContext {
 /** `config` may be a function of the temp directories (e.g. `roots: [outside]`). */
 export type TestConfig = JsonObject | ((dirs: { workdir: string; outside: string }) => JsonObject);
 
-export function createToolContext(options: { config?: TestConfig } = {}): TestToolContext {
+export function createToolContext(options: { config?: TestConfig; sandbox?: Partial<SandboxPlan> } = {}): TestToolContext {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'goondan-base-tools-')));
   const workdir = join(root, 'workspace');
   const outside = join(root, 'outside');
@@ -34,6 +39,7 @@ export function createToolContext(options: { config?: TestConfig } = {}): TestTo
   const logFile = join(root, 'tool.log');
   const logger = createLogger({ name: 'base-tools-test', level: 'debug', destination: pino.destination({ dest: logFile, sync: true }) });
   const controller = new AbortController();
+  const pending = new PendingResults();
   const toolCallId = 'call-1';
   const message: Message = {
     id: 'msg-assistant-1',
@@ -49,9 +55,11 @@ export function createToolContext(options: { config?: TestConfig } = {}): TestTo
     toolCallId,
     message,
     workdir,
-    logger,
+    logger: consoleCompatibleLogger(logger),
     config: typeof options.config === 'function' ? options.config({ workdir, outside }) : (options.config ?? {}),
     signal: controller.signal,
+    sandbox: { ...DEFAULT_SANDBOX, ...options.sandbox, workdir, stateRoot: root, hiddenPaths: [] },
+    pending: (handle, pendingOptions) => pending.mark(handle, pendingOptions),
   };
   return {
     ctx,

@@ -3,7 +3,7 @@
  * check, starting with ok / warn / fail, a fix on every line that is not ok; exit 0 unless
  * something fails. Secrets are named, never shown.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,6 @@ import { startDaemon } from '../e2e/daemon-harness.ts';
 import { requireSystemTool } from '../deploy/system-tool.ts';
 import { type CliRun, goondan, REPO_ROOT } from './goondan-cli.ts';
 
-setDefaultTimeout(60_000);
 
 const work = mkdtempSync(join(tmpdir(), 'goondan-doctor-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

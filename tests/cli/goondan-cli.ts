@@ -1,7 +1,7 @@
 /**
  * Runs the real `bin/goondan` in a subprocess, as a user would, and collects its output. Each run
- * is a fresh Bun process (seconds on a loaded 2-core machine): test files that use it call
- * setDefaultTimeout themselves — it applies only to the file that calls it, so a helper cannot.
+ * is a fresh Bun process (seconds on a loaded 2-core machine): the per-test limit comes from
+ * `bun test --timeout` in `npm test`.
  */
 import { join } from 'node:path';
 

@@ -3,14 +3,13 @@
  * `goondan run --input` offline (real daemon, real agent processes, the mock model) and its own
  * `bun test` passes; existing files are never overwritten without --force.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BUNDLE_TEMPLATES } from '../../orchestrator/cli/init/template-catalog.ts';
 import { goondan, REPO_ROOT } from './goondan-cli.ts';
 
-setDefaultTimeout(120_000);
 
 const work = mkdtempSync(join(tmpdir(), 'goondan-init-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

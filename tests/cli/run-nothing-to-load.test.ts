@@ -1,12 +1,10 @@
 /** `goondan run` on a PATH with nothing to load: exit 3 like `validate`, and nothing is started. */
-import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goondan } from './goondan-cli.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 let temp: string | undefined;
 afterEach(() => {

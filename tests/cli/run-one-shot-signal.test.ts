@@ -2,14 +2,13 @@
  * A one-shot `goondan run --input` that gets SIGTERM mid-turn drains and exits (it used to wait
  * for a reply that never came, alive after "orchestrator stopped").
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from '../e2e/daemon-harness.ts';
 import { GOONDAN_BIN } from './goondan-cli.ts';
 
-setDefaultTimeout(120_000);
 
 const work = mkdtempSync(join(tmpdir(), 'goondan-signal-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

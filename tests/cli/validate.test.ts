@@ -1,12 +1,10 @@
 /** `goondan validate` as a user runs it: the real bin/goondan in a subprocess. */
-import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CliRun, REPO_ROOT, goondan } from './goondan-cli.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'bundles');
 

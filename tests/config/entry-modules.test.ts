@@ -2,13 +2,11 @@
  * Entry modules are checked without running them (issue 11): what a static reading can know, and
  * that it stays silent about what it cannot (CommonJS, package re-exports, computed handlers).
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { loadBundle } from '../../shared/config/index.ts';
 import { objectLiteralKeys } from '../../shared/config/object-literal-keys.ts';
 import { type TempBundle, tempBundle } from './temp-bundle.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 let bundle: TempBundle | undefined;
 afterEach(() => bundle?.remove());

@@ -2,15 +2,13 @@
  * Every error code is explained under docs/errors/ (one page per family, one `### CODE` heading
  * per code), and bundle problems carry that place as `helpUrl`.
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadBundle, PROBLEM_CODES } from '../../shared/config/index.ts';
 import { ERROR_DOCS_LOCAL_DIR, errorDocPage, helpUrlFor } from '../../shared/error-help.ts';
 import { ERROR_FIXTURES_DIR } from './fixture-expectations.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const REPO = join(import.meta.dir, '..', '..');
 const SOURCE_DIRS = ['agent-process', 'connector-process', 'orchestrator', 'shared', 'bundles'];

@@ -3,13 +3,11 @@
  * arguments needs no `parameters`; its plan (and so the model and the args check) gets
  * `{ type: 'object', properties: {} }`.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { buildAgentPlan, loadBundle } from '../../shared/config/index.ts';
 import { makePlan, trackEngines, userEvent } from '../agent-process/helpers/engine-fixture.ts';
 import { MOCK_MODEL, type TempBundle, tempBundle } from './temp-bundle.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const BUNDLE = `${MOCK_MODEL}---
 apiVersion: goondan.ai/v1

@@ -3,7 +3,7 @@
  * clean for `systemd-analyze verify`, does not restart on exit codes a restart cannot fix, and its
  * hardening leaves tools working; the image's health check follows GOONDAN_PORT.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +11,6 @@ import { EXIT } from '../../orchestrator/cli/exit-codes.ts';
 import { GOONDAN_BIN, REPO_ROOT, waitUntil } from '../e2e/daemon-harness.ts';
 import { requireSystemTool } from './system-tool.ts';
 
-// Subprocesses, daemons or bundle loads: seconds on a loaded 2-core machine (a deadline, not a sleep).
-setDefaultTimeout(60_000);
 
 const UNIT = readFileSync(join(REPO_ROOT, 'deploy', 'goondan.service'), 'utf8');
 const DOCKERFILE = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');

@@ -4,7 +4,7 @@
  * at them (config.apiBaseUrl). Credentials are random per run so a test can prove that none of
  * them ever reaches a log line.
  */
-import { afterAll, beforeAll, expect, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
 import { createHmac, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,9 +44,6 @@ function freePort(): number {
 
 /** Starts the rig before the file's tests and removes it after them. */
 export function chatRig(): () => ChatRig {
-  // setDefaultTimeout applies to the file calling it: daemon-harness's own call covers only the
-  // first test file that imports it in a multi-file run.
-  setDefaultTimeout(60_000);
   let rig: ChatRig | undefined;
   beforeAll(async () => {
     const fake = startFakeChatProviders();

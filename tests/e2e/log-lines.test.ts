@@ -2,13 +2,12 @@
  * Log lines are JSON with each key once (issue 11): the daemon's and its agents' lines, written to
  * the one-shot log file, never repeat a top-level key (JSON.parse would hide the first value).
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { duplicateTopLevelKeys } from '../helpers/json-duplicate-keys.ts';
 import { GOONDAN_BIN, REPO_ROOT, tempStateRoot } from './daemon-harness.ts';
 
-setDefaultTimeout(90_000);
 
 describe('log lines', () => {
   test('no line of a daemon and its agents carries the same key twice', async () => {

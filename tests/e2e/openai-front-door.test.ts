@@ -3,7 +3,7 @@
  * a real daemon: models are the swarm's agents, a chat completion is a turn of the named instance,
  * earlier messages seed a new instance only, streaming ends in [DONE], errors are OpenAI-shaped.
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -11,7 +11,6 @@ import { readApiToken } from '../../orchestrator/http/api-credential.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { REPO_ROOT, sharedDaemon } from './daemon-harness.ts';
 
-setDefaultTimeout(90_000);
 const daemon = sharedDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/swarm'));
 
 function client(apiKey = readApiToken(daemon().stateRoot) ?? ''): OpenAI {

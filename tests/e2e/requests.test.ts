@@ -135,6 +135,11 @@ describe('agents__request async, spawn, list, catalog (SPEC.md §2.6)', () => {
     expect(shape.slice(-2)).toEqual(['reply', 'assistant']);
     const injected = shape.indexOf('reply');
     expect(base[injected]?.metadata.__goondanInterAgentResponse).toMatchObject({ kind: 'inter_agent_response', status: 'ok', fromAgentId: 'beta', async: true });
+    // tool spec §10.2: the call itself answered pending, its handle the request's correlation id.
+    const pending = base.flatMap((m) => (m.data.role === 'tool' ? JSON.stringify(m.data) : []))[0] ?? '';
+    const response = base[injected]?.metadata.__goondanInterAgentResponse;
+    const requestId = typeof response === 'object' && response !== null && 'requestId' in response ? String(response.requestId) : 'missing';
+    expect(pending).toContain(`"value":{"status":"pending","handle":"${requestId}"`);
     expect(JSON.stringify(base[injected]?.data)).toContain('beta got: background work');
   });
 

@@ -2,13 +2,12 @@
  * `goondan restart` (issue 11): only the named agent's processes restart and keep their history;
  * `--fresh` clears the state of what it restarts, and asks first (`--yes` skips the question).
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, waitUntil } from './daemon-harness.ts';
 
-setDefaultTimeout(90_000);
 const daemon = sharedDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/swarm'));
 
 async function goondan(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -4,14 +4,13 @@
  * a daemon stopped while a caller waits on an unhealthy agent, and stray rejections in tool code.
  * Through the real daemon and real agent processes.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, GOONDAN_BIN, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { type Daemon, GOONDAN_BIN, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitFor, waitUntil } from './daemon-harness.ts';
 
-setDefaultTimeout(90_000);
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/seams');
 /** Far below the 60 s request timeout that used to be the only answer. */
@@ -49,18 +48,6 @@ async function row(daemon: Daemon, agent: string, instanceKey: string): Promise<
   return (await daemon.processes()).find((p) => p.agent === agent && p.instanceKey === instanceKey);
 }
 
-/** The row once the child that reported `runtime.failed` has exited (it exits on its own, or is killed after a grace period). */
-async function failedRow(daemon: Daemon, agent: string, instanceKey: string): Promise<Record<string, unknown> | undefined> {
-  const deadline = Date.now() + 15_000;
-  let seen = await row(daemon, agent, instanceKey);
-  while (seen?.status !== 'failed') {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${agent}:${instanceKey} to show status 'failed'; last row: ${JSON.stringify(seen)}`);
-    await Bun.sleep(20);
-    seen = await row(daemon, agent, instanceKey);
-  }
-  return seen;
-}
-
 describe('an agent that cannot start answers every caller with the real error at once', () => {
   test('goondan run --input exits 1 printing E_TOOL_HANDLER_MISSING with the file, not a request timeout', async () => {
     const stateRoot = tempStateRoot();
@@ -88,7 +75,8 @@ describe('an agent that cannot start answers every caller with the real error at
     const second = await daemon.send({ input: 'again', agent: 'no-handlers', instanceKey: 'k1' });
     expect(second.status).toBe(503);
     expect(second.body.error).toMatchObject({ code: 'E_TOOL_HANDLER_MISSING' });
-    const failed = await failedRow(daemon, 'no-handlers', 'k1');
+    // The failed child is on its way out: its row loses its pid when it has exited.
+    const failed = await waitFor('no-handlers:k1 to have exited', () => row(daemon, 'no-handlers', 'k1'), (r) => r?.pid === null);
     expect(failed).toMatchObject({ status: 'failed', pid: null, restarts: 0, crashes: 0, lastError: { code: 'E_TOOL_HANDLER_MISSING' } });
     expect(String((failed?.lastError as { at?: string } | undefined)?.at)).toMatch(/^\d{4}-\d\d-\d\dT/);
     const spawns = daemon.logs.filter((l) => l.msg === 'process failed to start' && l.process === 'no-handlers:k1');
@@ -108,7 +96,7 @@ describe('an agent that cannot start answers every caller with the real error at
     const { status, body } = await daemon.send({ input: 'hi', agent: 'bad-ext', instanceKey: 'k1' });
     expect(status).toBe(503);
     expect(body.error).toMatchObject({ code: 'E_EXT_INIT', message: expect.stringContaining("Extension 'throws': register() failed: cannot reach the vault") });
-    expect(await failedRow(daemon, 'bad-ext', 'k1')).toMatchObject({ status: 'failed', lastError: { code: 'E_EXT_INIT' } });
+    expect(await row(daemon, 'bad-ext', 'k1')).toMatchObject({ status: 'failed', lastError: { code: 'E_EXT_INIT' } });
   });
 
   test('goondan send prints the code, the message and what to do, and exits 1', async () => {

@@ -3,13 +3,12 @@
  * keep separate histories and inboxes — also across a kill -9 of the daemon — and keys that cannot
  * name a conversation are refused at the API with 400.
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths, legacyInstanceDirName } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
-setDefaultTimeout(120_000);
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 /** Pairs and triples that one slug rule (`[^A-Za-z0-9_-]` → `-`) sent to one directory. */
 const COLLIDING = ['alice.x', 'alice-x', 'k.1', 'k-1', 'k/1', '한글', '漢字'];

@@ -57,6 +57,9 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
     const pending = daemon.send({ input: 'write notes', instanceKey: 'ask-1' });
     const approval = await nextApproval(daemon, 'ask-1');
     expect(approval).toMatchObject({ agent: 'coder', instanceKey: 'ask-1', toolName: 'file-system__write', args: { path: 'notes.md' } });
+    // issue 17: what the person reads — the export's summary, display name and icon, and the tool's own diff preview.
+    expect(approval).toMatchObject({ summary: 'Write notes.md', displayName: 'Write file', icon: '📝' });
+    expect(String(approval.preview)).toContain('(new file)\n--- notes.md\n+++ notes.md\n@@ -1,0 +1,1 @@\n+remember the milk');
     expect(String(approval.reason)).toContain('notes need a human look');
     expect(existsSync(join(workdir(daemon, 'ask-1'), 'notes.md'))).toBe(false);
     const response = await decide(daemon, approval.id, { decision: 'approve' });
@@ -180,7 +183,9 @@ describe('interactive terminal', () => {
     const terminal = await startTerminalRun(BUNDLE, stateRoot);
     terminal.type('write notes\n');
     await terminalShows(terminal, 'Allow? [y]es / [n]o / [a]lways this session', 'the approval prompt');
-    expect(terminal.output()).toContain('coder wants to run file-system__write');
+    const shown = terminal.output().replaceAll('\r\n', '\n');
+    expect(shown).toContain('coder wants to: Write notes.md\n  📝 Write file (file-system__write)\n  │ (new file)');
+    expect(shown).toContain('  │ +remember the milk\n');
     terminal.type('y\n');
     await terminalShows(terminal, 'write: notes.md', 'the reply');
     terminal.type('\u0004');

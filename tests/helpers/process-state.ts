@@ -1,5 +1,5 @@
 /** Test helpers that look at real processes through /proc (Linux). */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { WAIT_MS } from './wait-for.ts';
 
 /** True while `pid` exists and is not a zombie (zombies linger where PID 1 does not reap orphans). */
@@ -35,6 +35,44 @@ export function killIfRunning(pids: readonly number[]): void {
       // Already gone.
     }
   }
+}
+
+/**
+ * Host pids of running processes whose argv is exactly `argv`. Commands in the sandbox have their
+ * own PID namespace, so `echo $!` there prints a pid that means nothing on the host: tests find
+ * their processes by a unique command line instead (see `uniqueSleep`).
+ */
+export function pidsRunning(argv: readonly string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmdline === wanted && isRunning(Number(entry))) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Waits until `count` processes with this exact argv run; fails saying what it saw. */
+export async function waitForProcesses(argv: readonly string[], count: number, timeoutMs = WAIT_MS): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let pids = pidsRunning(argv);
+  while (pids.length < count && Date.now() < deadline) {
+    await Bun.sleep(20);
+    pids = pidsRunning(argv);
+  }
+  if (pids.length < count) throw new Error(`waited ${timeoutMs} ms for ${count} process(es) "${argv.join(' ')}", saw ${pids.length}`);
+  return pids;
+}
+
+/** `sleep <seconds>` with a duration no other test uses: the command line is the marker. */
+export function uniqueSleep(): string[] {
+  return ['sleep', `${300 + Math.floor(Math.random() * 600)}.${process.pid}${Math.floor(Math.random() * 1e6)}`];
 }
 
 export function readPids(text: string): number[] {

@@ -22,4 +22,5 @@ export const commands: readonly CommandEntry[] = [
   { name: 'logs', summary: 'print (and follow) runtime events: turns, steps, tool calls', load: async () => (await import('./logs.ts')).logsCommand },
   { name: 'restart', summary: 'restart agent processes of the running daemon (--fresh: and clear their state)', load: async () => (await import('./restart.ts')).restartCommand },
   { name: 'instance', summary: 'list or delete conversation instances and their state', load: async () => (await import('./instance.ts')).instanceCommand },
+  { name: 'studio', summary: 'print (and open) a login link to the web UI of the running daemon', load: async () => (await import('./studio.ts')).studioCommand },
 ];

@@ -37,6 +37,8 @@ function accepts(event: JsonObject, f: Filters): boolean {
 
 export function formatRuntimeEvent(event: JsonObject): string {
   const details: string[] = [];
+  // issue 17: "Run git status" (with the export's icon and display name) says more than the tool name.
+  if (typeof event.summary === 'string') details.push([event.icon, event.displayName, JSON.stringify(event.summary)].filter((part) => typeof part === 'string').join(' '));
   for (const key of ['toolName', 'stepIndex', 'stepCount', 'toolCallCount', 'status', 'finishReason', 'errorMessage', 'errorCode']) {
     if (event[key] !== undefined) details.push(`${key}=${JSON.stringify(event[key])}`);
   }

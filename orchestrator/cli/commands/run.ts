@@ -9,6 +9,7 @@ import { BundleNotFoundError, ConfigError, discoverBundle, formatHelpPages, form
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
+import { SandboxUnavailableError } from '../../daemon/sandbox-check.ts';
 import { ApiConfigError } from '../../http/api-server.ts';
 import { resolveApiPort } from '../api-port.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
@@ -30,8 +31,10 @@ Options:
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
       --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
 
-Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info).
-Exit codes: 0 ok · 1 runtime error · 2 usage · 3 bundle not found · 4 invalid bundle`;
+Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info),
+GOONDAN_BWRAP_PATH (the bubblewrap binary; default: bwrap on PATH).
+Exit codes: 0 ok · 1 runtime error (also: an agent requires a sandbox bwrap cannot give here)
+· 2 usage · 3 bundle not found · 4 invalid bundle`;
 
 interface RunOptions {
   path: string;
@@ -118,6 +121,7 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
     ...(process.env.GOONDAN_API_TOKEN ? { apiToken: process.env.GOONDAN_API_TOKEN } : {}),
     ...(oneShot || interactive ? { onExchange: exchangePrinter((line) => process.stderr.write(line), color) } : {}),
     onInteractiveEnd: () => void orchestrator.stop().then(() => finish(EXIT.ok)),
+    onWarning: (text) => io.stderr(`goondan: ${text}`),
   });
 
   let signals = 0;
@@ -185,6 +189,11 @@ function reportStartFailure(error: unknown, io: CliIo): ExitCode {
   if (error instanceof ApiConfigError) {
     io.stderr(`goondan run: ${error.message}`);
     return EXIT.usage;
+  }
+  // The bundle is valid; this host lacks what it requires: a runtime error (exit 1), not exit 4.
+  if (SandboxUnavailableError.isInstance(error)) {
+    io.stderr(`goondan run: ${error.code}: ${error.message}. To fix: ${error.suggestion}.`);
+    return EXIT.runtimeError;
   }
   if (error instanceof AlreadyRunningError) {
     io.stderr(`goondan run: ${error.message}`);

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { newId } from '../../../shared/ids.ts';
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { instancePaths, type InstancePaths } from '../../../shared/state-paths.ts';
 import type { AgentPlan, ExtensionPlan, SwarmPlan, ToolExportPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
@@ -21,7 +22,7 @@ import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '..
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
 export function fixtureTool(name: string, file: string, exports: ToolExportPlan[], extra: Partial<ToolPlan> = {}): ToolPlan {
-  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra };
+  return { name, packageName: '', entryPath: join(FIXTURES, 'tools', file), errorMessageLimit: 1000, exports, config: {}, ...extra, sandbox: extra.sandbox ?? DEFAULT_SANDBOX };
 }
 
 export function fixtureExtension(name: string, file: string, config: JsonObject = {}): ExtensionPlan {
@@ -99,6 +100,7 @@ export interface PlanInput {
   model?: Partial<AgentPlan['model']>;
   modelParams?: AgentPlan['modelParams'];
   maxToolResultBytes?: number;
+  sandbox?: AgentPlan['sandbox'];
 }
 
 export function makePlan(input: PlanInput = {}): AgentPlan {
@@ -112,6 +114,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
     extensions: input.extensions ?? [],
     requiredTools: [],
     maxToolResultBytes: input.maxToolResultBytes ?? 65_536,
+    sandbox: input.sandbox ?? DEFAULT_SANDBOX,
   };
   if (input.systemPrompt !== undefined) plan.systemPrompt = input.systemPrompt;
   return plan;

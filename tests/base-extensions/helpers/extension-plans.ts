@@ -5,6 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { nanoid } from 'nanoid';
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import type { ExtensionPlan, ToolPlan } from '../../../shared/types/bundle.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import { capturedSteps, type CapturedStep } from '../../fixtures/base-extensions/extensions/prompt-capture.ts';
@@ -34,6 +35,7 @@ export function blobTool(): ToolPlan {
     entryPath: join(FIXTURES, 'tools/blob.ts'),
     errorMessageLimit: 1000,
     config: {},
+    sandbox: DEFAULT_SANDBOX,
     exports: [
       {
         name: 'make',
@@ -51,6 +53,7 @@ export function vaultTool(): ToolPlan {
     entryPath: join(FIXTURES, 'tools/vault.ts'),
     errorMessageLimit: 1000,
     config: {},
+    sandbox: DEFAULT_SANDBOX,
     exports: [
       {
         name: 'login',

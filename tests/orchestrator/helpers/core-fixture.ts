@@ -3,6 +3,7 @@
  * (a, b, c) with real, schema-valid plans, a silent logger that records its lines, a short crash
  * backoff and no warm pool unless asked. `coreFixtures()` registers the cleanup with afterEach.
  */
+import { DEFAULT_SANDBOX } from '../../../shared/config/sandbox-plan.ts';
 import { afterEach } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,6 +166,7 @@ function agentPlan(name: string, bundleRoot: string): AgentPlan {
     extensions: [],
     requiredTools: [],
     maxToolResultBytes: 65_536,
+    sandbox: DEFAULT_SANDBOX,
   };
 }
 

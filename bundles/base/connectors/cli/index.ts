@@ -8,10 +8,30 @@ import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import type { ConnectorApprovalPrompt, ConnectorContext } from '../../../../shared/types/index.ts';
 
-function askApproval(rl: Interface, prompt: ConnectorApprovalPrompt): Promise<{ approved: boolean; scope: 'once' | 'session' }> {
+/** Lines of the tool's preview shown at the prompt; the rest is summarised. */
+const PREVIEW_LINES = 40;
+
+/**
+ * What the person reads: "coder wants to: Run git status" and "🐚 Shell (bash__exec)" when the
+ * export declares a summary (issue 17), else "coder wants to run bash__exec {…arguments}".
+ */
+function describeCall(prompt: ConnectorApprovalPrompt): string {
+  const label = [prompt.icon, prompt.displayName].filter((part) => part !== undefined).join(' ');
+  if (prompt.summary !== undefined) return `${prompt.agent} wants to: ${prompt.summary}\n  ${label === '' ? prompt.toolName : `${label} (${prompt.toolName})`}`;
   const args = JSON.stringify(prompt.args);
-  const shown = args.length > 300 ? `${args.slice(0, 300)}…` : args;
-  const question = `\n${prompt.agent} wants to run ${prompt.toolName} ${shown}\n  (${prompt.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `;
+  return `${prompt.agent} wants to run ${label === '' ? prompt.toolName : `${label} (${prompt.toolName})`} ${args.length > 300 ? `${args.slice(0, 300)}…` : args}`;
+}
+
+function previewBlock(preview: string | undefined): string {
+  if (preview === undefined) return '';
+  const lines = preview.split('\n');
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => `  │ ${line}`);
+  if (lines.length > PREVIEW_LINES) shown.push(`  │ … ${lines.length - PREVIEW_LINES} more line(s)`);
+  return `${shown.join('\n')}\n`;
+}
+
+function askApproval(rl: Interface, prompt: ConnectorApprovalPrompt): Promise<{ approved: boolean; scope: 'once' | 'session' }> {
+  const question = `\n${describeCall(prompt)}\n${previewBlock(prompt.preview)}  (${prompt.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `;
   return new Promise((resolve) => {
     rl.question(question, (answer) => {
       const a = answer.trim().toLowerCase();

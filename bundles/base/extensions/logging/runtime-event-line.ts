@@ -61,7 +61,8 @@ export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): Lo
     case 'tool.called': {
       const fields: Record<string, unknown> = { ...trace, turnId: event.turnId, stepId: event.stepId, toolCallId: event.toolCallId, toolName: event.toolName };
       if (config.includeToolArgs && event.args !== undefined) fields.args = redactArgs(event.args, config.maxArgCharacters);
-      return { level: progress, fields, message: `tool ${event.toolName} called` };
+      if (event.summary !== undefined) fields.summary = event.summary;
+      return { level: progress, fields, message: `tool ${event.toolName} called${event.summary !== undefined ? `: ${event.summary}` : ''}` };
     }
     case 'tool.completed':
       return {

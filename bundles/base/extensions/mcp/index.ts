@@ -40,6 +40,7 @@ export async function register(api: ExtensionApi, config: JsonObject): Promise<v
         connectTimeoutMs: settings.connectTimeoutMs,
         logger: api.logger,
         clientName: `goondan-${api.name}`,
+        ...(api.sandbox ? { sandbox: api.sandbox } : {}),
         onTools: (connection, list) => tools.update(connection, list),
       }),
   );

@@ -7,6 +7,7 @@
 import { isAbsolute } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonObject } from '../../../../shared/types/json.ts';
+import type { SandboxMode } from '../../../../shared/types/sandbox.ts';
 import { McpExtensionError } from './mcp-error.ts';
 import { sanitizeNamePart } from './tool-naming.ts';
 
@@ -23,11 +24,18 @@ interface ServerCommonConfig {
   /** Take the server's `readOnlyHint` annotations as the catalog's `readOnly` flag (default false: hints are untrusted). */
   trustAnnotations?: boolean;
 }
+/** A stdio server's own sandbox settings over the agent's; `false` = run it unsandboxed. */
+export interface ServerSandboxConfig {
+  mode?: SandboxMode;
+  network?: boolean;
+  readOnlyPaths?: string[];
+}
 export interface StdioServerConfig extends ServerCommonConfig {
   command: string;
   args?: string[];
   env?: Record<string, ConfigString>;
   cwd?: string;
+  sandbox?: false | ServerSandboxConfig;
 }
 export interface HttpServerConfig extends ServerCommonConfig {
   url: string;
@@ -35,7 +43,7 @@ export interface HttpServerConfig extends ServerCommonConfig {
 }
 
 export type McpTransportSettings =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; sandbox: ServerSandboxConfig }
   | { kind: 'http'; url: URL; headers: Record<string, string> };
 
 export interface McpServerSettings {
@@ -108,6 +116,20 @@ function compiled(): NonNullable<typeof validators> {
         args: { type: 'array', items: { type: 'string' } },
         env: { type: 'object', additionalProperties: configString },
         cwd: { type: 'string', minLength: 1 },
+        sandbox: {
+          anyOf: [
+            { const: false },
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                mode: { enum: ['bwrap', 'none', 'required'] },
+                network: { type: 'boolean' },
+                readOnlyPaths: { type: 'array', items: { type: 'string', pattern: '^/' } },
+              },
+            },
+          ],
+        },
         ...common,
       },
     }),
@@ -132,7 +154,7 @@ function configError(problems: string[]): McpExtensionError {
   if (problems.length > MAX_LISTED_ISSUES) listed.push(`… and ${problems.length - MAX_LISTED_ISSUES} more`);
   return new McpExtensionError('E_EXT_CONFIG', `invalid mcp config: ${listed.join('; ')}`, {
     suggestion:
-      'Each entry of servers is either { command, args?, env?, cwd? } (stdio) or { url, headers? } (streamable HTTP), plus optional include, exclude, timeoutMs, trustAnnotations.',
+      'Each entry of servers is either { command, args?, env?, cwd?, sandbox? } (stdio) or { url, headers? } (streamable HTTP), plus optional include, exclude, timeoutMs, trustAnnotations.',
   });
 }
 
@@ -145,6 +167,7 @@ function describeIssues(errors: ErrorObject[] | null | undefined, root: string):
       if (error.keyword === 'additionalProperties') return `${where}: unknown field "${String(error.params.additionalProperty)}"`;
       if (error.keyword === 'required') return `${where}: missing required field "${String(error.params.missingProperty)}"`;
       if (error.keyword === 'pattern' && where.endsWith('.url')) return `${where}: must be an http:// or https:// URL`;
+      if (error.keyword === 'anyOf' && where.endsWith('.sandbox')) return `${where}: must be false or { mode?, network?, readOnlyPaths? }`;
       if (error.keyword === 'anyOf') return `${where}: must be a string, { value } or { valueFrom: { env } }`;
       return `${where}: ${error.message ?? error.keyword}`;
     });
@@ -197,7 +220,8 @@ export function readMcpConfig(config: JsonObject | undefined, env: Record<string
         continue;
       }
       const resolved = resolveStrings(value.env ?? {}, `${at}.env`, env, problems);
-      transport = { kind: 'stdio', command: value.command, args: value.args ?? [], env: resolved, ...(value.cwd !== undefined ? { cwd: value.cwd } : {}) };
+      const sandbox = value.sandbox === false ? { mode: 'none' as const } : (value.sandbox ?? {});
+      transport = { kind: 'stdio', command: value.command, args: value.args ?? [], env: resolved, sandbox, ...(value.cwd !== undefined ? { cwd: value.cwd } : {}) };
     } else {
       if (!http(value)) {
         problems.push(...describeIssues(http.errors, at));

@@ -10,10 +10,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../../../shared/types/json.ts';
+import type { ProcessSandbox } from '../../../../shared/types/sandbox.ts';
 import type { Logger } from '../../../../shared/types/tools.ts';
 import { callFailure, causeMessage, classifyFailure } from './call-failure.ts';
 import type { McpServerSettings } from './mcp-config.ts';
 import { McpExtensionError, messageOf } from './mcp-error.ts';
+import { serverLaunch } from './server-sandbox.ts';
 import type { CallToolReply } from './tool-result.ts';
 
 const CLIENT_VERSION = '0.1.0';
@@ -37,6 +39,8 @@ export interface ServerConnectionOptions {
   logger: Logger;
   /** MCP clientInfo.name sent in `initialize`. */
   clientName: string;
+  /** The agent's sandbox, which stdio servers run in (server-sandbox.ts). */
+  sandbox?: ProcessSandbox;
   /** The server's complete current tool list, after each connect and each list_changed refresh. */
   onTools(connection: McpServerConnection, tools: Tool[]): void;
 }
@@ -184,12 +188,13 @@ export class McpServerConnection {
     }
     // The SDK gives the child only a safe default environment (HOME, PATH, …) plus `env`: the
     // agent's own secrets are not inherited by third-party servers.
+    const launch = serverLaunch(transport, this.options.sandbox, this.options.logger);
     const stdio = new StdioClientTransport({
-      command: transport.command,
-      args: transport.args,
-      env: transport.env,
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
       stderr: 'pipe',
-      ...(transport.cwd !== undefined ? { cwd: transport.cwd } : {}),
+      ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
     });
     stdio.stderr?.on('data', (chunk: Buffer | string) => this.onStderr(String(chunk)));
     return stdio;

@@ -3,12 +3,14 @@
  * because it is a `toolCall` middleware (outermost, so nothing runs before the decision).
  * `deny` → an `E_TOOL_DENIED` ToolResult naming the rule; `ask` → a human decides through the
  * terminal or `POST /v1/approvals/{id}`; no answer in time, or nobody to ask, is a deny that says so.
+ * The tool's own verdict (its module's `evaluatePolicy`) counts when it is stricter, and its
+ * preview and the call's summary go to the person asked.
  * Attached automatically by the config plane from `Swarm.spec.policy.tools` + `Agent.spec.toolPolicy`.
  */
-import type { ExtensionApi, JsonObject, ToolResult } from '../../../../shared/types/index.ts';
+import type { ExtensionApi, JsonObject, ToolPolicyVerdict, ToolResult } from '../../../../shared/types/index.ts';
 import { SHELL_OPERATORS } from './command-patterns.ts';
 import { readPolicyConfig } from './policy-config.ts';
-import { COMMAND_LIKE, type Policy, evaluate, needsShellParser } from './policy-rules.ts';
+import { COMMAND_LIKE, type Policy, type Verdict, evaluate, needsShellParser } from './policy-rules.ts';
 import { ShellAnalyzer } from './shell-analysis.ts';
 import { loadShellParser } from './shell-parser.ts';
 
@@ -18,6 +20,15 @@ const PRIORITY = -1000;
 
 function denied(toolCallId: string, toolName: string, message: string, suggestion: string): ToolResult {
   return { toolCallId, toolName, status: 'error', error: { code: 'E_TOOL_DENIED', category: 'user', name: 'ToolDeniedError', message, suggestion } };
+}
+
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+/** The policy's verdict, or the tool's own when that is stricter. */
+function stricter(policy: Verdict, own: ToolPolicyVerdict | undefined): Verdict {
+  if (!own?.action || RANK[own.action] <= RANK[policy.action]) return policy;
+  const why = own.reason ?? (own.action === 'deny' ? 'it refuses this call' : 'it asks for approval of this call');
+  return { action: own.action, explanation: `the tool's own check: ${why}` };
 }
 
 /** Allow patterns are matched per command, so one spelling out `&&` or `|` could never match: say so at start. */
@@ -57,13 +68,18 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     'toolCall',
     async (ctx) => {
       const shell = needsShellParser(policy, ctx.toolName, ctx.args) ? await shellAnalyzer() : undefined;
-      const verdict = evaluate(policy, ctx.toolName, ctx.args, ctx.catalogItem?.readOnly === true, shell);
+      const own = await ctx.toolVerdict();
+      // The tool's own check can make a call stricter, never looser (seed 004 §6.3).
+      const verdict = stricter(evaluate(policy, ctx.toolName, ctx.args, ctx.catalogItem?.readOnly === true, shell), own);
       if (verdict.action === 'allow') return ctx.next();
       if (verdict.action === 'deny') {
         api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call denied by policy');
         return denied(ctx.toolCallId, ctx.toolName, `${ctx.toolName} is denied: ${verdict.explanation}.`, 'Do not retry this call; choose another approach or ask the user.');
       }
-      if (sessionAllowed.has(ctx.toolName)) return ctx.next();
+      if (sessionAllowed.has(ctx.toolName)) {
+        ctx.approval = { approved: true, scope: 'session', decidedBy: 'session' };
+        return ctx.next();
+      }
       if (!api.approvals) {
         return denied(
           ctx.toolCallId,
@@ -73,10 +89,20 @@ export function register(api: ExtensionApi, config: JsonObject): void {
         );
       }
       api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call waits for approval');
-      const decision = await api.approvals.request({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args: ctx.args, reason: verdict.explanation, timeoutMs });
+      const decision = await api.approvals.request({
+        toolName: ctx.toolName,
+        toolCallId: ctx.toolCallId,
+        args: ctx.args,
+        reason: verdict.explanation,
+        timeoutMs,
+        ...ctx.display,
+        ...(own?.preview !== undefined ? { preview: own.preview } : {}),
+      });
       api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, approved: decision.approved, decidedBy: decision.decidedBy, scope: decision.scope }, 'approval decided');
       if (decision.approved) {
         if (decision.scope === 'session') sessionAllowed.add(ctx.toolName);
+        // The person saw the tool's own reason and preview: the engine's gate must not ask again.
+        ctx.approval = decision;
         return ctx.next();
       }
       const why = decision.reason ? ` ${decision.reason}` : '';

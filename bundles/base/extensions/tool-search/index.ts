@@ -67,7 +67,7 @@ function searchHandler(catalog: () => readonly ToolCatalogItem[], selection: Too
     }
     const tools = catalog();
     const matches = query === '' ? [] : searchCatalog(tools, query, options.maxResults);
-    const out: JsonObject = { matches: matches.map(({ name, description }) => ({ name, description })) };
+    const out: JsonObject = { matches: matches.map(({ score: _score, ...shown }) => shown) };
 
     if (select !== undefined) {
       const known = new Set(tools.map((item) => item.name));

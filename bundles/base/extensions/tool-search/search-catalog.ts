@@ -2,14 +2,20 @@
  * Keyword search over catalog items (pure). Query and tool names are split into lowercase words
  * (`file-system__read` → file, system, read); a word naming part of a tool counts most, a word
  * inside a name next, a word in the description least. Any word may match (the model searches
- * with loose phrases); more matching words rank higher, ties keep catalog order.
+ * with loose phrases); more matching words rank higher, ties keep catalog order. A match shows the
+ * tool's display name and result schema (`returns`) when it declares them.
  */
+import type { JsonObject } from '../../../../shared/types/json.ts';
 import type { ToolCatalogItem } from '../../../../shared/types/tools.ts';
 
 export interface SearchMatch {
   name: string;
   description: string;
   score: number;
+  /** The export's display name, when it declares one. */
+  displayName?: string;
+  /** The JSON Schema of its result (`returns`), when declared: the model can plan with the shape. */
+  returns?: JsonObject;
 }
 
 const NAME_WORD = 3;
@@ -39,7 +45,11 @@ export function searchCatalog(catalog: readonly ToolCatalogItem[], query: string
       else if (name.includes(term)) score += NAME_PART;
       if (descriptionWords.has(term)) score += DESCRIPTION_WORD;
     }
-    if (score > 0) scored.push({ name: item.name, description: shorten(item.description ?? ''), score });
+    if (score === 0) continue;
+    const match: SearchMatch = { name: item.name, description: shorten(item.description ?? ''), score };
+    if (item.displayName !== undefined) match.displayName = item.displayName;
+    if (item.returns !== undefined) match.returns = item.returns;
+    scored.push(match);
   }
   // Array.prototype.sort is stable: equal scores keep catalog order.
   return scored.sort((a, b) => b.score - a.score).slice(0, maxResults);

@@ -1,7 +1,7 @@
 /**
  * `agents__*` (tool spec §11, SPEC.md §2.6): inter-agent calls through the orchestrator.
- * `request` waits for the target's reply (or, with `async: true`, has it delivered before a later
- * step); `send` is fire-and-forget; `spawn`, `list`, `catalog` manage and describe instances.
+ * `request` waits for the target's reply (or, with `async: true`, answers pending with the
+ * correlation id as its handle and has the reply delivered before a later step); `send` is fire-and-forget; `spawn`, `list`, `catalog` manage and describe instances.
  * Every failure is thrown with a stable code so the executor returns a `status: "error"` ToolResult.
  */
 import type { AgentToolRuntime, JsonObject, JsonValue, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
@@ -43,7 +43,7 @@ async function call<T>(target: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-const request: ToolHandler = async (ctx, input): Promise<JsonObject> => {
+const request: ToolHandler = async (ctx, input) => {
   const target = text(input, 'target', true) ?? '';
   const message = text(input, 'input', true) ?? '';
   const instanceKey = text(input, 'instanceKey', false);
@@ -65,7 +65,9 @@ const request: ToolHandler = async (ctx, input): Promise<JsonObject> => {
     ),
   );
   if (result.async) {
-    return { target, accepted: true, async: true, correlationId: result.correlationId, note: 'the reply will arrive before a later step' };
+    // tool spec §10.2: a pending result whose handle is the correlation id; the reply itself enters
+    // the conversation as a message before a later step (the async reply inbox).
+    return ctx.pending(result.correlationId, { output: { target, note: `the reply from ${target} will arrive as a message before a later step` } });
   }
   return { target, response: result.response ?? '', correlationId: result.correlationId };
 };

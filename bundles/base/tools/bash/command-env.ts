@@ -7,6 +7,10 @@
  *   3. `config.env` (fixed values for every command);
  *   4. the call's `env` argument.
  *
+ * Inside the sandbox (`sandboxHome` set) HOME is the workspace and TMPDIR/TMP/TEMP are not taken
+ * from the agent (the host's directories are not there; /tmp is the sandbox's own), unless the
+ * config or the call sets them.
+ *
  * Later layers win. A prefix pattern never pulls in `GOONDAN_*` variables or names that look like
  * credentials (`*_API_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, …); such a variable reaches a
  * command only when an operator names it exactly in `inheritEnv` or sets it in `config.env`.
@@ -14,6 +18,7 @@
 
 const BASE_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR', 'TMP', 'TEMP'];
 const BASE_PREFIXES = ['LC_'];
+const HOST_ONLY_NAMES = new Set(['HOME', 'TMPDIR', 'TMP', 'TEMP']);
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 const SECRET_LOOKING = /^GOONDAN_|API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY|(^|_)AUTH(_|$)|AUTHORIZATION/i;
@@ -28,6 +33,8 @@ export interface CommandEnvInput {
   inheritEnv: readonly string[];
   configEnv: Readonly<Record<string, string>>;
   callEnv: Readonly<Record<string, string>>;
+  /** Set when the command runs sandboxed: HOME inside the sandbox (the workspace). */
+  sandboxHome?: string;
 }
 
 export function buildCommandEnv(input: CommandEnvInput): Record<string, string> {
@@ -39,9 +46,11 @@ export function buildCommandEnv(input: CommandEnvInput): Record<string, string> 
     const byPrefix =
       BASE_PREFIXES.some((prefix) => name.startsWith(prefix)) ||
       (prefixes.some((prefix) => name.startsWith(prefix)) && !looksSecret(name));
+    if (input.sandboxHome !== undefined && HOST_ONLY_NAMES.has(name)) continue;
     if (exact.has(name) || byPrefix) env[name] = value;
   }
   env.PATH ??= DEFAULT_PATH;
+  if (input.sandboxHome !== undefined) env.HOME = input.sandboxHome;
   Object.assign(env, input.configEnv, input.callEnv);
   return env;
 }

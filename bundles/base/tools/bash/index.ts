@@ -1,16 +1,21 @@
 /**
  * `bash__exec` and `bash__script`: run a command in the agent's workspace (tool spec §2.5) and
  * return what happened. A non-zero exit is a normal result the model reads, not an error; errors
- * are reserved for calls that could not run (bad arguments, cwd outside the workspace, no shell).
+ * are reserved for calls that could not run (bad arguments, cwd outside the workspace, no shell,
+ * a required sandbox that cannot be set up). Commands run in `ctx.sandbox` (issue 9): inside
+ * bubblewrap, the workspace (plus `config.roots`) is all they can write and see of the host's data.
+ * `evaluatePolicy` previews the commands of a line for the person asked to approve it.
  */
 import { statSync } from 'node:fs';
-import type { JsonObject, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
+import type { JsonObject, ToolContext, ToolHandler, ToolPolicyEvaluator } from '../../../../shared/types/index.ts';
 import { abortedError, BaseToolError } from '../tool-error.ts';
 import { argsReader } from '../tool-input.ts';
 import { resolveWorkspacePath, type PathPolicy, type ResolvedPath } from '../workspace-path.ts';
+import { prepareLaunch } from '../../sandbox/sandbox-launch.ts';
 import { bashPathPolicy, readBashConfig, type BashConfig } from './bash-config.ts';
 import { buildCommandEnv } from './command-env.ts';
-import { runProcess, type RunResult } from './run-process.ts';
+import { commandPreview } from './command-preview.ts';
+import { assertRunnable, runProcess, type RunResult } from './run-process.ts';
 
 interface ExecArgs {
   command: string;
@@ -45,26 +50,57 @@ function resolveCwd(policy: PathPolicy, cwd: string | undefined): ResolvedPath {
   return resolved;
 }
 
-function commandEnv(config: BashConfig, callEnv: Record<string, string> | undefined): Record<string, string> {
-  return buildCommandEnv({ parent: process.env, inheritEnv: config.inheritEnv ?? [], configEnv: config.env ?? {}, callEnv: callEnv ?? {} });
+interface Command {
+  /** The command line, given the environment it will run with. */
+  argv(env: Record<string, string>): string[];
+  cwd: ResolvedPath;
+  callEnv: Record<string, string> | undefined;
+  timeoutMs: number | undefined;
+  /** A script outside the workspace (allowed by config) that the sandbox must show. */
+  scriptOutside?: string;
 }
 
-async function run(ctx: ToolContext, config: BashConfig, argv: string[], cwd: ResolvedPath, env: Record<string, string>, requestedTimeoutMs: number | undefined): Promise<JsonObject> {
+async function run(ctx: ToolContext, config: BashConfig, command: Command): Promise<JsonObject> {
   if (ctx.signal?.aborted) throw abortedError('The command');
-  const timeoutMs = requestedTimeoutMs ?? config.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const launch = prepareLaunch({
+    sandbox: ctx.sandbox,
+    cwd: command.cwd.absolute,
+    logger: ctx.logger,
+    // Directories the config lets commands use are writable inside the sandbox too.
+    writablePaths: [...(config.roots ?? []), ...(isInside(ctx.workdir, command.cwd.absolute) ? [] : [command.cwd.absolute])],
+    ...(command.scriptOutside !== undefined ? { readOnlyPaths: [command.scriptOutside] } : {}),
+  });
+  const env = buildCommandEnv({
+    parent: process.env,
+    inheritEnv: config.inheritEnv ?? [],
+    configEnv: config.env ?? {},
+    callEnv: command.callEnv ?? {},
+    ...(launch.sandboxed ? { sandboxHome: ctx.workdir } : {}),
+  });
+  const timeoutMs = command.timeoutMs ?? config.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const argv = command.argv(env);
+  assertRunnable(argv[0], command.cwd.absolute, env.PATH);
   const result = await runProcess({
-    argv,
-    cwd: cwd.absolute,
+    argv: launch.wrap(argv),
+    cwd: command.cwd.absolute,
     env,
     timeoutMs,
     maxOutputBytes: config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     killGraceMs: config.killGraceMs ?? 2000,
     drainMs: config.drainMs ?? 500,
+    sandboxed: launch.sandboxed,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   if (result.aborted) throw abortedError('The command');
-  ctx.logger.debug({ argv0: argv[0], exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, durationMs: result.durationMs }, 'bash command finished');
-  return toOutput(result, cwd.display, timeoutMs);
+  ctx.logger.debug(
+    { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, durationMs: result.durationMs, sandboxed: launch.sandboxed },
+    'bash command finished',
+  );
+  return toOutput(result, command.cwd.display, timeoutMs);
+}
+
+function isInside(dir: string, path: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
 }
 
 function toOutput(result: RunResult, cwd: string, timeoutMs: number): JsonObject {
@@ -82,7 +118,7 @@ function toOutput(result: RunResult, cwd: string, timeoutMs: number): JsonObject
     output.stdoutBytes = result.stdoutBytes;
     output.stderrBytes = result.stderrBytes;
   }
-  if (result.timedOut) output.note = `Killed after ${timeoutMs} ms (the whole process group). Raise timeoutMs or run long jobs in the background with output to a file.`;
+  if (result.timedOut) output.note = `Killed after ${timeoutMs} ms (with every process it started). Raise timeoutMs (up to 600000) for long jobs.`;
   return output;
 }
 
@@ -105,8 +141,12 @@ export const handlers: Record<string, ToolHandler> = {
     const args = readExecArgs(input);
     const config = readBashConfig(ctx.config);
     const cwd = resolveCwd(bashPathPolicy(ctx.workdir, config), args.cwd);
-    const env = commandEnv(config, args.env);
-    return run(ctx, config, ['/bin/sh', '-lc', `${keepPath(env.PATH)}${args.command}`], cwd, env, args.timeoutMs);
+    return run(ctx, config, {
+      argv: (env) => ['/bin/sh', '-lc', `${keepPath(env.PATH)}${args.command}`],
+      cwd,
+      callEnv: args.env,
+      timeoutMs: args.timeoutMs,
+    });
   },
 
   script: async (ctx, input) => {
@@ -121,7 +161,16 @@ export const handlers: Record<string, ToolHandler> = {
       });
     }
     const cwd = resolveCwd(policy, args.cwd);
-    const argv = [args.shell ?? '/bin/bash', script.absolute, ...(args.args ?? [])];
-    return run(ctx, config, argv, cwd, commandEnv(config, args.env), args.timeoutMs);
+    const outside = !isInside(ctx.workdir, script.absolute) && !(config.roots ?? []).some((root) => isInside(root, script.absolute));
+    return run(ctx, config, {
+      argv: () => [args.shell ?? '/bin/bash', script.absolute, ...(args.args ?? [])],
+      cwd,
+      callEnv: args.env,
+      timeoutMs: args.timeoutMs,
+      ...(outside ? { scriptOutside: script.absolute } : {}),
+    });
   },
 };
+
+/** seed 004 §6.2: the commands a line would run, for the approval prompt (no verdict of its own). */
+export const evaluatePolicy: ToolPolicyEvaluator = commandPreview;

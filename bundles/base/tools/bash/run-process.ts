@@ -1,10 +1,14 @@
 /**
  * Runs one command in its own process group (`detached` → setsid) so a timeout or a cancelled call
  * ends the whole group — the shell and everything it started — with SIGTERM, then SIGKILL after a
- * grace period. Output is captured with caps; stdin is closed so nothing waits for input.
+ * grace period; what the command left running in the background ends the same way when it
+ * returns. A sandboxed command (bubblewrap leads the group) is ended with one SIGKILL: the
+ * sandbox's PID namespace takes every process in it along, whatever it did to its own group.
+ * Output is captured with caps; stdin is closed so nothing waits for input.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { BaseToolError, describeError, systemErrorCode } from '../tool-error.ts';
 import { OutputCollector } from './output-collector.ts';
@@ -17,6 +21,8 @@ export interface RunOptions {
   maxOutputBytes: number;
   killGraceMs: number;
   drainMs: number;
+  /** `argv` starts bubblewrap (sandbox-launch.ts). */
+  sandboxed: boolean;
   signal?: AbortSignal;
 }
 
@@ -48,10 +54,7 @@ export async function runProcess(options: RunOptions): Promise<RunResult> {
       detached: true,
     });
   } catch (error) {
-    throw new BaseToolError('E_BASH_SPAWN', `Could not start ${options.argv[0] ?? 'the command'}: ${describeError(error)}`, {
-      suggestion:
-        systemErrorCode(error) === 'ENOENT' ? 'Check that the interpreter exists (an absolute path, or a name on PATH).' : 'Check the interpreter and the working directory.',
-    });
+    throw spawnError(options.argv[0], systemErrorCode(error) === 'ENOENT', describeError(error));
   }
   const stdout = new OutputCollector(options.maxOutputBytes);
   const stderr = new OutputCollector(options.maxOutputBytes);
@@ -62,8 +65,8 @@ export async function runProcess(options: RunOptions): Promise<RunResult> {
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const terminate = (): void => {
     if (killTimer !== undefined) return;
-    signalGroup(proc.pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), options.killGraceMs);
+    signalGroup(proc.pid, options.sandboxed ? 'SIGKILL' : 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), options.sandboxed ? 0 : options.killGraceMs);
   };
   const timeoutTimer = setTimeout(() => {
     timedOut = true;
@@ -81,6 +84,8 @@ export async function runProcess(options: RunOptions): Promise<RunResult> {
     // Leftover background processes may still hold the pipes: read them a little longer, then stop.
     await Promise.race([Promise.all(pumps.map((p) => p.done)), sleep(options.drainMs)]);
     for (const p of pumps) p.cancel();
+    // Nothing a call started may outlive it (or the agent): end what is left in the background.
+    if (killTimer === undefined && groupHasLiveMembers(proc.pid)) terminate();
     if (killTimer !== undefined) await reapGroup(proc.pid, killTimer, options.killGraceMs);
   } finally {
     clearTimeout(timeoutTimer);
@@ -99,6 +104,23 @@ export async function runProcess(options: RunOptions): Promise<RunResult> {
     stderrBytes: stderr.totalBytes,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * A sandboxed command is started by bubblewrap, so a missing interpreter would only show as a
+ * failed run: check it on the host first (same answer: the sandbox shows the host's system).
+ */
+export function assertRunnable(argv0: string | undefined, cwd: string, path: string | undefined): void {
+  if (argv0 === undefined) throw spawnError(argv0, false, 'no command');
+  // Like execvp in the child: a name with a slash is a path from the working directory.
+  const found = argv0.includes('/') ? existsSync(resolve(cwd, argv0)) : Bun.which(argv0, { PATH: path ?? '', cwd }) !== null;
+  if (!found) throw spawnError(argv0, true, argv0.includes('/') ? 'no such file' : 'not found on PATH');
+}
+
+function spawnError(argv0: string | undefined, missing: boolean, why: string): BaseToolError {
+  return new BaseToolError('E_BASH_SPAWN', `Could not start ${argv0 ?? 'the command'}: ${why}`, {
+    suggestion: missing ? 'Check that the interpreter exists (an absolute path, or a name on PATH).' : 'Check the interpreter and the working directory.',
+  });
 }
 
 interface Pump {

@@ -4,8 +4,9 @@
  * `..`, an absolute path or a symbolic link — are refused unless the config allows extra `roots`.
  * What is opened is verified after opening (verified-open.ts), so racing link swaps and hard links
  * to outside files do not escape either. Results report paths relative to the workspace.
+ * `evaluatePolicy` shows the diff a write or edit would make to the person asked to approve it.
  */
-import type { ToolHandler } from '../../../../shared/types/index.ts';
+import type { ToolHandler, ToolPolicyEvaluator } from '../../../../shared/types/index.ts';
 import { argsReader } from '../tool-input.ts';
 import { editFile, type EditArgs } from './edit-file.ts';
 import { fileSystemSettings } from './fs-config.ts';
@@ -15,6 +16,7 @@ import { listDirectory, type ListArgs } from './list-directory.ts';
 import { makeDirectory, type MkdirArgs } from './make-directory.ts';
 import { readFile, type ReadArgs } from './read-file.ts';
 import { writeFile, type WriteArgs } from './write-file.ts';
+import { writePreview } from './write-preview.ts';
 
 const readArgs = {
   read: argsReader<ReadArgs>(import.meta.dir, 'read'),
@@ -35,3 +37,6 @@ export const handlers: Record<string, ToolHandler> = {
   glob: async (ctx, input) => globFiles(fileSystemSettings(ctx.workdir, ctx.config), readArgs.glob(input), ctx.signal),
   grep: async (ctx, input) => grepFiles(fileSystemSettings(ctx.workdir, ctx.config), readArgs.grep(input), ctx.signal),
 };
+
+/** seed 004 §6.2: the diff of a write / edit, for the approval prompt (no verdict of its own). */
+export const evaluatePolicy: ToolPolicyEvaluator = (args, ctx) => (ctx.exportName === 'write' || ctx.exportName === 'edit' ? writePreview(args, ctx) : undefined);

@@ -10,7 +10,8 @@ import { checkTarget, pinnedRequest, type TargetCheck } from './target-check.ts'
 
 export interface FetchRequest {
   url: URL;
-  method: 'GET' | 'POST';
+  /** http-fetch sends GET and POST; declared HTTP tools (Tool.spec.exports[].http) also PUT, PATCH, DELETE. */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers: Headers;
   body?: string;
   maxRedirects: number;

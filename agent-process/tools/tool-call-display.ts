@@ -1,0 +1,24 @@
+/**
+ * How people see one call (issue 17): the export's `summary` template rendered over the call's
+ * arguments and the tool's config, as one line of at most 200 characters, with its `displayName`
+ * and `icon` — so an approval prompt or a log line reads "Run git status", not `bash__exec {…}`.
+ */
+import { renderTemplate } from '../../shared/templates/call-template.ts';
+import type { ToolCallDisplay } from '../../shared/types/extensions.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import type { ToolCatalogItem } from '../../shared/types/tools.ts';
+
+export const MAX_SUMMARY_CHARS = 200;
+
+export function callDisplay(item: ToolCatalogItem | undefined, args: JsonObject, config: JsonObject): ToolCallDisplay {
+  const display: ToolCallDisplay = {};
+  if (item?.displayName !== undefined) display.displayName = item.displayName;
+  if (item?.icon !== undefined) display.icon = item.icon;
+  if (item?.summary !== undefined) display.summary = oneLine(renderTemplate(item.summary, { args, config }));
+  return display;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= MAX_SUMMARY_CHARS ? flat : `${flat.slice(0, MAX_SUMMARY_CHARS - 1)}…`;
+}

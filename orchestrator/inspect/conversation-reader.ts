@@ -1,0 +1,60 @@
+/**
+ * An instance's conversation as the agent would recover it (SPEC.md §3.1): `base.jsonl` with
+ * every event of `events.jsonl` applied in order. Read-only, for the studio: the agent process
+ * owns these files, so this is a fold of what is on disk now, without the agent's warnings.
+ */
+import { Ajv } from 'ajv';
+import type { Message, MessageEvent } from '../../shared/types/messages.ts';
+import { readJsonLines } from './jsonl-file.ts';
+
+const ajv = new Ajv({ strict: false });
+const message = {
+  type: 'object',
+  required: ['id', 'data', 'metadata', 'createdAt', 'source'],
+  properties: {
+    id: { type: 'string' },
+    data: { type: 'object', required: ['role', 'content'], properties: { role: { enum: ['system', 'user', 'assistant', 'tool'] } } },
+    metadata: { type: 'object' },
+    createdAt: { type: 'string' },
+    source: { type: 'object', required: ['type'] },
+  },
+};
+const isMessage = ajv.compile<Message>(message);
+const isMessageEvent = ajv.compile<MessageEvent>({
+  oneOf: [
+    { type: 'object', required: ['type', 'message'], properties: { type: { enum: ['append'] }, message } },
+    { type: 'object', required: ['type', 'targetId', 'message'], properties: { type: { enum: ['replace'] }, targetId: { type: 'string' }, message } },
+    { type: 'object', required: ['type', 'targetId'], properties: { type: { enum: ['remove'] }, targetId: { type: 'string' } } },
+    { type: 'object', required: ['type'], properties: { type: { enum: ['truncate'] } } },
+  ],
+});
+
+export function readConversation(baseFile: string, eventsFile: string): Message[] {
+  const messages = readJsonLines(baseFile).filter((line): line is Message => isMessage(line));
+  for (const event of readJsonLines(eventsFile)) {
+    if (isMessageEvent(event)) applyEvent(messages, event);
+  }
+  return messages;
+}
+
+function applyEvent(messages: Message[], event: MessageEvent): void {
+  switch (event.type) {
+    case 'append':
+      // Replayed over a base that already holds it (a crash between fold and clear).
+      if (!messages.some((m) => m.id === event.message.id)) messages.push(event.message);
+      return;
+    case 'replace': {
+      const at = messages.findIndex((m) => m.id === event.targetId);
+      if (at >= 0) messages[at] = event.message;
+      return;
+    }
+    case 'remove': {
+      const at = messages.findIndex((m) => m.id === event.targetId);
+      if (at >= 0) messages.splice(at, 1);
+      return;
+    }
+    case 'truncate':
+      messages.length = 0;
+      return;
+  }
+}

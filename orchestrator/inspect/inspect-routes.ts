@@ -1,0 +1,102 @@
+/**
+ * Read-only views of the swarm's state for the studio (and any client): the swarm and its call
+ * graph, instances with their agents, an instance's conversation, and traces across instances.
+ * Everything is read from the state directory the agents write; nothing here changes it.
+ */
+import { existsSync } from 'node:fs';
+import { instancePaths } from '../../shared/state-paths.ts';
+import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { listInstanceDirs, runtimeEventsFile } from '../cli/instance-dirs.ts';
+import { type ApiRoute, pathSegment } from '../http/api-server.ts';
+import { errorResponse, jsonResponse } from '../http/http-errors.ts';
+import { readConversation } from './conversation-reader.ts';
+import { callEdges, recentTraces, traceEvents } from './runtime-event-log.ts';
+
+export interface InspectSource {
+  stateRoot: string;
+  swarm(): SwarmPlan;
+  connections(): ConnectionPlan[];
+}
+
+const DEFAULT_TRACE_LIMIT = 50;
+const MAX_TRACE_LIMIT = 500;
+
+export function inspectRoutes(source: InspectSource): ApiRoute[] {
+  const instances = () => listInstanceDirs(source.stateRoot, source.swarm().workspaceId);
+  const eventFiles = () => instances().map(runtimeEventsFile);
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/v1\/swarm$/,
+      handle: async () => {
+        const swarm = source.swarm();
+        const connections = source.connections().map((c) => ({
+          name: c.name,
+          connector: c.connectorName,
+          agents: [...new Set(c.rules.map((r) => r.route.agent ?? swarm.entryAgent))],
+        }));
+        return stateResponse({ name: swarm.name, entryAgent: swarm.entryAgent, agents: swarm.agents, connections, calls: callEdges(eventFiles()) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/instances$/,
+      handle: async () => {
+        const byKey = new Map<string, JsonObject[]>();
+        for (const dir of instances()) {
+          const agents = byKey.get(dir.instanceKey) ?? [];
+          agents.push({ agent: dir.agentName, status: dir.status ?? null, updatedAt: dir.updatedAt ?? null });
+          byKey.set(dir.instanceKey, agents);
+        }
+        return jsonResponse(200, { instances: [...byKey].map(([instanceKey, agents]) => ({ instanceKey, agents })) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/instances\/([^/]+)\/messages$/,
+      handle: async (request, match) => {
+        const instanceKey = pathSegment(match[1]);
+        const agent = new URL(request.url).searchParams.get('agent') ?? source.swarm().entryAgent;
+        const paths = instancePaths(source.stateRoot, source.swarm().workspaceId, agent, instanceKey);
+        if (!existsSync(paths.root)) {
+          return errorResponse(404, 'E_HTTP_UNKNOWN_INSTANCE', `no state for agent '${agent}' under instance key '${instanceKey}'`, {
+            suggestion: 'see GET /v1/instances for the instances and their agents',
+          });
+        }
+        return stateResponse({ agent, instanceKey, messages: readConversation(paths.baseMessages, paths.messageEvents) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/traces$/,
+      handle: async (request) => {
+        const raw = new URL(request.url).searchParams.get('limit');
+        const limit = raw === null ? DEFAULT_TRACE_LIMIT : Number(raw);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRACE_LIMIT) {
+          return errorResponse(400, 'E_HTTP_BAD_QUERY', `?limit must be an integer from 1 to ${MAX_TRACE_LIMIT}, got '${raw}'`, { details: { path: '?limit' } });
+        }
+        return stateResponse({ traces: recentTraces(eventFiles(), limit) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/traces\/([0-9a-f]{32})$/,
+      handle: async (_request, match) => {
+        const traceId = match[1] ?? '';
+        const events = traceEvents(eventFiles(), traceId);
+        if (events.length === 0) {
+          return errorResponse(404, 'E_HTTP_UNKNOWN_TRACE', `no runtime events of trace '${traceId}' in this swarm's state`, {
+            suggestion: 'see GET /v1/traces for recent traces',
+          });
+        }
+        return stateResponse({ traceId, events });
+      },
+    },
+  ];
+}
+
+/** A body of typed records read from JSON files (JSON by construction, but not typed as JsonObject). */
+function stateResponse(body: Record<string, unknown>): Response {
+  return new Response(`${JSON.stringify(body)}\n`, { headers: { 'content-type': 'application/json' } });
+}

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readConversation } from '../../orchestrator/inspect/conversation-reader.ts';
+import { readJsonLines } from '../../orchestrator/inspect/jsonl-file.ts';
+import { callEdges, recentTraces, traceEvents } from '../../orchestrator/inspect/runtime-event-log.ts';
+import { demoTrace, TRACE } from '../studio/trace-events.ts';
+
+const dirs: string[] = [];
+function dir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'goondan-inspect-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const lines = (values: unknown[]) => `${values.map((v) => JSON.stringify(v)).join('\n')}\n`;
+const message = (id: string, text: string) => ({ id, data: { role: 'user', content: text }, metadata: {}, createdAt: '2026-01-01T00:00:00.000Z', source: { type: 'user' } });
+
+describe('reading an instance conversation (base.jsonl + events.jsonl, SPEC.md §3.1)', () => {
+  test('the base with every pending event applied in order', () => {
+    const d = dir();
+    writeFileSync(join(d, 'base.jsonl'), lines([message('a', 'one'), message('b', 'two'), message('c', 'three')]));
+    writeFileSync(
+      join(d, 'events.jsonl'),
+      lines([
+        { type: 'append', message: message('d', 'four') },
+        { type: 'replace', targetId: 'b', message: message('b2', 'TWO') },
+        { type: 'remove', targetId: 'c' },
+        // Replayed over a base that already holds it (crash between fold and clear): once.
+        { type: 'append', message: message('a', 'one') },
+        { type: 'remove', targetId: 'gone' },
+      ]),
+    );
+    expect(readConversation(join(d, 'base.jsonl'), join(d, 'events.jsonl')).map((m) => m.data.content)).toEqual(['one', 'TWO', 'four']);
+  });
+
+  test('truncate empties it; torn and foreign lines are skipped; missing files are an empty conversation', () => {
+    const d = dir();
+    writeFileSync(join(d, 'base.jsonl'), `${lines([message('a', 'one'), { not: 'a message' }])}{"id":"torn`);
+    writeFileSync(join(d, 'events.jsonl'), lines([{ type: 'truncate' }, { type: 'append', message: message('z', 'fresh') }, { type: 'bogus' }]));
+    expect(readConversation(join(d, 'base.jsonl'), join(d, 'events.jsonl')).map((m) => m.id)).toEqual(['z']);
+    expect(readConversation(join(d, 'none.jsonl'), join(d, 'none2.jsonl'))).toEqual([]);
+  });
+
+  test('a tail read keeps only whole lines of the window', () => {
+    const d = dir();
+    const file = join(d, 'x.jsonl');
+    writeFileSync(file, lines([{ n: 1 }, { n: 2 }, { n: 3 }]));
+    expect(readJsonLines(file, 16)).toEqual([{ n: 2 }, { n: 3 }]);
+    expect(readJsonLines(file, 15)).toEqual([{ n: 3 }]);
+    expect(readJsonLines(file)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+});
+
+describe('runtime events across instances', () => {
+  const files = () => {
+    const d = dir();
+    const writer = join(d, 'writer.jsonl');
+    const reviewer = join(d, 'reviewer.jsonl');
+    const other = { ...demoTrace[0], traceId: 'a'.repeat(32), spanId: 'other', timestamp: '2026-01-01T13:00:00.000Z' };
+    writeFileSync(writer, lines([...demoTrace.filter((e) => e.agentName === 'writer'), other, { type: 'turn.started', junk: true }]));
+    writeFileSync(reviewer, lines(demoTrace.filter((e) => e.agentName === 'reviewer')));
+    return [writer, reviewer];
+  };
+
+  test('one trace: every instance file, merged in time order', () => {
+    const events = traceEvents(files(), TRACE);
+    expect(events.map((e) => `${e.agentName}:${e.type}`)).toEqual(demoTrace.map((e) => `${e.agentName}:${e.type}`));
+  });
+
+  test('recent traces, newest first, with the agent that began each, status and duration', () => {
+    const traces = recentTraces(files(), 10);
+    expect(traces.map((t) => t.traceId)).toEqual(['a'.repeat(32), TRACE]);
+    expect(traces[0]).toMatchObject({ status: 'running', agent: 'writer', durationMs: null });
+    expect(traces[1]).toMatchObject({ status: 'ok', agent: 'writer', instanceKey: 'default', agents: ['writer', 'reviewer'], durationMs: 610, turns: 2 });
+    expect(recentTraces(files(), 1)).toHaveLength(1);
+  });
+
+  test('the call graph: agents__* tool calls by caller and target, counted', () => {
+    expect(callEdges(files())).toEqual([{ from: 'writer', to: 'reviewer', count: 1, lastAt: demoTrace[2]?.timestamp ?? '' }]);
+  });
+});
