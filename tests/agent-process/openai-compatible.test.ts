@@ -7,8 +7,9 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createServer, type Server as HttpServer } from 'node:http';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/types/json.ts';
+import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
+import { streamed } from './helpers/chat-completion-stream.ts';
 import { ECHO_EXPORTS, echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
 
 type Reply = { status: number; headers?: Record<string, string>; body: JsonObject };
@@ -33,27 +34,6 @@ function fakeOpenAI(replies: Reply[]): FakeServer {
     },
   });
   return { url: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop(true) };
-}
-
-/** A chat.completion body as the chunk stream the API sends for `stream: true` (text in two pieces). */
-function streamed(body: JsonObject): Response {
-  const { choices, usage, ...head } = body;
-  const choice = Array.isArray(choices) && isJsonObject(choices[0]) ? choices[0] : {};
-  const message = isJsonObject(choice.message) ? choice.message : {};
-  const chunk = (delta: JsonObject, finish: JsonValue = null): JsonObject => ({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
-  const chunks: JsonObject[] = [chunk({ role: 'assistant' })];
-  if (typeof message.content === 'string') {
-    const half = Math.ceil(message.content.length / 2);
-    chunks.push(chunk({ content: message.content.slice(0, half) }), chunk({ content: message.content.slice(half) }));
-  }
-  if (Array.isArray(message.tool_calls)) {
-    message.tool_calls.forEach((call, index) => {
-      if (isJsonObject(call)) chunks.push(chunk({ tool_calls: [{ index, ...call }] }));
-    });
-  }
-  chunks.push(chunk({}, choice.finish_reason ?? null), { ...head, object: 'chat.completion.chunk', choices: [], usage: usage ?? null });
-  const text = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
-  return new Response(text, { headers: { 'content-type': 'text/event-stream' } });
 }
 
 let callCounter = 0;
