@@ -5,7 +5,7 @@
  * BUILD_CACHE_DIR (never committed) with a fingerprint of its sources in the file name. If the
  * build fails, agents run from the sources — same code, only slower to start.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BunPlugin } from 'bun';
 import { BUILD_CACHE_DIR, PACKAGE_ROOT } from '../../shared/package-root.ts';
@@ -54,11 +54,23 @@ export async function buildAgentBundle(): Promise<string> {
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, await output.text());
   renameSync(temp, path);
+  removeStaleBundles(path);
+  return path;
+}
+
+/** Older builds go once no daemon started in the last hour can still be spawning agents from them. */
+const STALE_BUNDLE_MS = 60 * 60 * 1000;
+
+function removeStaleBundles(keep: string): void {
   for (const name of readdirSync(BUNDLE_DIR)) {
     const other = join(BUNDLE_DIR, name);
-    if (other !== path && name.endsWith('.js')) rmSync(other, { force: true });
+    if (other === keep || !name.endsWith('.js')) continue;
+    try {
+      if (Date.now() - statSync(other).mtimeMs > STALE_BUNDLE_MS) rmSync(other, { force: true });
+    } catch {
+      // Removed meanwhile by another daemon.
+    }
   }
-  return path;
 }
 
 /**
@@ -99,6 +111,8 @@ let current: string | undefined;
 
 /** The entry agent processes start from: the fresh bundle when there is one, else the sources. */
 export function agentEntry(): string {
+  // A build removed under a long-running daemon (a newer daemon cleaned up) falls back to the sources.
+  if (current !== undefined && !existsSync(current)) current = undefined;
   return current ?? AGENT_SOURCE_ENTRY;
 }
 
