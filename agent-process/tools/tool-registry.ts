@@ -41,6 +41,9 @@ export interface CallLimits {
   maxCallsPerTurn?: number;
 }
 
+/** Tool spec §5.2: what every model provider accepts in a function name (the length is checked per provider). */
+const TOOL_NAME_CHARACTERS = /^[A-Za-z0-9_-]+$/;
+
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   /** Names in first-registration order (the catalog keeps this order). */
@@ -81,10 +84,10 @@ export class ToolRegistry {
 
   /** `api.tools.register(item, handler)` of extension `owner`. */
   registerExtensionTool(owner: string, item: ToolCatalogItem, handler: ToolHandler): void {
-    if (typeof item?.name !== 'string' || parseToolName(item.name) === null) {
+    if (typeof item?.name !== 'string' || parseToolName(item.name) === null || !TOOL_NAME_CHARACTERS.test(item.name)) {
       throw new EngineError({
         code: 'E_TOOL_INVALID_NAME',
-        message: `Extension '${owner}' registered a tool named '${String(item?.name)}'; tool names must be '<resource>__<export>' with exactly one '__' (tool spec §5)`,
+        message: `Extension '${owner}' registered a tool named '${String(item?.name)}'; tool names must be '<resource>__<export>' with exactly one '__', of the characters A-Z a-z 0-9 _ - only (tool spec §5)`,
         suggestion: `Name it like '${owner}__action'.`,
       });
     }

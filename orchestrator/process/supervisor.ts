@@ -202,15 +202,19 @@ export class Supervisor {
     return this.options.maxLiveAgents?.() ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Passivates the least recently used idle agent so that a queued instance can start. */
+  /**
+   * Passivates least recently used idle agents so that queued instances can start: one victim per
+   * queued instance not yet covered by a drain in progress (their exits admit the queue).
+   */
   private makeRoom(): void {
-    const draining = [...this.table.values()].some((p) => p.kind === 'agent' && p.alive && p.passivating);
-    if (draining) return; // one victim at a time; its exit admits the next queued instance
-    const idle = [...this.table.values()]
-      .filter((p) => p.kind === 'agent' && p.alive && p.ready && !p.passivating && p.status === 'idle' && this.options.isIdle?.(p) !== false)
+    const agents = [...this.table.values()].filter((p) => p.kind === 'agent' && p.alive);
+    const draining = agents.filter((p) => p.passivating).length;
+    const needed = this.admission.length - draining;
+    if (needed <= 0) return;
+    const idle = agents
+      .filter((p) => p.ready && !p.passivating && p.status === 'idle' && this.options.isIdle?.(p) !== false)
       .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
-    const victim = idle[0];
-    if (victim) void this.passivate(victim, this.options.passivateGraceMs?.() ?? 5_000);
+    for (const victim of idle.slice(0, needed)) void this.passivate(victim, this.options.passivateGraceMs?.() ?? 5_000);
   }
 
   /** An instance just became idle: if others wait for a slot, it may make room for them. */

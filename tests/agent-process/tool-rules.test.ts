@@ -80,6 +80,14 @@ describe('§2.2 Tool names', () => {
     expect(String(error)).toContain("Extension 'badname'");
     expect(String(error)).toContain("'nosplit'");
   });
+
+  test('an extension tool name with characters outside A-Z a-z 0-9 _ - is refused at init, naming the extension (tool spec §5.2)', async () => {
+    const error = await startEngine(makePlan({ extensions: [fixtureExtension('dotted', 'bad-tool-characters.ts')] })).catch((e: unknown) => e);
+    expect(EngineError.isInstance(error) && error.code).toBe('E_EXT_INIT');
+    expect(String(error)).toContain("Extension 'dotted'");
+    expect(String(error)).toContain("'web__search.v2'");
+    expect(String(error)).toContain('A-Z a-z 0-9 _ -');
+  });
 });
 
 describe('extension tool schemas', () => {
