@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { makeEvent, ORCHESTRATOR_SOURCE } from '../shared/ipc/control-events.ts';
-import type { RuntimeEvent } from '../shared/types/turns.ts';
+import type { StreamedEvent } from '../shared/types/turns.ts';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
 import { agentLaunchOptions, agentSpawnSpec } from '../orchestrator/daemon/spawn-specs.ts';
@@ -199,7 +199,7 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
   await orchestrator.start();
   const durations: number[] = [];
   const calleeTurns: number[] = [];
-  orchestrator.runtimeEvents.subscribe((event: RuntimeEvent) => {
+  orchestrator.runtimeEvents.subscribe((event: StreamedEvent) => {
     if (event.type === 'tool.completed' && event.toolName === 'agents__request' && event.agentName === 'alpha') durations.push(event.duration);
     if (event.type === 'turn.completed' && event.agentName === 'beta') calleeTurns.push(event.duration);
   });

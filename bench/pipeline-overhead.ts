@@ -7,6 +7,7 @@
  * Prints a table and one JSON line. Not a test: figures only; target < 50 µs per call.
  *   bun bench/pipeline-overhead.ts [calls]
  */
+import { DEFAULT_RUNTIME_EVENTS_MAX_BYTES } from '../shared/durability/rotating-log.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +75,7 @@ async function fullCall(middlewares: number): Promise<number> {
   });
   const pipeline = new PipelineRegistry();
   for (let i = 0; i < middlewares; i++) pipeline.register(`ext-${i}`, 'toolCall', passThrough);
-  const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), new EventBus(silent), silent);
+  const events = new RuntimeEventLog(join(dir, 'runtime-events.jsonl'), { maxBytes: DEFAULT_RUNTIME_EVENTS_MAX_BYTES, maxAgeMs: Number.POSITIVE_INFINITY }, new EventBus(silent), silent);
   const runner = new ToolCallRunner({ agentName: 'bench', instanceKey: 'k', pipeline, executor, registry, events, workdir: () => join(dir, 'workspace'), maxToolResultBytes: 65_536, logger: silent });
   const catalog = buildToolCatalog(registry);
   const message = createMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'echo__say', input: { text: 'hi' } }] }, { type: 'assistant', stepId: 's' });

@@ -27,6 +27,7 @@ const validateConnectorEvent = compiledValidator<ConnectorEvent>({
     properties: {
       name: { type: 'string', minLength: 1 },
       instanceKey: { type: 'string', minLength: 1 },
+      idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
       properties: { type: 'object', additionalProperties: { type: 'string' } },
       message: {
         oneOf: [
@@ -150,7 +151,7 @@ function toAgentEvent(plan: ConnectionPlan, self: EventSource, logger: RootLogge
   return makeEvent(`connector.${event.name}`, { ...(event.properties ?? {}), ...self, event: event.name }, {
     input,
     instanceKey: event.instanceKey,
-    metadata: { connection: plan.name, message: { ...message } },
+    metadata: { connection: plan.name, message: { ...message }, ...(event.idempotencyKey !== undefined ? { idempotencyKey: event.idempotencyKey } : {}) },
     ...(replyTo ? { replyTo } : {}),
   });
 }

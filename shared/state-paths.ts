@@ -66,6 +66,10 @@ export interface InstancePaths {
   baseMessages: string;
   messageEvents: string;
   runtimeEvents: string;
+  /** tool.call.started / tool.call.finished of the running turn (issue 10). */
+  toolJournal: string;
+  /** Replies to async requests not yet in the conversation (issue 10). */
+  asyncReplies: string;
   inbox: string;
   extensionsDir: string;
   metadata: string;
@@ -82,6 +86,8 @@ export function instancePaths(stateRoot: string, workspaceId: string, agentName:
     baseMessages: join(messagesDir, 'base.jsonl'),
     messageEvents: join(messagesDir, 'events.jsonl'),
     runtimeEvents: join(messagesDir, 'runtime-events.jsonl'),
+    toolJournal: join(messagesDir, 'tool-journal.jsonl'),
+    asyncReplies: join(messagesDir, 'async-replies.jsonl'),
     inbox: join(root, 'inbox.jsonl'),
     extensionsDir: join(root, 'extensions'),
     metadata: join(root, 'metadata.json'),

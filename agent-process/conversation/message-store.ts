@@ -6,6 +6,7 @@
  */
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import type { FoldPlan } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
@@ -29,6 +30,7 @@ export class MessageStore {
   constructor(
     private readonly basePath: string,
     private readonly eventsPath: string,
+    private readonly fsync: FsyncPolicy = new FsyncPolicy('never'),
   ) {
     mkdirSync(dirname(basePath), { recursive: true });
     mkdirSync(dirname(eventsPath), { recursive: true });
@@ -41,20 +43,25 @@ export class MessageStore {
     return { base, events, warnings };
   }
 
-  /** Written before the engine moves on (ARCHITECTURE §3): fsync-free, but in the file. */
+  /** Written before the engine moves on (ARCHITECTURE §3), synced per the durability policy. */
   appendEvent(event: MessageEvent): void {
     this.eventsFd ??= openSync(this.eventsPath, 'a');
     writeSync(this.eventsFd, `${JSON.stringify(event)}\n`);
+    this.fsync.wrote(this.eventsFd);
   }
 
   /** Writes the base per plan, then clears the events (never the other way round, SPEC.md §3.1). */
   fold(plan: FoldPlan): void {
     if (plan.mode === 'none') return;
     if (plan.mode === 'delta') {
-      if (plan.appended.length > 0) appendFileSync(this.basePath, toJsonLines(plan.appended));
+      if (plan.appended.length > 0) {
+        appendFileSync(this.basePath, toJsonLines(plan.appended));
+        this.fsync.syncPath(this.basePath);
+      }
     } else {
       const tmp = `${this.basePath}.tmp-${process.pid}`;
       writeFileSync(tmp, toJsonLines(plan.messages));
+      this.fsync.syncPath(tmp);
       renameSync(tmp, this.basePath);
     }
     this.clearEvents();
@@ -66,7 +73,10 @@ export class MessageStore {
   }
 
   close(): void {
-    if (this.eventsFd !== undefined) closeSync(this.eventsFd);
+    if (this.eventsFd !== undefined) {
+      this.fsync.closing(this.eventsFd);
+      closeSync(this.eventsFd);
+    }
     this.eventsFd = undefined;
   }
 }

@@ -8,11 +8,13 @@ import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bun
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
-import type { MessageEvent } from '../../shared/types/messages.ts';
+import type { Message as MessageShape, MessageEvent } from '../../shared/types/messages.ts';
 import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { Conversation, type ConversationWarning } from '../conversation/conversation-state.ts';
@@ -30,6 +32,7 @@ import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
 import { ToolExecutor } from '../tools/tool-executor.ts';
 import { PendingResults } from '../tools/pending-results.ts';
+import { ToolJournal } from '../tools/tool-journal.ts';
 import { ToolPermissionGate } from '../tools/tool-permission-gate.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
@@ -88,20 +91,28 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const logger = options.logger.child({ agent: plan.name, instanceKey });
   const paths = instancePaths(options.stateRoot, swarm.workspaceId, plan.name, instanceKey);
 
-  const store = new MessageStore(paths.baseMessages, paths.messageEvents);
+  const fsync = new FsyncPolicy(swarm.durability.fsync);
+  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync);
+  const journal = new ToolJournal(paths.toolJournal, fsync, (line) =>
+    logger.warn({ code: 'E_TOOL_JOURNAL_LINE_INVALID', file: paths.toolJournal, line }, `line ${line} of the tool-call journal is not a valid record; skipped`),
+  );
   const conversation = recoverConversation(store, logger);
   const metadataFile = new InstanceMetadataFile(paths.metadata, plan.name, instanceKey);
   metadataFile.write('idle');
 
   const bus = new EventBus(logger);
-  const events = new RuntimeEventLog(paths.runtimeEvents, bus, logger, options.onRuntimeEvent);
+  const events = new RuntimeEventLog(paths.runtimeEvents, retentionLimits(swarm.durability), bus, logger, options.onRuntimeEvent);
   const registry = new ToolRegistry();
   const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const env = options.env ?? process.env;
   const model = await createLanguageModel(plan, env);
 
-  const inbox = new AsyncReplyInbox(logger);
+  const inbox = new AsyncReplyInbox(logger, {
+    path: paths.asyncReplies,
+    fsync,
+    alreadyInConversation: (requestId) => conversation.nextMessages.some((m) => asyncReplyRequestId(m) === requestId),
+  });
   const pending = new PendingResults();
   const contexts = new ToolContextFactory({ workdir: paths.workdir, logger, pending, sandbox, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) });
   const executor = new ToolExecutor({
@@ -114,6 +125,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     onCompletion: (completion) => inbox.push(completion),
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
+    journal,
   });
   const pipeline = new PipelineRegistry();
   const toolRunner = new ToolCallRunner({
@@ -154,6 +166,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     model,
     prompt: new PromptConverter(),
     inbox,
+    journal,
+    fsync,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
   };
@@ -190,6 +204,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     },
     deliverAsyncReply(reply) {
       deps.engine.inbox.push(reply);
+      // The caller may now acknowledge the reply to the orchestrator: it is on disk first.
+      fsync.barrier();
     },
     abortToolCalls(reason) {
       executor.abortAll(reason);
@@ -204,6 +220,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
         states.flush();
         foldConversation(deps);
       } finally {
+        journal.close();
+        internals.inbox.close();
         store.close();
         events.close();
         metadataFile.write('idle');
@@ -268,4 +286,10 @@ async function runCloseHandlers(handlers: Array<{ extension: string; handler: Cl
       clearTimeout(timer);
     }
   }
+}
+
+/** `metadata.__goondanInterAgentResponse.requestId` of an injected async reply. */
+function asyncReplyRequestId(message: MessageShape): string | undefined {
+  const meta = message.metadata.__goondanInterAgentResponse;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.requestId === 'string' ? meta.requestId : undefined;
 }

@@ -15,7 +15,9 @@ import type { PromptConverter } from '../models/prompt-converter.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import type { Span } from '../observability/trace-span.ts';
 import type { ToolCallRunner } from '../tools/tool-call-runner.ts';
+import type { ToolJournal } from '../tools/tool-journal.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
+import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { AsyncReplyInbox } from './async-reply-inbox.ts';
 import type { PipelineRegistry } from './pipeline-registry.ts';
 
@@ -37,6 +39,10 @@ export interface EngineInternals {
   /** The conversation as the model's prompt, converted incrementally. */
   prompt: PromptConverter;
   inbox: AsyncReplyInbox;
+  /** Tool calls of the unfolded turn (issue 10). */
+  journal: ToolJournal;
+  /** The instance's durability policy: barrier() before a reply or an ack leaves the process. */
+  fsync: FsyncPolicy;
   maxStepsPerTurn: number;
   onRestartRequested?: (reason: string) => void;
 }

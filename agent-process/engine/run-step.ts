@@ -14,10 +14,10 @@ import { modelCallError } from '../models/model-error.ts';
 import { TextDeltaCoalescer } from '../observability/text-delta-coalescer.ts';
 import { childSpan, spanFields, type Span } from '../observability/trace-span.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
-import { toolResultOutput } from '../tools/tool-result-output.ts';
 import { callModel } from './call-model.ts';
 import { errorShape } from '../../shared/errors/index.ts';
 import { runChain } from './chain-runner.ts';
+import { toolResultMessage } from './resume-tool-calls.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
 
 interface StepExtras {
@@ -68,12 +68,7 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
       ),
     );
     for (const result of toolResults) {
-      engine.append(
-        createMessage(
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: result.toolCallId, toolName: result.toolName, output: toolResultOutput(result) }] },
-          { type: 'tool', toolCallId: result.toolCallId, toolName: result.toolName },
-        ),
-      );
+      engine.append(toolResultMessage(result));
       noticeRestartRequest(engine, result);
     }
   }

@@ -3,18 +3,12 @@
  * redelivered one), then run steps until one does not continue, fails, or `maxStepsPerTurn` is
  * reached. Async replies enter before every step. Every failure becomes `finishReason: 'error'`.
  */
-import { newId } from '../../shared/ids.ts';
 import { errorShape } from '../../shared/errors/index.ts';
-import { isJsonObject } from '../../shared/types/json.ts';
 import type { FinishReason, StepResult, TurnError, TurnResult } from '../../shared/types/turns.ts';
 import { createMessage } from '../conversation/message-factory.ts';
-import { messageText, pendingToolCalls } from '../conversation/message-parts.ts';
-import { childSpan } from '../observability/trace-span.ts';
-import { buildToolCatalog } from '../tools/tool-catalog.ts';
-import { interruptedError, errorResult } from '../tools/tool-errors.ts';
-import { toolResultOutput } from '../tools/tool-result-output.ts';
-import type { ToolResult } from '../../shared/types/tools.ts';
+import { messageText } from '../conversation/message-parts.ts';
 import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
+import { resumePendingToolCalls, settleDanglingToolCalls } from './resume-tool-calls.ts';
 import { runStep } from './run-step.ts';
 import { seedHistory } from './seed-history.ts';
 
@@ -23,9 +17,11 @@ export async function turnCore(engine: EngineInternals, turn: TurnState): Promis
   let stepIndex = 0;
   if (turn.resumeFrom) {
     stepIndex = turn.resumeFrom.stepsDone;
-    await rerunPendingToolCalls(engine, turn, turn.resumeFrom.inputIndex + 1);
+    await resumePendingToolCalls(engine, turn, turn.resumeFrom.inputIndex + 1);
   } else {
     settleDanglingToolCalls(engine);
+    // Whatever the journal still holds belongs to a turn that is over (its calls are settled now).
+    engine.journal.clear();
     seedHistory(engine, turn.event);
     appendInbox(engine);
     // The input is appended by the core, after turn middleware ran (SPEC.md §9.10: compaction
@@ -78,49 +74,5 @@ function inputMessage(turn: TurnState) {
 }
 
 function appendInbox(engine: EngineInternals): void {
-  for (const message of engine.inbox.drain()) engine.append(message);
+  engine.inbox.drain((message) => engine.append(message));
 }
-
-/**
- * Tool calls left without results by an earlier turn (it failed between the model call and its
- * tools) would make every provider reject the history: answer them as interrupted first.
- */
-function settleDanglingToolCalls(engine: EngineInternals): void {
-  const conversation = engine.conversation;
-  const recent = conversation.messagesFrom(conversation.lastIndexOfRole('user'));
-  for (const { call } of pendingToolCalls(recent)) {
-    const result = errorResult(call.toolCallId, call.toolName, interruptedError(call.toolName));
-    engine.append(toolMessage(result));
-  }
-}
-
-/** Redelivery: tool calls of the crashed turn that have no result are run again (ARCHITECTURE §3). */
-async function rerunPendingToolCalls(engine: EngineInternals, turn: TurnState, from: number): Promise<void> {
-  const pending = pendingToolCalls(engine.conversation.messagesFrom(from));
-  if (pending.length === 0) return;
-  const catalog = buildToolCatalog(engine.registry);
-  const span = childSpan(turn.span);
-  const results = await Promise.all(
-    pending.map(({ call, message }) =>
-      engine.toolRunner.run({
-        call: { id: call.toolCallId, name: call.toolName, args: isJsonObject(call.input) ? call.input : {} },
-        ...(isJsonObject(call.input) ? {} : { argsError: 'arguments must be a JSON object' }),
-        catalog,
-        message,
-        turnId: turn.turnId,
-        stepId: message.source.type === 'assistant' ? message.source.stepId : newId('step'),
-        stepIndex: Math.max(0, (turn.resumeFrom?.stepsDone ?? 1) - 1),
-        stepSpan: span,
-      }),
-    ),
-  );
-  for (const result of results) engine.append(toolMessage(result));
-}
-
-function toolMessage(result: ToolResult) {
-  return createMessage(
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: result.toolCallId, toolName: result.toolName, output: toolResultOutput(result) }] },
-    { type: 'tool', toolCallId: result.toolCallId, toolName: result.toolName },
-  );
-}
-

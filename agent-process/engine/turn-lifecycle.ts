@@ -121,9 +121,13 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   }
   try {
     foldConversation(deps);
+    // The results now live in base.jsonl; the journal only ever covers the unfolded turn.
+    engine.journal.clear();
   } finally {
     deps.metadataFile.write('idle');
   }
+  // Whatever the reply and the ack that follow tell others is on disk first (durability policy).
+  engine.fsync.barrier();
   return result;
 }
 

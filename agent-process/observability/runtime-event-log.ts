@@ -2,30 +2,33 @@
  * Where runtime events go (SPEC.md §3.2): appended to `messages/runtime-events.jsonl` (never used
  * to rebuild state), handed to the engine's `onRuntimeEvent` (IPC, SSE, metrics) and published on
  * the extension event bus. Streamed text (`step.delta`) skips the file: the step's message holds
- * the text. A failing observer never breaks a turn.
+ * the text. A failing observer never breaks a turn. The file is bounded by the swarm's retention:
+ * it rotates to `runtime-events.1.jsonl` (rotating-log.ts).
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { type RetentionLimits, RotatingLog } from '../../shared/durability/rotating-log.ts';
 import type { Logger } from '../../shared/types/tools.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import type { EventBus } from '../extensions/event-bus.ts';
 
 export class RuntimeEventLog {
-  private fd: number | undefined;
+  private readonly log: RotatingLog;
 
   constructor(
     private readonly path: string,
+    limits: RetentionLimits,
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly observer?: (event: RuntimeEvent) => void,
   ) {
     mkdirSync(dirname(path), { recursive: true });
+    this.log = new RotatingLog(path, limits);
   }
 
   emit(event: RuntimeEvent): void {
     try {
-      this.fd ??= openSync(this.path, 'a');
-      writeSync(this.fd, `${JSON.stringify(event)}\n`);
+      this.log.append(`${JSON.stringify(event)}\n`);
     } catch (error) {
       this.logger.error({ code: 'E_RUNTIME_EVENT_WRITE', err: error, file: this.path }, 'cannot append to runtime-events.jsonl');
     }
@@ -49,7 +52,6 @@ export class RuntimeEventLog {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.log.close();
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.ts';
 import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
-import type { Assignment } from '../../shared/ipc/control-protocol.ts';
+import type { Assignment, TurnReply } from '../../shared/ipc/control-protocol.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
@@ -35,7 +35,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     stateRoot: assignment.stateRoot,
     logger: rootLogger,
     agentsRuntime: agents,
-    approvals: createIpcApprovals({ channel, self }),
+    approvals: createIpcApprovals({ channel, self }, () => agents.currentEventId),
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
@@ -60,8 +60,9 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     } finally {
       agents.setCurrentEvent(undefined);
     }
-    answer(channel, self, event, result);
-    channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}) });
+    const reply = turnReply(event, result);
+    answer(channel, self, event, reply, result);
+    channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}), reply });
     if (restartReason !== undefined) {
       channel.control('runtime.restart', { reason: restartReason });
       restartReason = undefined;
@@ -74,6 +75,13 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger,
     ackPayload: { instanceKey },
     onEvent: (event) => queue.push(event),
+    onUnclaimedReply(event) {
+      const reply = agents.keptAsyncReply(event);
+      if (!reply) return false;
+      engine.deliverAsyncReply(reply);
+      channel.control('runtime.reply.stored', { eventId: event.id });
+      return true;
+    },
     async drain(reason, gracePeriodMs) {
       // SPEC.md §2.3: the current turn may finish within the grace period, but no tool process may
       // outlive this agent (issue 9): running tool calls are cancelled shortly before the deadline.
@@ -91,17 +99,20 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
 /** Before the orchestrator's SIGKILL: time for a tool's process group to take SIGTERM, then SIGKILL, and for the turn to fold. */
 const TOOL_ABORT_MARGIN_MS = 3000;
 
-/** The callee answers `replyTo` when its turn ends, also when it failed (SPEC.md §9.4 gap). */
-function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, result: TurnResult | undefined): void {
-  if (!event.replyTo) return;
+/** What the turn answered (also when it failed, SPEC.md §9.4 gap): the reply to `replyTo` and the ack's record. */
+function turnReply(event: AgentEvent, result: TurnResult | undefined): TurnReply {
   const ok = result !== undefined && result.finishReason !== 'error';
-  const reply = makeReplyEvent(event.replyTo.correlationId, self, {
+  return {
     status: ok ? 'ok' : 'error',
     output: result?.responseText ?? '',
     ...(result ? { turnId: result.turnId, traceId: result.traceId } : event.traceId ? { traceId: event.traceId } : {}),
-    ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}),
     ...(ok ? {} : { error: result?.error ?? runtimeError('AGENT_TURN_FAILED', 'the turn failed') }),
-  });
-  channel.post(event.replyTo.target, reply);
+  };
+}
+
+function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply, result: TurnResult | undefined): void {
+  if (!event.replyTo) return;
+  // Token usage travels to the caller only (the ack's record has no use for it).
+  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}) }));
 }
 

@@ -6,8 +6,8 @@
  * AgentCallError carrying the ErrorShape's code (the agents tool turns it into a ToolResult;
  * middleware sees the throw).
  */
-import { ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
-import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
+import { ORCHESTRATOR, inReplyToOf, makeEvent } from '../../shared/ipc/control-events.ts';
+import { type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { type ErrorShape, GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import { newId } from '../../shared/ids.ts';
 import type { AgentEvent, EventSource, InterAgentReply } from '../../shared/types/events.ts';
@@ -24,7 +24,7 @@ import type {
 } from '../../shared/types/tools.ts';
 import type { ShellChannel } from '../../shared/child/child-shell.ts';
 import { type ControlAnswer, requestControl } from './control-request.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
+import { ASYNC_KEY, ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ControlRequestType } from '../../shared/ipc/control-results.ts';
 
@@ -62,6 +62,10 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     this.currentEvent = event;
   }
 
+  get currentEventId(): string | undefined {
+    return this.currentEvent?.id;
+  }
+
   onAsyncReply(handler: (reply: InterAgentReply) => void): void {
     this.asyncReplyHandler = handler;
   }
@@ -69,12 +73,14 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
   async request(target: string, event: OutgoingAgentEvent, options: AgentRequestOptions = {}): Promise<AgentRequestResult> {
     const input = requireInput(target, event);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const correlationId = newId('corr');
+    const correlationId = options.requestId !== undefined ? `corr_${options.requestId}` : newId('corr');
     const self = { agent: this.options.agentName, instanceKey: this.options.instanceKey };
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.request', {
       [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), agentKey(self)],
       [TIMEOUT_KEY]: timeoutMs,
+      ...(options.async ? { [ASYNC_KEY]: true } : {}),
     });
+    if (options.requestId !== undefined) outgoing.id = `evt_${options.requestId}`;
     outgoing.replyTo = { target: this.options.agentName, correlationId };
     const { replies } = this.options.channel;
     if (options.async) {
@@ -139,22 +145,36 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     return answer.value;
   }
 
+  /**
+   * A reply to an async request of an earlier process of this instance, kept in the durable inbox
+   * by the orchestrator (issue 10); undefined for any other reply.
+   */
+  keptAsyncReply(event: AgentEvent): InterAgentReply | undefined {
+    const requestEventId = event.metadata?.[ASYNC_REPLY_FOR_KEY];
+    const correlationId = inReplyToOf(event);
+    if (typeof requestEventId !== 'string' || !correlationId) return undefined;
+    return this.asyncReply(correlationId, event.source.name, requestEventId, event.traceId, replyOutcomeOf(event));
+  }
+
   private deliverAsync(correlationId: string, target: string, request: AgentEvent, outcome: ReplyOutcome): void {
-    const reply: InterAgentReply = {
+    this.asyncReplyHandler?.(this.asyncReply(correlationId, target, request.id, request.traceId, outcome));
+  }
+
+  private asyncReply(correlationId: string, target: string, requestEventId: string, traceId: string | undefined, outcome: ReplyOutcome): InterAgentReply {
+    return {
       kind: 'inter_agent_response',
       version: 1,
       requestId: correlationId,
-      requestEventId: request.id,
+      requestEventId,
       fromAgentId: target,
       toAgentId: this.options.agentName,
       async: true,
       status: outcome.status,
       text: outcome.output,
       receivedAt: new Date().toISOString(),
-      ...(request.traceId ? { traceId: request.traceId } : {}),
+      ...(traceId ? { traceId } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };
-    this.asyncReplyHandler?.(reply);
   }
 }
 

@@ -5,10 +5,12 @@
 import type { ApprovalDecision, ApprovalRequest } from '../../shared/types/extensions.ts';
 import { type ControlChannel, requestControl } from './control-request.ts';
 
-export function createIpcApprovals(control: ControlChannel): { request(request: ApprovalRequest): Promise<ApprovalDecision> } {
+export function createIpcApprovals(control: ControlChannel, currentEventId: () => string | undefined): { request(request: ApprovalRequest): Promise<ApprovalDecision> } {
   return {
     async request(request) {
-      const answer = await requestControl(control, 'runtime.approval.request', { ...request }, request.timeoutMs);
+      const eventId = currentEventId();
+      // The orchestrator's record counts the timeout from its createdAt; the local wait only guards a lost channel.
+      const answer = await requestControl(control, 'runtime.approval.request', { ...request, ...(eventId !== undefined ? { eventId } : {}) }, request.timeoutMs);
       if (answer.ok) return answer.value;
       return { approved: false, scope: 'once', decidedBy: answer.error.code === 'AGENT_REQUEST_TIMEOUT' ? 'timeout' : 'error', reason: answer.error.message };
     },

@@ -109,6 +109,17 @@ export function interruptedError(toolName: string): ToolError {
   };
 }
 
+/** Issue 10: the process died while the handler ran; it may or may not have had its effect. */
+export function interruptedByCrashError(toolName: string): ToolError {
+  return {
+    code: 'E_TOOL_INTERRUPTED',
+    name: 'ToolInterruptedError',
+    category: 'tool',
+    message: `The call to '${toolName}' was interrupted by a crash while it ran; it was not run again because '${toolName}' is not declared idempotent, so its effect may or may not have happened.`,
+    suggestion: `Check whether the effect of '${toolName}' happened (read back what it changes) before calling it again.`,
+  };
+}
+
 /** The agent is going away (drain deadline, engine close): the call is not started. */
 export function shuttingDownError(toolName: string, reason: string): ToolError {
   return {

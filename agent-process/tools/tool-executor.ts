@@ -6,7 +6,7 @@
  * error ToolResult the model sees (tool spec §2.4).
  */
 import type { ToolCallMiddlewareContext } from '../../shared/types/extensions.ts';
-import type { JsonValue } from '../../shared/types/json.ts';
+import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
 import type { Logger, ToolCatalogItem, ToolError, ToolResult } from '../../shared/types/tools.ts';
 import { errorMessageOf, GoondanError, toErrorShape } from '../../shared/errors/index.ts';
@@ -18,6 +18,7 @@ import { runInToolCallScope, type ToolCallScope } from './tool-call-scope.ts';
 import type { ToolCompletion } from './tool-completion.ts';
 import type { ToolContextFactory } from './tool-context.ts';
 import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, resultInvalidError, shuttingDownError, timeoutError } from './tool-errors.ts';
+import type { ToolJournal } from './tool-journal.ts';
 import type { ToolPermissionGate } from './tool-permission-gate.ts';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
 
@@ -47,6 +48,8 @@ export interface ToolExecutorOptions {
   strictResults?: boolean;
   /** Receives the completion of a pending call (tool spec §10.2), to deliver into the conversation. */
   onCompletion?: (completion: ToolCompletion) => void;
+  /** Records each handler run before and after it (issue 10: effects at most once across crashes). */
+  journal?: ToolJournal;
 }
 
 export class ToolExecutor {
@@ -81,6 +84,16 @@ export class ToolExecutor {
     const refusal = await this.options.permissions.check(ctx);
     if (refusal) return errorResult(toolCallId, toolName, refusal);
 
+    // After the approval: a turn resumed while it waited asks again (and finds the same record).
+    const journal = this.options.journal;
+    journal?.started(extras.message.id, toolCallId, toolName, args);
+    const result = await this.runHandler(tool, ctx, extras, args);
+    journal?.finished(extras.message.id, toolCallId, result);
+    return result;
+  }
+
+  private async runHandler(tool: RegisteredTool, ctx: ToolCallMiddlewareContext, extras: ToolCallExtras, args: JsonObject): Promise<ToolResult> {
+    const { toolName, toolCallId } = ctx;
     const timeoutMs = callTimeLimit(tool.limits, args, this.options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
     const controller = new AbortController();
     const toolContext = this.options.contexts.create({

@@ -64,6 +64,7 @@ export class ToolRegistry {
         returns: exp.returns,
       };
       if (exp.readOnly !== undefined) item.readOnly = exp.readOnly && !widenedByConfig(exp.readOnlyUnlessConfig, plan.config);
+      if (exp.idempotent !== undefined) item.idempotent = exp.idempotent;
       // The agent's tools[].config.timeoutMs (plan.timeoutMs) wins over the export's own.
       const limits: CallLimits = { timeoutMs: plan.timeoutMs ?? exp.timeoutMs, timeoutFromArg: exp.timeoutFromArg, maxCallsPerTurn: exp.maxCallsPerTurn };
       const tool: RegisteredTool = {

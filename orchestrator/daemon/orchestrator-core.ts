@@ -5,14 +5,19 @@
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { instancePaths } from '../../shared/state-paths.ts';
+import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
+import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
+import { EventLedger } from '../delivery/event-ledger.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
 import type { BackoffPolicy } from '../process/crash-backoff.ts';
@@ -24,7 +29,9 @@ import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
+import { newSpanId, newTraceId } from '../../shared/ids.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
+import { RuntimeEventJournal } from './runtime-event-journal.ts';
 
 /** What the core needs of the loaded bundle; swapped as a whole on reload. */
 export interface CoreConfig {
@@ -56,12 +63,13 @@ export interface OrchestratorCoreOptions {
 
 export class OrchestratorCore {
   readonly metrics = new Metrics();
-  readonly runtimeEvents = new RuntimeEventBus();
+  readonly runtimeEvents: RuntimeEventBus;
   readonly supervisor: Supervisor;
   readonly delivery: Delivery;
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
+  readonly ledger: EventLedger;
   readonly lifecycle: InstanceLifecycle;
   readonly liveBudget: LiveProcessBudget;
   private stopping = false;
@@ -69,7 +77,31 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
-    this.delivery = new Delivery({ stateRoot: options.stateRoot, workspaceId: config().swarm.workspaceId, logger });
+    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability)));
+    const fsync = new FsyncPolicy(config().swarm.durability.fsync);
+    this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
+    this.delivery = new Delivery({
+      stateRoot: options.stateRoot,
+      workspaceId: config().swarm.workspaceId,
+      logger,
+      fsync,
+      inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
+      onDeadLetter: (id, event, eventId, reason) => {
+        this.ledger.dead(eventId, reason);
+        // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
+        this.runtimeEvents.publish({
+          type: 'event.dead',
+          eventId,
+          reason,
+          agentName: id.agent,
+          instanceKey: id.instanceKey,
+          traceId: event?.traceId ?? newTraceId(),
+          spanId: newSpanId(),
+          ...(event?.parentSpanId !== undefined ? { parentSpanId: event.parentSpanId } : {}),
+          timestamp: new Date().toISOString(),
+        });
+      },
+    });
     this.pool = new WarmPool({
       size: options.warmPoolSize,
       logger,
@@ -107,9 +139,15 @@ export class OrchestratorCore {
       metrics: this.metrics,
       logger,
     });
-    this.approvals = new ApprovalBroker({ logger, httpApprovals: options.httpApprovals, promptInteractive: (a) => options.promptInteractive(a) });
+    this.approvals = new ApprovalBroker({
+      logger,
+      httpApprovals: options.httpApprovals,
+      promptInteractive: (a) => options.promptInteractive(a),
+      store: new ApprovalStore(options.stateRoot, () => config().swarm.workspaceId, fsync),
+    });
     this.router = new Router({
       approvals: this.approvals,
+      ledger: this.ledger,
       swarm: () => config().swarm,
       connections: () => config().connections,
       supervisor: this.supervisor,
@@ -127,6 +165,7 @@ export class OrchestratorCore {
 
   /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
   start(isKnownAgent: (name: string) => boolean): void {
+    this.approvals.restore();
     for (const pending of this.delivery.recoverPending()) {
       if (!isKnownAgent(pending.agent)) continue;
       this.options.logger.info(pending, 'redelivering events left unacknowledged by a previous run');
@@ -155,6 +194,8 @@ export class OrchestratorCore {
     this.router.failPendingWhere(() => true, 'the daemon is shutting down');
     this.approvals.clear();
     this.delivery.close();
+    this.ledger.close();
+    this.runtimeEvents.close();
   }
 
   /**
@@ -177,6 +218,7 @@ export class OrchestratorCore {
     for (const agent of agents) {
       const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
       this.delivery.forget({ agent, instanceKey });
+      this.approvals.forget(agent, instanceKey);
       try {
         rmSync(paths.root, { recursive: true, force: false });
         deleted.push(paths.root);

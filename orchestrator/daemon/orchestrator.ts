@@ -288,6 +288,7 @@ export class Orchestrator {
       agents: () => this.config.swarm.agents,
       processes: () => this.core.processRows(),
       submit: (submission) => this.core.submit(submission),
+      eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
       metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),

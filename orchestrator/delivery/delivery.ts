@@ -12,6 +12,7 @@ import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import { DurableInbox } from './durable-inbox.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 
 export const MAX_DELIVERY_ATTEMPTS = 3;
 export const MAX_OPEN_INBOX_FILES = 128;
@@ -20,6 +21,12 @@ export interface DeliveryOptions {
   stateRoot: string;
   workspaceId: string;
   logger: RootLogger;
+  /** Swarm.spec.policy.durability.fsync (default batch). */
+  fsync?: FsyncPolicy;
+  /** `durability.retention.inboxCompactLines` (default 200). */
+  inboxCompactLines?: number;
+  /** An event was given up (the event ledger records it; the stream shows it). */
+  onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string): void;
 }
 
 export class Delivery {
@@ -31,7 +38,16 @@ export class Delivery {
   /** process key → eventId currently being processed (from `runtime.turn.started`). */
   private readonly current = new Map<string, string>();
 
-  constructor(private readonly options: DeliveryOptions) {}
+  private readonly fsync: FsyncPolicy;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.fsync = options.fsync ?? new FsyncPolicy();
+  }
+
+  /** Before an accepted event's id (or a reply) leaves the daemon: every inbox write is on disk. */
+  sync(): void {
+    this.fsync.barrier();
+  }
 
   inbox(id: AgentId): DurableInbox {
     const key = agentKey(id);
@@ -41,8 +57,13 @@ export class Delivery {
       return inbox;
     }
     const path = instancePaths(this.options.stateRoot, this.options.workspaceId, id.agent, id.instanceKey).inbox;
-    inbox = DurableInbox.open(path, id.agent, id.instanceKey, (line, reason) =>
-      this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+    inbox = DurableInbox.open(
+      path,
+      id.agent,
+      id.instanceKey,
+      (line, reason) => this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
+      this.fsync,
+      this.options.inboxCompactLines,
     );
     inbox.lastUsed = ++this.clock;
     this.inboxes.set(key, inbox);
@@ -102,7 +123,9 @@ export class Delivery {
     this.attempts.set(eventId, attempts);
     if (attempts < MAX_DELIVERY_ATTEMPTS) return undefined;
     this.attempts.delete(eventId);
-    inbox.ack(eventId, `process crashed ${attempts} times while processing this event`);
+    const reason = `process crashed ${attempts} times while processing this event`;
+    inbox.ack(eventId, reason);
+    this.options.onDeadLetter?.(proc.id, event, eventId, reason);
     return event;
   }
 
@@ -116,7 +139,11 @@ export class Delivery {
    */
   deadLetter(id: AgentId, eventId: string, reason: string): boolean {
     this.attempts.delete(eventId);
-    return this.inbox(id).ack(eventId, reason);
+    const inbox = this.inbox(id);
+    const event = inbox.get(eventId);
+    const given = inbox.ack(eventId, reason);
+    if (given) this.options.onDeadLetter?.(id, event, eventId, reason);
+    return given;
   }
 
   /** Instances with unacked events on disk (recovered after a daemon restart). */

@@ -2,10 +2,15 @@
  * Per-instance durable inbox (ARCHITECTURE §3): every AgentEvent is appended before delivery and
  * stays "unacked" until the agent reports `runtime.turn.completed`. After a crash (of the agent or
  * of the daemon) the unacked events are redelivered in order. Appends survive a process crash
- * (page cache); they are not fsynced, so a power loss may lose the newest lines.
+ * (page cache); when they reach the disk is the swarm's durability policy (fsync-policy.ts).
+ * The file stays small: once it has `compactAfterLines` lines and most are settled, it is rewritten
+ * with only the unacked events (a new file renamed over the old one, so a crash mid-way leaves
+ * either whole file — unacked events are never lost).
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { DEFAULT_INBOX_COMPACT_LINES } from '../../shared/durability/rotating-log.ts';
 import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
@@ -14,8 +19,8 @@ export type InboxLine =
   | { op: 'put'; agent: string; instanceKey: string; event: AgentEvent }
   | { op: 'ack'; eventId: string; dead?: string };
 
-/** Compact once this many lines are on disk and nothing is pending. */
-const COMPACT_AFTER_LINES = 200;
+/** A file with lines beyond this many times its pending events is mostly settled: worth rewriting. */
+const SETTLED_RATIO = 4;
 
 export class DurableInbox {
   private readonly pending = new Map<string, AgentEvent>();
@@ -38,11 +43,20 @@ export class DurableInbox {
     readonly path: string,
     readonly agent: string,
     readonly instanceKey: string,
+    private readonly fsync: FsyncPolicy,
+    private readonly compactAfterLines: number,
   ) {}
 
   /** Opens (and recovers) the inbox file; malformed lines are skipped and reported. */
-  static open(path: string, agent: string, instanceKey: string, onBadLine?: (lineNo: number, reason: string) => void): DurableInbox {
-    const inbox = new DurableInbox(path, agent, instanceKey);
+  static open(
+    path: string,
+    agent: string,
+    instanceKey: string,
+    onBadLine?: (lineNo: number, reason: string) => void,
+    fsync: FsyncPolicy = new FsyncPolicy('never'),
+    compactAfterLines: number = DEFAULT_INBOX_COMPACT_LINES,
+  ): DurableInbox {
+    const inbox = new DurableInbox(path, agent, instanceKey, fsync, compactAfterLines);
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8');
       let lineNo = 0;
@@ -93,16 +107,39 @@ export class DurableInbox {
     return true;
   }
 
-  /** Writes lagging ack lines; compacts the file once nothing is pending. */
+  /** Writes lagging ack lines; compacts the file once it is long and mostly settled. */
   flushAcks(): void {
     if (this.ackFlush) clearImmediate(this.ackFlush);
     this.ackFlush = undefined;
     if (this.unwrittenAcks === '') return;
     this.write('');
-    if (this.pending.size === 0 && this.lines >= COMPACT_AFTER_LINES && this.fd !== undefined) {
+    if (this.lines < this.compactAfterLines || this.fd === undefined) return;
+    if (this.pending.size === 0) {
       ftruncateSync(this.fd, 0);
       this.lines = 0;
+    } else if (this.lines >= SETTLED_RATIO * this.pending.size) this.rewritePending();
+  }
+
+  /** A busy instance always has something pending: rewrite its file with only that. */
+  private rewritePending(): void {
+    const identity = this.recorded ?? { agent: this.agent, instanceKey: this.instanceKey };
+    const text = [...this.pending.values()].map((event) => `${JSON.stringify({ op: 'put', ...identity, event })}\n`).join('');
+    const next = `${this.path}.compacting`;
+    const fd = openSync(next, 'w');
+    try {
+      writeSync(fd, text);
+      // The rename must not outrun the data it points to, or a power loss could empty the inbox.
+      if (this.fsync.mode !== 'never') fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
+    if (this.fd !== undefined) {
+      this.fsync.closing(this.fd);
+      closeSync(this.fd);
+    }
+    renameSync(next, this.path);
+    this.fd = openSync(this.path, 'a');
+    this.lines = this.pending.size;
   }
 
   has(eventId: string): boolean {
@@ -129,7 +166,10 @@ export class DurableInbox {
   /** Releases the file descriptor (evicted, instance deleted, or the daemon stops); reopens on the next write. */
   close(): void {
     this.flushAcks();
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) {
+      this.fsync.closing(this.fd);
+      closeSync(this.fd);
+    }
     this.fd = undefined;
   }
 
@@ -142,6 +182,7 @@ export class DurableInbox {
     const acks = this.unwrittenAcks;
     this.unwrittenAcks = '';
     writeSync(this.fd, acks + text);
+    this.fsync.wrote(this.fd);
     this.lines += (acks.match(/\n/g)?.length ?? 0) + (text === '' ? 0 : 1);
   }
 }

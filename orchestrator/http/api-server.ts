@@ -13,6 +13,7 @@ import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
+import type { EventRecord } from '../delivery/event-ledger.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
 import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import type { ApiCredentials } from './api-credential.ts';
@@ -53,6 +54,8 @@ export interface DaemonApi {
   agents(): readonly string[];
   processes(): Promise<ProcessRow[]>;
   submit(submission: ExternalSubmission): Submitted;
+  /** An accepted event's state (`GET /v1/events/{eventId}`). */
+  eventRecord(eventId: string): EventRecord | undefined;
   runtimeEvents: RuntimeEventBus;
   metricsText(): Promise<string>;
   deleteInstance(instanceKey: string): Promise<JsonObject>;
@@ -149,7 +152,21 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
   return [
     { method: 'GET', pattern: /^\/v1\/processes$/, handle: async () => jsonResponse(200, { processes: await daemon.processes() }) },
     { method: 'POST', pattern: /^\/v1\/events$/, handle: (request) => submitEvent(request, daemon) },
-    { method: 'GET', pattern: /^\/v1\/events\/stream$/, handle: async (request) => eventStream(new URL(request.url), daemon.runtimeEvents) },
+    { method: 'GET', pattern: /^\/v1\/events\/stream$/, handle: async (request) => eventStream(request, daemon.runtimeEvents) },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/events\/(evt_[A-Za-z0-9_-]+)$/,
+      handle: async (_request, match) => {
+        const eventId = match[1] ?? '';
+        const record = daemon.eventRecord(eventId);
+        if (!record) {
+          return errorResponse(404, 'E_HTTP_UNKNOWN_EVENT', `no accepted event '${eventId}'`, {
+            suggestion: 'event records are kept for 24 h after their turn settled; check the id POST /v1/events returned',
+          });
+        }
+        return jsonResponse(200, eventRecordBody(record));
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/metrics$/,
@@ -204,6 +221,16 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
   }
   const agent = body.value.agent ?? daemon.entryAgent();
   if (!daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');
+  const headerKey = request.headers.get('idempotency-key') ?? undefined;
+  if (headerKey !== undefined && body.value.idempotencyKey !== undefined && headerKey !== body.value.idempotencyKey) {
+    return errorResponse(400, 'E_HTTP_IDEMPOTENCY_KEY_MISMATCH', 'the Idempotency-Key header and the body field idempotencyKey differ', {
+      suggestion: 'send the key once (the header, or idempotencyKey in the body)',
+    });
+  }
+  const idempotencyKey = headerKey ?? body.value.idempotencyKey;
+  if (idempotencyKey !== undefined && (idempotencyKey === '' || idempotencyKey.length > 256)) {
+    return errorResponse(400, 'E_HTTP_BAD_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–256 characters', { suggestion: 'use a UUID per logical request' });
+  }
   const submitted = daemon.submit({
     agent,
     input,
@@ -213,9 +240,22 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   });
-  if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId });
-  return replyResponse(await submitted.reply, submitted);
+  const replayHeader: Record<string, string> = submitted.replayed ? { 'idempotent-replayed': 'true' } : {};
+  if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId }, replayHeader);
+  return replyResponse(await submitted.reply, submitted, replayHeader);
+}
+
+function eventRecordBody(record: EventRecord): JsonObject {
+  const body: JsonObject = { eventId: record.eventId, status: record.state, agent: record.agent, instanceKey: record.instanceKey, traceId: record.traceId, acceptedAt: record.acceptedAt };
+  if (record.reply) {
+    const { status, output, turnId, traceId, error } = record.reply;
+    body.reply = { status, output, ...(turnId !== undefined ? { turnId } : {}), ...(traceId !== undefined ? { traceId } : {}), ...(error ? { error: { ...error } } : {}) };
+  }
+  if (record.reason !== undefined) body.reason = record.reason;
+  if (record.settledAt !== undefined) body.settledAt = record.settledAt;
+  return body;
 }
 
 /**
@@ -223,14 +263,14 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
  * failure where no turn answered (the agent cannot start, crashed, timed out, the daemon stops)
  * is an error status with the error body.
  */
-function replyResponse(outcome: ReplyOutcome, submitted: Submitted): Response {
+function replyResponse(outcome: ReplyOutcome, submitted: Submitted, headers: Record<string, string>): Response {
   const traceId = outcome.traceId ?? submitted.traceId;
   if (outcome.status !== 'ok' && outcome.turnId === undefined && outcome.error) {
-    return jsonResponse(httpStatusOf(outcome.error), { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId });
+    return jsonResponse(httpStatusOf(outcome.error), { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId }, headers);
   }
   const result: JsonObject = { status: outcome.status, output: outcome.output, turnId: outcome.turnId ?? null, traceId, eventId: submitted.eventId };
   if (outcome.error) result.error = outcome.error;
-  return jsonResponse(200, result);
+  return jsonResponse(200, result, headers);
 }
 
 function badInstanceKey(problem: string, path: string, daemon: DaemonApi): Response {

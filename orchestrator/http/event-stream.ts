@@ -1,27 +1,52 @@
-/** `GET /v1/events/stream`: Server-Sent Events of runtime events, optionally filtered. */
-import type { RuntimeEvent } from '../../shared/types/turns.ts';
+/**
+ * `GET /v1/events/stream`: Server-Sent Events of runtime events, optionally filtered by `agent`,
+ * `instanceKey`, `traceId` and `type` (comma-separated; `turn.*` matches a family). Each event is a
+ * default `message` event (so `EventSource.onmessage` sees it) whose data is the runtime event,
+ * `{type, …}`; its `id:` is monotonic per state root. A client reconnecting with `Last-Event-ID`
+ * (header, or `?lastEventId=`) first receives what it missed from the daemon's on-disk log.
+ * Unknown query parameters are a 400, not silently ignored.
+ */
+import type { StreamedEvent } from '../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
+import { errorResponse } from './http-errors.ts';
 
 const SSE_HEARTBEAT_MS = 15_000;
+/** How long a disconnected EventSource waits before it reconnects. */
+export const SSE_RETRY_MS = 2_000;
+const FILTERS = ['agent', 'instanceKey', 'traceId', 'type', 'lastEventId'] as const;
 
-export function eventStream(url: URL, bus: RuntimeEventBus): Response {
-  const filters = {
-    agent: url.searchParams.get('agent'),
-    instanceKey: url.searchParams.get('instanceKey'),
-    traceId: url.searchParams.get('traceId'),
-  };
-  const accepts = (e: RuntimeEvent) =>
-    (!filters.agent || e.agentName === filters.agent) &&
-    (!filters.instanceKey || e.instanceKey === filters.instanceKey) &&
-    (!filters.traceId || e.traceId === filters.traceId);
+export function eventStream(request: Request, bus: RuntimeEventBus): Response {
+  const url = new URL(request.url);
+  const unknown = [...url.searchParams.keys()].filter((key) => !(FILTERS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    return errorResponse(400, 'E_HTTP_UNKNOWN_FILTER', `unknown filter parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, {
+      details: { allowed: [...FILTERS] },
+      suggestion: `filter with ${FILTERS.filter((f) => f !== 'lastEventId').join(', ')} (type takes a comma-separated list; turn.* matches a family)`,
+    });
+  }
+  const resumeFrom = request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId');
+  const lastEventId = resumeFrom !== null && /^\d+$/.test(resumeFrom) ? Number(resumeFrom) : undefined;
+  if (resumeFrom !== null && lastEventId === undefined) {
+    return errorResponse(400, 'E_HTTP_BAD_LAST_EVENT_ID', `Last-Event-ID '${resumeFrom}' is not an event id`, { suggestion: 'send the id: of the last event you received' });
+  }
+  const accepts = filterOf(url);
   let unsubscribe = () => {};
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const encoder = new TextEncoder();
+  const frame = (id: number, event: StreamedEvent) => encoder.encode(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(': goondan runtime events\n\n'));
-      unsubscribe = bus.subscribe((event) => {
-        if (accepts(event)) controller.enqueue(encoder.encode(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+      controller.enqueue(encoder.encode(`: goondan runtime events\nretry: ${SSE_RETRY_MS}\n\n`));
+      // Replay and subscription happen in one synchronous stretch: no event falls between them.
+      let replayedUpTo = lastEventId ?? 0;
+      if (lastEventId !== undefined) {
+        for (const { id, event } of bus.since(lastEventId)) {
+          if (accepts(event)) controller.enqueue(frame(id, event));
+          replayedUpTo = id;
+        }
+      }
+      unsubscribe = bus.subscribe((event, id) => {
+        if (id > replayedUpTo && accepts(event)) controller.enqueue(frame(id, event));
       });
       heartbeat = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), SSE_HEARTBEAT_MS);
     },
@@ -33,4 +58,17 @@ export function eventStream(url: URL, bus: RuntimeEventBus): Response {
   return new Response(stream, {
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
   });
+}
+
+function filterOf(url: URL): (event: StreamedEvent) => boolean {
+  const agent = url.searchParams.get('agent');
+  const instanceKey = url.searchParams.get('instanceKey');
+  const traceId = url.searchParams.get('traceId');
+  const types = (url.searchParams.get('type') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  const typeMatches = (type: string) => types.length === 0 || types.some((t) => (t.endsWith('.*') ? type.startsWith(t.slice(0, -1)) : type === t));
+  return (e) =>
+    (!agent || e.agentName === agent) && (!instanceKey || e.instanceKey === instanceKey) && (!traceId || e.traceId === traceId) && typeMatches(e.type);
 }

@@ -19,6 +19,7 @@ export interface SubmitEventBody {
   timeoutMs?: number;
   traceId?: string;
   metadata?: JsonObject;
+  idempotencyKey?: string;
 }
 
 export const validateSubmitEventBody = compiledValidator<SubmitEventBody>({
@@ -35,6 +36,7 @@ export const validateSubmitEventBody = compiledValidator<SubmitEventBody>({
       timeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
       traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
       metadata: { type: 'object' },
+      idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
     },
   },
 });

@@ -19,6 +19,7 @@ import type { AgentInstanceInfo } from '../../shared/types/tools.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
+import type { EventLedger } from '../delivery/event-ledger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -38,6 +39,8 @@ export interface ControlHandlerDeps {
   metrics: Metrics;
   runtimeEvents: RuntimeEventBus;
   approvals: ApprovalBroker;
+  /** States and replies of events accepted from outside (issue 10). */
+  ledger?: EventLedger;
   owners: InstanceOwners;
   logger: RootLogger;
   onRestartRequested(proc: ManagedProcess, reason: string): void;
@@ -60,15 +63,20 @@ export class ControlHandler {
     switch (control.type) {
       case 'runtime.turn.started':
         this.deps.delivery.markStarted(from, control.payload.eventId);
+        this.deps.ledger?.running(control.payload.eventId);
         // A turn that started as the shutdown went out is drained, not a return to work.
         if (from.status !== 'draining') from.status = 'processing';
         return;
       case 'runtime.turn.completed':
         from.touch();
         this.deps.delivery.ack(from, control.payload.eventId);
+        if (control.payload.reply) this.deps.ledger?.done(control.payload.eventId, control.payload.reply);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
         if (from.status === 'idle') this.deps.supervisor.nudge();
+        return;
+      case 'runtime.reply.stored':
+        this.deps.delivery.ack(from, control.payload.eventId);
         return;
       case 'runtime.observe':
         this.observe(control.payload.event, from);
@@ -93,7 +101,16 @@ export class ControlHandler {
       case 'runtime.approval.request': {
         const request = control.payload;
         this.deps.approvals.open(
-          { ...request, agent: from.name, instanceKey: from.instanceKey, processKey: from.key },
+          {
+            toolName: request.toolName,
+            toolCallId: request.toolCallId,
+            args: request.args,
+            reason: request.reason,
+            agent: from.name,
+            instanceKey: from.instanceKey,
+            processKey: from.key,
+            ...(request.eventId !== undefined ? { eventId: request.eventId } : {}),
+          },
           request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS,
           (decision) => this.reply(from, control.event, 'runtime.approval.request', decision),
         );

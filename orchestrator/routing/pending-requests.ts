@@ -6,7 +6,8 @@
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 
 export type Requester =
-  | { kind: 'process'; key: string; agent: string; incarnation: number }
+  /** `async`: an agents__request with async: true — its reply outlives the requester's process (issue 10). */
+  | { kind: 'process'; key: string; agent: string; instanceKey: string; incarnation: number; async: boolean }
   | { kind: 'local'; resolve: (outcome: ReplyOutcome) => void };
 
 export interface PendingRequest {
@@ -23,9 +24,14 @@ export class PendingRequests {
   private readonly entries = new Map<string, { request: PendingRequest; timer: ReturnType<typeof setTimeout> }>();
 
   add(request: PendingRequest, onTimeout: (request: PendingRequest) => void): void {
+    // A request repeated under its correlationId (a resumed agents__request) replaces the old entry.
+    const previous = this.entries.get(request.correlationId);
+    if (previous) clearTimeout(previous.timer);
     const delay = Math.max(0, request.deadline - Date.now());
     const timer = setTimeout(() => {
-      if (this.entries.delete(request.correlationId)) onTimeout(request);
+      if (this.entries.get(request.correlationId)?.request !== request) return;
+      this.entries.delete(request.correlationId);
+      onTimeout(request);
     }, delay);
     this.entries.set(request.correlationId, { request, timer });
   }

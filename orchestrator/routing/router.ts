@@ -10,7 +10,7 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -21,6 +21,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
+import type { EventLedger } from '../delivery/event-ledger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -55,6 +56,8 @@ export interface RouterDeps {
   /** A process asked to be restarted after its current turn (self-restart tool). */
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   approvals: ApprovalBroker;
+  /** States, replies and idempotency keys of events accepted from outside (issue 10). */
+  ledger?: EventLedger;
 }
 
 export interface ExternalSubmission {
@@ -67,6 +70,8 @@ export interface ExternalSubmission {
   timeoutMs?: number;
   traceId?: string;
   metadata?: JsonObject;
+  /** Issue 10: the same key within 24 h answers with the event it created, never a second turn. */
+  idempotencyKey?: string;
 }
 
 export interface Submitted {
@@ -74,6 +79,8 @@ export interface Submitted {
   traceId: string;
   instanceKey: string;
   reply?: Promise<ReplyOutcome>;
+  /** The idempotency key was seen before: this is the original event (and its reply). */
+  replayed?: boolean;
 }
 
 export class Router {
@@ -107,6 +114,13 @@ export class Router {
 
   /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply. */
   submit(submission: ExternalSubmission): Submitted {
+    const { ledger } = this.deps;
+    const known = submission.idempotencyKey !== undefined ? ledger?.findByKey(submission.idempotencyKey) : undefined;
+    if (known && ledger) {
+      const replayed: Submitted = { eventId: known.eventId, traceId: known.traceId, instanceKey: known.instanceKey, replayed: true };
+      if (submission.wait) replayed.reply = withDeadline(ledger.outcome(known.eventId), submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, known.traceId);
+      return replayed;
+    }
     const traceId = submission.traceId ?? newTraceId();
     const target = targetOf(submission.agent, submission.instanceKey);
     const badKey = validateInstanceKey(target.instanceKey);
@@ -120,14 +134,18 @@ export class Router {
       ...(submission.metadata ? { metadata: submission.metadata } : {}),
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
+    // In the ledger before the inbox: a retry with the key after a crash finds this event.
+    ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
     if (!correlationId) {
       this.dispatch(target, event, submission.source.name, 'send', true);
+      this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
       return { eventId: event.id, traceId, instanceKey: target.instanceKey };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
       this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
     });
     this.dispatch(target, event, submission.source.name, 'request', true);
+    this.deps.delivery.sync();
     return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply };
   }
 
@@ -197,7 +215,7 @@ export class Router {
         this.refuse(from, event, runtimeError('CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`));
         return;
       }
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
+      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: isAsyncRequest(event) };
       this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
@@ -232,8 +250,23 @@ export class Router {
     }
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
     const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
+    // A connector names a redelivery by the provider's id (e.g. a webhook delivery id): one turn per id.
+    const suppliedKey = event.metadata?.idempotencyKey;
+    const idempotencyKey = typeof suppliedKey === 'string' && suppliedKey !== '' ? `connection/${from.name}/${suppliedKey}` : undefined;
+    const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
+    if (known) {
+      this.deps.logger.info({ connection: from.name, eventId: event.id, original: known.eventId, idempotencyKey }, 'connector event already accepted under its idempotency key; not run again');
+      if (event.replyTo && this.deps.ledger) {
+        const { correlationId } = event.replyTo;
+        void this.deps.ledger.outcome(known.eventId).then((outcome) =>
+          from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload: makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome) }),
+        );
+      }
+      return;
+    }
+    this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId: delivered.traceId ?? '', ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, incarnation: from.incarnation };
+      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: false };
       this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
     }
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
@@ -256,7 +289,7 @@ export class Router {
       text: outcome.status === 'ok' ? outcome.output : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`,
       ...(event.traceId ? { traceId: event.traceId } : {}),
     });
-    this.answer(request.requester, correlationId, outcome, event);
+    this.answer(request, outcome, event);
   }
 
   // ── shared mechanics ────────────────────────────────────────────────────
@@ -285,7 +318,7 @@ export class Router {
       },
       (request) => {
         this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
-        this.answer(request.requester, correlationId, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
+        this.answer(request, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
       },
     );
   }
@@ -293,23 +326,36 @@ export class Router {
   private fail(requests: PendingRequest[], error: ErrorShape): void {
     for (const request of requests) {
       this.pending.take(request.correlationId);
-      this.answer(request.requester, request.correlationId, failureOutcome(error, request.traceId));
+      this.answer(request, failureOutcome(error, request.traceId));
     }
   }
 
-  /** Delivers an outcome to the requester: a local waiter, or the exact process incarnation that asked. */
-  private answer(requester: Requester, correlationId: string, outcome: ReplyOutcome, original?: AgentEvent): void {
+  /**
+   * Delivers an outcome to the requester: a local waiter, or the exact process incarnation that
+   * asked. The reply to an async request whose asker is gone goes into its instance's durable
+   * inbox instead (issue 10): the instance's next process puts it into the conversation. A sync
+   * reply is dropped then — the resumed tool call asks again under the same correlationId.
+   */
+  private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
+    const { requester, correlationId } = request;
     if (requester.kind === 'local') {
       requester.resolve(outcome);
       return;
     }
+    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
+    const from = original?.source.name ?? ORCHESTRATOR;
     const proc = this.deps.supervisor.byKey(requester.key);
-    if (!proc || proc.incarnation !== requester.incarnation || !proc.alive) {
-      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
+    if (proc && proc.incarnation === requester.incarnation && proc.alive) {
+      proc.send({ type: 'event', from, to: proc.name, payload });
       return;
     }
-    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
-    proc.send({ type: 'event', from: original?.source.name ?? ORCHESTRATOR, to: proc.name, payload });
+    if (requester.async && this.isKnownAgent(requester.agent)) {
+      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; async reply kept in its inbox');
+      const kept: AgentEvent = { ...payload, metadata: { ...payload.metadata, [ASYNC_REPLY_FOR_KEY]: request.requestEventId } };
+      this.deps.delivery.deliver(this.deps.supervisor.ensure('agent', requester.agent, requester.instanceKey), kept, from);
+      return;
+    }
+    this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
   }
 
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */
@@ -321,4 +367,13 @@ export class Router {
       : controlEvent('runtime.error', ORCHESTRATOR_SOURCE, { eventId: event.id, error });
     from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload });
   }
+}
+
+/** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */
+function withDeadline(outcome: Promise<ReplyOutcome>, timeoutMs: number, traceId: string): Promise<ReplyOutcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<ReplyOutcome>((resolve) => {
+    timer = setTimeout(() => resolve(errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms; the event is still accepted — ask again with the same Idempotency-Key or GET /v1/events/{eventId}`, traceId)), timeoutMs);
+  });
+  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
 }

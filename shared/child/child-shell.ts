@@ -24,6 +24,8 @@ export interface ChildRuntime {
   readonly logger: RootLogger;
   /** Work from the orchestrator (never a reply, never a control event). */
   onEvent(event: AgentEvent): void;
+  /** A reply nobody here waits for (e.g. an async reply kept in the durable inbox); true when it was taken. */
+  onUnclaimedReply?(event: AgentEvent): boolean;
   /** Control events other than the start-up protocol (e.g. an approval prompt). */
   onControl?(control: ControlMessage): void;
   /**
@@ -154,7 +156,7 @@ export function runChildShell(options: ChildShellOptions): void {
     if (message.type !== 'event') return;
     const event = message.payload;
     if (inReplyToOf(event)) {
-      if (!replies.handleResponse(event)) log().debug({ eventId: event.id }, 'reply for an unknown request; dropped');
+      if (!replies.handleResponse(event) && !runtime?.onUnclaimedReply?.(event)) log().debug({ eventId: event.id }, 'reply for an unknown request; dropped');
       return;
     }
     if (isControlEvent(event)) {

@@ -1,5 +1,7 @@
 /** SwarmPlan: member agents, entry agent and policy with defaults (ARCHITECTURE §5, SPEC.md §1.2). */
 import type { LifecyclePlan, LoadedBundle, SwarmPlan } from '../types/bundle.ts';
+import { DEFAULT_FSYNC_MODE } from '../durability/fsync-policy.ts';
+import { DEFAULT_INBOX_COMPACT_LINES, DEFAULT_RUNTIME_EVENTS_MAX_AGE_HOURS, DEFAULT_RUNTIME_EVENTS_MAX_BYTES } from '../durability/rotating-log.ts';
 import { workspaceIdFor } from '../state-paths.ts';
 import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
@@ -14,6 +16,7 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
   const entry = resolveIn(bundle, resource, spec.entryAgent, ['spec', 'entryAgent']).target;
   const agents = spec.agents.map((item, i) => resolveIn(bundle, resource, item, ['spec', 'agents', i]).target.name);
   const instanceKey = spec.instanceKey ?? resource.name;
+  const retention = spec.policy?.durability?.retention;
   return {
     name: resource.name,
     instanceKey,
@@ -23,6 +26,14 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
     maxStepsPerTurn: spec.policy?.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN,
     shutdownGracePeriodMs: (spec.policy?.shutdown?.gracePeriodSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
     startupTimeoutMs: (spec.policy?.startupTimeoutSeconds ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
+    durability: {
+      fsync: spec.policy?.durability?.fsync ?? DEFAULT_FSYNC_MODE,
+      retention: {
+        runtimeEventsMaxBytes: retention?.runtimeEventsMaxBytes ?? DEFAULT_RUNTIME_EVENTS_MAX_BYTES,
+        runtimeEventsMaxAgeMs: (retention?.runtimeEventsMaxAgeHours ?? DEFAULT_RUNTIME_EVENTS_MAX_AGE_HOURS) * 3_600_000,
+        inboxCompactLines: retention?.inboxCompactLines ?? DEFAULT_INBOX_COMPACT_LINES,
+      },
+    },
     lifecycle: lifecyclePlan(spec.policy?.lifecycle),
   };
 }

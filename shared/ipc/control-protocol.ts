@@ -49,6 +49,9 @@ export type ApprovalPrompt = ApprovalDisplay & {
   expiresAt: string;
 };
 
+/** What a turn answered, as `GET /v1/events/{id}` and an idempotent retry report it. */
+export type TurnReply = { status: 'ok' | 'error' | 'timeout'; output: string; turnId?: string; traceId?: string; error?: ErrorShape };
+
 export interface ControlPayloads {
   /** child → orchestrator: the bare process is up (modules loaded) and waits for its assignment. */
   'runtime.ready': { pid: number };
@@ -60,15 +63,18 @@ export interface ControlPayloads {
   'runtime.failed': { error: ErrorShape; retryable: boolean };
   /** agent → orchestrator: `eventId` dequeued (status `processing`). */
   'runtime.turn.started': { eventId: string };
-  /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. */
-  'runtime.turn.completed': { eventId: string; turnId?: string };
+  /** agent → orchestrator: `eventId` folded; acknowledges the durable inbox entry. `reply`: the turn's answer (event ledger, issue 10). */
+  'runtime.turn.completed': { eventId: string; turnId?: string; reply?: TurnReply };
+  /** agent → orchestrator: an async reply that came through the durable inbox is stored on the agent's side; ack it. */
+  'runtime.reply.stored': { eventId: string };
   /** agent → orchestrator: one RuntimeEvent (validated again as such by the receiver). */
   'runtime.observe': { event: JsonObject };
   /** agent → orchestrator requests, answered with `runtime.response` (see ControlResults). */
   'runtime.spawn': { target: string; instanceKey?: string; cwd?: string };
   'runtime.list': { includeAll: boolean };
   'runtime.catalog': Record<string, never>;
-  'runtime.approval.request': ApprovalDisplay & { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number };
+  /** `eventId`: the event whose turn asks — with toolCallId it finds the same approval after a resume (issue 10). */
+  'runtime.approval.request': ApprovalDisplay & { toolName: string; toolCallId: string; args: JsonObject; reason: string; timeoutMs: number; eventId?: string };
   /** orchestrator → interactive connector: ask the person at the terminal. */
   'runtime.approval.prompt': ApprovalPrompt;
   /** interactive connector → orchestrator. */
@@ -114,7 +120,12 @@ const SCHEMAS: Record<ControlType, object> = {
   'runtime.started': closed(['startupMs'], { startupMs: { type: 'number', minimum: 0 } }),
   'runtime.failed': closed(['error', 'retryable'], { error: errorRef, retryable: { type: 'boolean' } }),
   'runtime.turn.started': closed(['eventId'], { eventId: name }),
-  'runtime.turn.completed': closed(['eventId'], { eventId: name, turnId: name }),
+  'runtime.turn.completed': closed(['eventId'], {
+    eventId: name,
+    turnId: name,
+    reply: closed(['status', 'output'], { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: errorRef }),
+  }),
+  'runtime.reply.stored': closed(['eventId'], { eventId: name }),
   'runtime.observe': closed(['event'], { event: anyObject }),
   'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
   'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),
@@ -125,6 +136,7 @@ const SCHEMAS: Record<ControlType, object> = {
     args: anyObject,
     reason: str,
     timeoutMs: { type: 'integer', minimum: 1 },
+    eventId: name,
     ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.prompt': closed(['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'], {

@@ -10,6 +10,15 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export const CALL_CHAIN_KEY = '__callChain';
 export const TIMEOUT_KEY = '__timeoutMs';
+/** An `async: true` request: its reply is injected into the conversation, so it outlives the requester's process (issue 10). */
+export const ASYNC_KEY = '__async';
+
+/** On a reply kept in a requester's durable inbox: the id of the async request it answers. */
+export const ASYNC_REPLY_FOR_KEY = '__asyncReplyFor';
+
+export function isAsyncRequest(event: AgentEvent): boolean {
+  return event.metadata?.[ASYNC_KEY] === true;
+}
 
 /** The chain of calls that led to `event` (empty for events from outside the swarm). */
 export function callChainOf(event: AgentEvent | undefined): string[] {

@@ -3,6 +3,7 @@
  * or connector process in its `runtime.assign` message. Plans cross a process boundary, so the child
  * validates them whole with these (ARCHITECTURE §2), compiled once.
  */
+import { FSYNC_MODES } from '../durability/fsync-policy.ts';
 import { MODEL_PROVIDERS } from './model.ts';
 import { toolExportDeclarations } from './tool-export-declarations.ts';
 
@@ -53,6 +54,7 @@ const toolExportSchema = {
     description: text,
     parameters: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     readOnly: { type: 'boolean' },
+    idempotent: { type: 'boolean' },
     // Header ValueSources are resolved into the plan: only strings remain.
     ...toolExportDeclarations({ type: 'string' }),
   },
@@ -110,7 +112,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'lifecycle'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability', 'lifecycle'],
   properties: {
     name,
     instanceKey: name,
@@ -120,6 +122,24 @@ export const swarmPlanSchema = {
     maxStepsPerTurn: { type: 'integer', minimum: 1 },
     shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
     startupTimeoutMs: { type: 'integer', minimum: 1 },
+    durability: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['fsync', 'retention'],
+      properties: {
+        fsync: { enum: FSYNC_MODES },
+        retention: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['runtimeEventsMaxBytes', 'runtimeEventsMaxAgeMs', 'inboxCompactLines'],
+          properties: {
+            runtimeEventsMaxBytes: { type: 'integer', minimum: 1 },
+            runtimeEventsMaxAgeMs: { type: 'number', exclusiveMinimum: 0 },
+            inboxCompactLines: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
+    },
     lifecycle: {
       type: 'object',
       additionalProperties: false,

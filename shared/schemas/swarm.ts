@@ -48,6 +48,36 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
         },
         sandbox: { ...commonRef('sandbox'), description: 'OS isolation of every agent\'s tool subprocesses (default mode bwrap, network off); agents override it with spec.sandbox.' },
         tools: { ...commonRef('toolPolicy'), description: 'Swarm-wide tool permission policy; agents add their own rules with spec.toolPolicy (goondan addition).' },
+        durability: {
+          type: 'object',
+          description: 'How accepted events, conversation state and the tool-call journal reach the disk.',
+          additionalProperties: false,
+          properties: {
+            fsync: {
+              enum: ['always', 'batch', 'never'],
+              description:
+                'always: fsync every record (survives power loss record by record; slowest). batch (default): fsync at most every 50 ms and always before a reply, an ack, an accepted event id or a tool call is released. never: page cache only (survives any process crash, not a machine crash).',
+            },
+            retention: {
+              type: 'object',
+              description: 'Bounds of the logs that grow with traffic. Unacknowledged inbox events are never dropped.',
+              additionalProperties: false,
+              properties: {
+                runtimeEventsMaxBytes: {
+                  type: 'integer',
+                  minimum: 4096,
+                  description: 'Size of each runtime-events.jsonl (per instance, and the daemon\'s SSE replay log) before it rotates; one older generation is kept. Default 16 MiB.',
+                },
+                runtimeEventsMaxAgeHours: { type: 'number', exclusiveMinimum: 0, description: 'Age after which a runtime-events.jsonl generation rotates and the older one is dropped. Default 168 (7 days).' },
+                inboxCompactLines: {
+                  type: 'integer',
+                  minimum: 10,
+                  description: 'An inbox file with this many lines, most of them acknowledged, is rewritten with only its unacknowledged events. Default 200.',
+                },
+              },
+            },
+          },
+        },
         shutdown: {
           type: 'object',
           description: 'Graceful shutdown.',

@@ -43,6 +43,11 @@ export const toolSchema = resourceSchema('Tool', 'A module of tool handlers; eac
             properties: { type: { const: 'object', description: 'Always "object".' } },
           },
           readOnly: { type: 'boolean', description: 'The function changes nothing; the default permission policy allows it without asking.' },
+          idempotent: {
+            type: 'boolean',
+            description:
+              'Running the function twice with the same arguments has the effect of running it once. A call interrupted by a crash is run again on resume only when this is true; otherwise the model receives E_TOOL_INTERRUPTED (default false).',
+          },
           readOnlyUnlessConfig: {
             type: 'array',
             items: { type: 'string', minLength: 1 },

@@ -3,6 +3,7 @@
  * source position) and the resolved, self-contained plans built from it. The engine and the
  * orchestrator only ever consume plans; ref resolution and ValueSource lookup happen once, here.
  */
+import type { FsyncMode } from '../durability/fsync-policy.ts';
 import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
@@ -135,8 +136,15 @@ export interface SwarmPlan {
   shutdownGracePeriodMs: number;
   /** Spawn → ready deadline of an agent process (E_AGENT_START_TIMEOUT after it). */
   startupTimeoutMs: number;
+  /** `policy.durability` with its defaults (`fsync: batch`, retention in rotating-log.ts). */
+  durability: DurabilityPlan;
   /** Instance lifecycle (SPEC.md §1.2 `policy.lifecycle`): when idle instances stop and their state goes. */
   lifecycle: LifecyclePlan;
+}
+
+export interface DurabilityPlan {
+  fsync: FsyncMode;
+  retention: { runtimeEventsMaxBytes: number; runtimeEventsMaxAgeMs: number; inboxCompactLines: number };
 }
 
 export interface LifecyclePlan {

@@ -17,6 +17,11 @@ export interface ConnectorEvent {
   properties: Record<string, string>;
   /** Conversation key; routing may override it (ingress `instanceKey` / `instanceKeyProperty`). */
   instanceKey: string;
+  /**
+   * The provider's id of this delivery (e.g. a webhook delivery id): a redelivery under the same id
+   * within 24 h runs no second turn — a request gets the original turn's reply (issue 10).
+   */
+  idempotencyKey?: string;
 }
 
 export interface ConnectorReply {

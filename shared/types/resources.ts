@@ -99,6 +99,8 @@ export interface ToolExportSpec {
   readOnly?: boolean;
   /** Config keys that, set to a non-empty value, make a `readOnly` export not read-only for that agent. */
   readOnlyUnlessConfig?: string[];
+  /** Safe to run again after a crash interrupted it (issue 10); otherwise E_TOOL_INTERRUPTED. */
+  idempotent?: boolean;
   /** Answered by this HTTP request; such an export has no handler. */
   http?: HttpExportSpec;
   /** Shown to people instead of the `<tool>__<export>` name (approval prompt, logs). */
@@ -181,6 +183,11 @@ export interface SwarmPolicy {
   startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** How records reach the disk (issue 10; default `batch`). */
+  durability?: {
+    fsync?: 'always' | 'batch' | 'never';
+    retention?: { runtimeEventsMaxBytes?: number; runtimeEventsMaxAgeHours?: number; inboxCompactLines?: number };
+  };
   /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
   sandbox?: SandboxSpec;
 }

@@ -24,6 +24,8 @@ export interface ToolCatalogItem {
   source?: ToolSource;
   /** Read-only tools are allowed by the default permission policy. */
   readOnly?: boolean;
+  /** Safe to run again when a crash interrupted it (issue 10); otherwise the resumed turn answers E_TOOL_INTERRUPTED. */
+  idempotent?: boolean;
   /** Shown to people instead of `name` (approval prompt, logs, tool-search). */
   displayName?: string;
   /** An emoji or a short name shown beside displayName. */
@@ -116,6 +118,12 @@ export interface PendingOptions {
 export interface AgentRequestOptions {
   timeoutMs?: number;
   async?: boolean;
+  /**
+   * A stable id for this request (issue 10): the same id sends the same event id and correlationId,
+   * so a request repeated after a crash is recognised by the callee (its turn runs once) and its
+   * answer reaches the repeated call.
+   */
+  requestId?: string;
 }
 export interface AgentRequestResult {
   eventId: string;

@@ -127,6 +127,11 @@ export type RuntimeEvent =
       error: ErrorShape;
     });
 
+/** Published by the orchestrator, never by an agent: an accepted event was given up (dead-lettered). */
+export type DeadLetterEvent = RuntimeEventBase & { type: 'event.dead'; eventId: string; reason: string };
+/** What the daemon's event stream (`GET /v1/events/stream`) and its log carry. */
+export type StreamedEvent = RuntimeEvent | DeadLetterEvent;
+
 export type RuntimeEventType = RuntimeEvent['type'];
 export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = [
   'turn.started',

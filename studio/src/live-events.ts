@@ -2,7 +2,8 @@
  * The daemon's runtime events over Server-Sent Events (`GET /v1/events/stream`), fanned out to the
  * views. Also carries `step.delta` (model output as it streams) when the daemon sends it. The
  * browser's EventSource reconnects by itself after a dropped connection; one refused outright
- * (e.g. the session expired) is retried here after a pause.
+ * (e.g. the session expired) is retried here after a pause. Events arrive as default `message`
+ * events whose data is `{type, …}`; a reconnect resumes from the last `id:` (Last-Event-ID).
  */
 import { RUNTIME_EVENT_TYPES } from '../../shared/types/turns.ts';
 import { type LiveEvent, toLiveEvent } from './model/live-event.ts';
@@ -27,7 +28,7 @@ export class LiveEvents {
       this.setState('offline');
       setTimeout(() => this.source === source && this.connect(), RETRY_MS);
     };
-    for (const type of EVENT_TYPES) source.addEventListener(type, (message) => this.dispatch(type, message));
+    source.onmessage = (message) => this.dispatch(message);
   }
 
   subscribe(listener: (event: LiveEvent) => void): () => void {
@@ -39,14 +40,16 @@ export class LiveEvents {
     this.stateListeners.add(listener);
   }
 
-  private dispatch(type: string, message: Event): void {
-    if (!(message instanceof MessageEvent) || typeof message.data !== 'string') return;
+  private dispatch(message: MessageEvent): void {
+    if (typeof message.data !== 'string') return;
     let data: unknown;
     try {
       data = JSON.parse(message.data);
     } catch {
       return;
     }
+    const type = typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' ? data.type : '';
+    if (!EVENT_TYPES.has(type)) return;
     const event = toLiveEvent(type, data);
     if (!event) return;
     for (const listener of this.listeners) listener(event);

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
 import type { MessageEvent } from '../../shared/types/messages.ts';
 import { crashScenarioPlan } from '../fixtures/engine/crash-scenario.ts';
 import { waitUntil } from '../helpers/wait-for.ts';
@@ -16,23 +17,28 @@ import { baseMessages, messageEvents, startEngine, tempStateRoot, userEvent, tra
 const RUNNER = resolve(import.meta.dir, '../fixtures/engine/crash-runner.ts');
 const harnesses = trackEngines();
 
+/** Runs one turn of the crash scenario in a subprocess and kills it while slow__pause sleeps. */
+async function crashWhileToolRuns(stateRoot: string, event: AgentEvent, marker: string, idempotentPause: boolean): Promise<void> {
+  const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event, idempotentPause })], { stdout: 'pipe', stderr: 'pipe' });
+  // The marker is written by the tool: step 0's model call, assistant message and journal record are done.
+  await waitUntil(() => existsSync(marker), "the child's tool call to write its marker");
+  child.kill('SIGKILL');
+  await child.exited;
+  expect(child.signalCode).toBe('SIGKILL');
+}
+
 describe('crash between steps, then redelivery', () => {
-  test('a killed process leaves the turn in events.jsonl; the restarted engine resumes it without a second input', async () => {
+  test('a killed process leaves the turn in events.jsonl; the restarted engine resumes it without a second input, and the interrupted call is not run again', async () => {
     const stateRoot = tempStateRoot();
     const marker = join(stateRoot, 'tool-marker.txt');
     const event = userEvent(`work ${marker}`);
     const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    await crashWhileToolRuns(stateRoot, event, marker, false);
 
-    const child = Bun.spawn([process.execPath, RUNNER, JSON.stringify({ stateRoot, event })], { stdout: 'pipe', stderr: 'pipe' });
-    // The marker is written by the tool: step 0's model call and assistant message are done.
-    await waitUntil(() => existsSync(marker), "the child's tool call to write its marker");
-    child.kill('SIGKILL');
-    await child.exited;
-    expect(child.signalCode).toBe('SIGKILL');
-
-    // What the crash left: the turn in events.jsonl, nothing folded into base yet.
+    // What the crash left: the turn in events.jsonl, nothing folded into base yet, the call journaled as started.
     expect(messageEvents(paths).map((e) => (e.type === 'append' ? e.message.data.role : e.type))).toEqual(['system', 'user', 'assistant']);
     expect(baseMessages(paths)).toEqual([]);
+    expect(readFileSync(paths.toolJournal, 'utf8')).toContain('"type":"tool.call.started"');
 
     // The orchestrator redelivers the unacknowledged event to a fresh engine.
     const h = await startEngine(crashScenarioPlan(), { stateRoot });
@@ -40,17 +46,36 @@ describe('crash between steps, then redelivery', () => {
     expect(readFileSync(paths.messageEvents, 'utf8')).toBe(''); // recovered and folded at start
     const result = await h.engine.runTurn(event);
 
-    expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished: resumed', stepCount: 2 });
+    expect(result).toMatchObject({ finishReason: 'text_response', stepCount: 2 });
+    expect(result.responseText).toContain('E_TOOL_INTERRUPTED');
     const messages = baseMessages(paths);
     expect(messages.filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
     expect(messages.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
-    expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1', 'resumed call_1']);
+    expect(JSON.stringify(messages[3]?.data)).toContain('E_TOOL_INTERRUPTED');
+    // At most once: the handler ran in the killed process only.
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1']);
+    expect(h.runtimeEvents.filter((e) => e.type === 'tool.called')).toEqual([]);
     // The same turn continues: its turnId is the one the crashed process started.
     expect(result.turnId).toBe(String(messages[1]?.metadata.turnId));
+    // The folded turn no longer needs its journal.
+    expect(readFileSync(paths.toolJournal, 'utf8')).toBe('');
     // A second redelivery (crash after the fold, before the ack) only replays the answer.
     const again = await h.engine.runTurn(event);
-    expect(again.responseText).toBe('finished: resumed');
+    expect(again.responseText).toBe(result.responseText);
     expect(baseMessages(paths)).toHaveLength(5);
+  });
+
+  test('an interrupted call of an idempotent export is run again on resume', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'tool-marker.txt');
+    const event = userEvent(`work ${marker}`);
+    await crashWhileToolRuns(stateRoot, event, marker, true);
+
+    const h = await startEngine(crashScenarioPlan({ idempotentPause: true }), { stateRoot });
+    harnesses.push(h);
+    const result = await h.engine.runTurn(event);
+    expect(result).toMatchObject({ finishReason: 'text_response', responseText: 'finished: resumed', stepCount: 2 });
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['started call_1', 'resumed call_1']);
   });
 
   test('files as a crashed process leaves them after a finished tool: the model is called again, the tool is not', async () => {
@@ -102,5 +127,55 @@ describe('crash between steps, then redelivery', () => {
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool:call_1', 'user', 'assistant']);
     const interrupted = stored[3]?.data;
     expect(JSON.stringify(interrupted)).toContain('E_TOOL_INTERRUPTED');
+  });
+});
+
+describe('tool-call journal on resume', () => {
+  /** Files as a process leaves them when it died after the model asked for slow__pause. */
+  function crashedAfterModelCall(stateRoot: string, marker: string, journal: 'none' | 'finished') {
+    const event = userEvent(`work ${marker}`);
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    const input = createMessage({ role: 'user', content: event.input ?? '' }, { type: 'user' }, { eventId: event.id, turnId: 'turn_crashed' });
+    const call = createMessage(
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'slow__pause', input: { marker, ms: 1 } }] },
+      { type: 'assistant', stepId: 'step_0' },
+    );
+    mkdirSync(dirname(paths.messageEvents), { recursive: true });
+    const events: MessageEvent[] = [input, call].map((message) => ({ type: 'append', message }));
+    writeFileSync(paths.messageEvents, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    if (journal === 'finished') {
+      const at = new Date().toISOString();
+      const records = [
+        { type: 'tool.call.started', messageId: call.id, toolCallId: 'call_1', name: 'slow__pause', args: { marker, ms: 1 }, at },
+        { type: 'tool.call.finished', messageId: call.id, toolCallId: 'call_1', result: { toolCallId: 'call_1', toolName: 'slow__pause', status: 'ok', output: 'from the journal' }, at },
+      ];
+      writeFileSync(paths.toolJournal, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    }
+    return { event, paths };
+  }
+
+  test('a call that finished before the crash is never run again: its recorded result is reused', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'never-written.txt');
+    const { event, paths } = crashedAfterModelCall(stateRoot, marker, 'finished');
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    const turn = await h.engine.runTurn(event);
+    expect(turn).toMatchObject({ responseText: 'finished: from the journal', turnId: 'turn_crashed', stepCount: 2 });
+    expect(existsSync(marker)).toBe(false);
+    expect(h.runtimeEvents.filter((e) => e.type === 'tool.called')).toEqual([]);
+    expect(baseMessages(paths).map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+  });
+
+  test('a call whose handler never started (no journal record) runs on resume', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'marker.txt');
+    writeFileSync(marker, ''); // pause returns at once when its marker exists
+    const { event } = crashedAfterModelCall(stateRoot, marker, 'none');
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    const turn = await h.engine.runTurn(event);
+    expect(turn.responseText).toBe('finished: resumed');
+    expect(readFileSync(marker, 'utf8').trim()).toBe('resumed call_1');
   });
 });

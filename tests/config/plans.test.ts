@@ -63,6 +63,7 @@ describe('buildSwarmPlan', () => {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: 5000,
       startupTimeoutMs: 30000,
+      durability: { fsync: 'batch', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
       lifecycle: { ttlMs: 300000 },
     });
   });

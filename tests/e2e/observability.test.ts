@@ -32,7 +32,8 @@ describe('GET /v1/events/stream (SSE)', () => {
         const { value, done } = await reader.read();
         if (done) return;
         streamed += decoder.decode(value, { stream: true });
-        for (const match of streamed.matchAll(/^event: (\S+)$/gm)) if (!seen.includes(match[1] ?? '')) seen.push(match[1] ?? '');
+        // Default `message` events whose data is the runtime event `{type, …}`.
+        for (const match of streamed.matchAll(/^data: \{"type":"([^"]+)"/gm)) if (!seen.includes(match[1] ?? '')) seen.push(match[1] ?? '');
       }
     })().catch(() => {});
     await daemon().send({ input: 'whats your pid', instanceKey: 'sse-1' });

@@ -126,8 +126,9 @@ describe('agents__request async, spawn, list, catalog (SPEC.md §2.6)', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { data: { role: string; content: unknown }; metadata: Record<string, unknown> });
     const asyncResult = base.find((m) => m.data.role === 'tool');
-    // The async call's own result is an acknowledgement, not the reply.
-    expect(asyncResult?.data.content).toMatchObject([{ toolName: 'agents__request', output: { value: { target: 'beta', accepted: true, async: true } } }]);
+    // The async call's own result is pending (tool spec §10.2; its handle is checked below), not the reply.
+    // (No asymmetric matcher here: bun's toMatchObject writes them into the received object.)
+    expect(asyncResult?.data.content).toMatchObject([{ toolName: 'agents__request', output: { value: { status: 'pending', output: { target: 'beta' } } } }]);
     // Injected mid-turn — after the step that made the call, right before the step that answered —
     // not at the start of a later turn.
     const shape = base.map((m) => (m.metadata.__goondanInterAgentResponse !== undefined ? 'reply' : m.data.role));

@@ -102,16 +102,18 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
   };
   const print = (event: JsonObject) => io.stdout(values.json ? JSON.stringify(event) : formatRuntimeEvent(event));
   const offsets = new Map<string, number>();
-  const collect = (): JsonObject[] => {
+  // The first read includes the rotated generation (runtime-events.1.jsonl); following reads only the current one.
+  const collect = (initial: boolean): JsonObject[] => {
     const fresh: JsonObject[] = [];
     for (const workspaceId of workspacesToRead(stateRoot)) {
       for (const instance of listInstanceDirs(stateRoot, workspaceId)) {
         if (filters.agent && instance.agentName !== filters.agent) continue;
         if (filters.instance && instance.instanceKey !== filters.instance) continue;
         const file = runtimeEventsFile(instance);
+        const older = initial ? readNewLines(file.replace(/\.jsonl$/, '.1.jsonl'), 0).lines : [];
         const { lines, offset } = readNewLines(file, offsets.get(file) ?? 0);
         offsets.set(file, offset);
-        for (const line of lines) {
+        for (const line of [...older, ...lines]) {
           const event = parse(line);
           if (event && accepts(event, filters)) fresh.push(event);
         }
@@ -119,12 +121,12 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
     }
     return fresh.sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
   };
-  const initial = collect();
+  const initial = collect(true);
   for (const event of initial.slice(Math.max(0, initial.length - limit))) print(event);
   if (!values.follow) return EXIT.ok;
   return new Promise<ExitCode>((resolve) => {
     const timer = setInterval(() => {
-      for (const event of collect()) print(event);
+      for (const event of collect(false)) print(event);
     }, FOLLOW_POLL_MS);
     const stop = () => {
       clearInterval(timer);

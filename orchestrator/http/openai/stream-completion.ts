@@ -4,7 +4,7 @@
  * this trace), then the finish (with usage when asked) and `[DONE]`. A failed turn ends the stream
  * with an error event in OpenAI's shape.
  */
-import type { RuntimeEvent } from '../../../shared/types/turns.ts';
+import type { StreamedEvent } from '../../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
 import type { Submitted } from '../../routing/router.ts';
 import { chatChunk } from './openai-format.ts';
@@ -27,7 +27,7 @@ export function streamCompletion(input: StreamCompletionInput): Response {
       const send = (data: unknown) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
       send(chatChunk(id, model, created, { role: 'assistant', content: '' }, null));
       let streamed = '';
-      unsubscribe = input.runtimeEvents.subscribe((event: RuntimeEvent) => {
+      unsubscribe = input.runtimeEvents.subscribe((event: StreamedEvent) => {
         const delta = deltaText(event, submitted.traceId, model);
         if (delta === undefined) return;
         streamed += delta;
@@ -57,7 +57,7 @@ export function streamCompletion(input: StreamCompletionInput): Response {
 }
 
 /** The text of a `step.delta` runtime event of this trace's entry agent, if it is one. */
-function deltaText(event: RuntimeEvent, traceId: string, agent: string): string | undefined {
+function deltaText(event: StreamedEvent, traceId: string, agent: string): string | undefined {
   const record: Record<string, unknown> = { ...event };
   if (record.type !== 'step.delta' || record.traceId !== traceId || record.agentName !== agent) return undefined;
   return typeof record.text === 'string' ? record.text : undefined;

@@ -130,6 +130,7 @@ export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): 
     maxStepsPerTurn,
     shutdownGracePeriodMs: 1000,
     startupTimeoutMs: 30000,
+    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
     lifecycle: { ttlMs: 300_000 },
   };
 }

@@ -62,6 +62,7 @@ export class CoreFixture {
       maxStepsPerTurn: 8,
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
+      durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
       lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
     };
     this.launcher = new MemoryLauncher(options.behaviour);

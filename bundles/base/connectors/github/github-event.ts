@@ -38,6 +38,8 @@ export function githubDelivery(githubEvent: string, deliveryId: string | undefin
       name: handled.name,
       message: { type: 'text', text },
       instanceKey: `github:${repo}#${number}`,
+      // A redelivery after a restart (the in-memory duplicate check is gone) runs no second turn.
+      ...(deliveryId !== undefined ? { idempotencyKey: deliveryId } : {}),
       properties: definedProperties({
         github_event: githubEvent,
         repo,

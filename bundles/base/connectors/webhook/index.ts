@@ -3,13 +3,18 @@
  * or plain text. With a `WEBHOOK_SECRET` (or `SIGNING_SECRET`) secret, the raw body must carry an
  * HMAC-SHA256 signature in `X-Goondan-Signature` or `X-Hub-Signature-256` (`sha256=<hex>`); a
  * mismatch is 401 and nothing is emitted (SPEC.md §6). `?wait=true` (or config `wait: "true"`)
- * answers with the agent's reply instead of 202.
+ * answers with the agent's reply instead of 202. A delivery id in `Idempotency-Key`, `webhook-id`
+ * (Standard Webhooks), `X-GitHub-Delivery` or `X-Delivery-Id` makes a redelivery run no second turn
+ * (with `wait`, it gets the original reply).
  * Config: `host` (127.0.0.1), `port` (8787), `path` (/), `instanceKey` (webhook), `wait`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
+/** Where providers put the id of a delivery (the same on their retries), in order of preference. */
+const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-delivery-id'];
+const MAX_DELIVERY_ID_LENGTH = 256;
 
 function json(status: number, body: Record<string, unknown>): Response {
   return new Response(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json' } });
@@ -50,6 +55,14 @@ function parsePayload(raw: string, contentType: string): WebhookPayload | string
   return { text, properties, ...(instanceKey ? { instanceKey } : {}) };
 }
 
+function deliveryIdOf(headers: Headers): { idempotencyKey: string } | Record<string, never> {
+  for (const name of DELIVERY_ID_HEADERS) {
+    const value = headers.get(name)?.trim();
+    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: value };
+  }
+  return {};
+}
+
 export default async function webhook(ctx: ConnectorContext): Promise<void> {
   const secret = ctx.secrets.WEBHOOK_SECRET || ctx.secrets.SIGNING_SECRET || '';
   const path = ctx.config.path || '/';
@@ -77,6 +90,7 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
         message: { type: 'text' as const, text: payload.text },
         properties: { path: url.pathname, ...payload.properties },
         instanceKey: payload.instanceKey ?? defaultKey,
+        ...deliveryIdOf(request.headers),
       };
       const wait = url.searchParams.get('wait') === 'true' || ctx.config.wait === 'true';
       if (!wait) {

@@ -4,6 +4,7 @@
  * correlation id as its handle and has the reply delivered before a later step); `send` is fire-and-forget; `spawn`, `list`, `catalog` manage and describe instances.
  * Every failure is thrown with a stable code so the executor returns a `status: "error"` ToolResult.
  */
+import { createHash } from 'node:crypto';
 import type { AgentToolRuntime, JsonObject, JsonValue, ToolContext, ToolHandler } from '../../../../shared/types/index.ts';
 import { BaseToolError } from '../tool-error.ts';
 
@@ -43,6 +44,11 @@ async function call<T>(target: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Derived from this tool call's identity (instance, assistant message, call id): stable across a resume. */
+function stableRequestId(ctx: ToolContext): string {
+  return createHash('sha256').update(`${ctx.agentName}\u0000${ctx.instanceKey}\u0000${ctx.message.id}\u0000${ctx.toolCallId}`).digest('base64url').slice(0, 22);
+}
+
 const request: ToolHandler = async (ctx, input) => {
   const target = text(input, 'target', true) ?? '';
   const message = text(input, 'input', true) ?? '';
@@ -61,7 +67,12 @@ const request: ToolHandler = async (ctx, input) => {
         // One traceId across agents; this tool call's span parents the callee's turn (SPEC.md §3.2).
         ...(ctx.trace ? { traceId: ctx.trace.traceId, parentSpanId: ctx.trace.spanId } : {}),
       },
-      { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(input.async === true ? { async: true } : {}) },
+      {
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(input.async === true ? { async: true } : {}),
+        // The same call repeated after a crash sends the same event: the callee runs it once (issue 10).
+        requestId: stableRequestId(ctx),
+      },
     ),
   );
   if (result.async) {
