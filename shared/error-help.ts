@@ -50,6 +50,8 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_CHILD_', 'agent'],
   ['E_ASSIGNMENT_', 'agent'],
   ['DAEMON_STOPPING', 'agent'],
+  ['BUDGET_EXCEEDED', 'agent'],
+  ['W_OTEL_', 'agent'],
 ];
 
 /** The page (e.g. `config.md`) that explains `code`, if its family has one. */

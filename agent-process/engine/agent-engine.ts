@@ -37,6 +37,7 @@ import { ToolPermissionGate } from '../tools/tool-permission-gate.ts';
 import { loadToolHandlers } from '../tools/tool-loader.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
 import { AsyncReplyInbox } from './async-reply-inbox.ts';
+import type { ModelGate } from './model-gate.ts';
 import type { EngineInternals } from './engine-internals.ts';
 import { PipelineRegistry } from './pipeline-registry.ts';
 import { executeTurn, foldConversation, type TurnLifecycleDeps } from './turn-lifecycle.ts';
@@ -63,6 +64,8 @@ export interface AgentEngineOptions {
   allowRegistryDirectCalls?: boolean;
   /** Human approval of tool calls (the shell asks the orchestrator); becomes `api.approvals` of every extension and answers the tools' own `ask`. */
   approvals?: ExtensionApi['approvals'];
+  /** Admits each model call (budgets, rate limits): the shell asks the orchestrator. */
+  modelGate?: ModelGate;
   /** How long close() waits for each extension's onClose handler (default 5 s). */
   closeTimeoutMs?: number;
 }
@@ -106,7 +109,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
   const env = options.env ?? process.env;
-  const model = await createLanguageModel(plan, env);
+  const gate = options.modelGate;
+  const model = await createLanguageModel(plan, env, gate && plan.model.rateLimit ? (ms) => gate.throttled(ms) : undefined);
 
   const inbox = new AsyncReplyInbox(logger, {
     path: paths.asyncReplies,
@@ -170,6 +174,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     fsync,
     maxStepsPerTurn: swarm.maxStepsPerTurn > 0 ? swarm.maxStepsPerTurn : DEFAULT_MAX_STEPS,
     ...(options.onRestartRequested ? { onRestartRequested: options.onRestartRequested } : {}),
+    ...(options.modelGate ? { modelGate: options.modelGate } : {}),
   };
 
   const states = new ExtensionStateStore(paths.extensionsDir);

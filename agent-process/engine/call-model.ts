@@ -139,5 +139,6 @@ function tokenUsage(usage: LanguageModelV3Usage | undefined): TokenUsage | undef
   if (input === undefined && output === undefined) return undefined;
   const promptTokens = input ?? 0;
   const completionTokens = output ?? 0;
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+  const cached = usage?.inputTokens.cacheRead;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, ...(cached ? { cachedPromptTokens: cached } : {}) };
 }

@@ -19,6 +19,7 @@ import type { ToolJournal } from '../tools/tool-journal.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { AsyncReplyInbox } from './async-reply-inbox.ts';
+import type { ModelGate } from './model-gate.ts';
 import type { PipelineRegistry } from './pipeline-registry.ts';
 
 export interface EngineInternals {
@@ -45,6 +46,8 @@ export interface EngineInternals {
   fsync: FsyncPolicy;
   maxStepsPerTurn: number;
   onRestartRequested?: (reason: string) => void;
+  /** Admits each model call when a budget or rate limit applies (the shell asks the orchestrator). */
+  modelGate?: ModelGate;
 }
 
 /** One turn in progress. */
@@ -67,9 +70,11 @@ export interface TurnState {
 export function addUsage(total: TokenUsage | undefined, step: TokenUsage | undefined): TokenUsage | undefined {
   if (!step) return total;
   if (!total) return { ...step };
-  return {
+  const sum: TokenUsage = {
     promptTokens: total.promptTokens + step.promptTokens,
     completionTokens: total.completionTokens + step.completionTokens,
     totalTokens: total.totalTokens + step.totalTokens,
   };
+  if (total.cachedPromptTokens !== undefined || step.cachedPromptTokens !== undefined) sum.cachedPromptTokens = (total.cachedPromptTokens ?? 0) + (step.cachedPromptTokens ?? 0);
+  return sum;
 }

@@ -15,7 +15,9 @@ import { TextDeltaCoalescer } from '../observability/text-delta-coalescer.ts';
 import { childSpan, spanFields, type Span } from '../observability/trace-span.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { callModel } from './call-model.ts';
+import { gatedModelCall } from './model-gate.ts';
 import { errorShape } from '../../shared/errors/index.ts';
+import { usageFacts } from '../observability/usage-facts.ts';
 import { runChain } from './chain-runner.ts';
 import { toolResultMessage } from './resume-tool-calls.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
@@ -30,9 +32,15 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   const catalog = sanitizeCatalog(ctx.toolCatalog);
   const deltas = new TextDeltaCoalescer((text) => engine.events.stream(deltaEvent(engine, extras, ctx.stepIndex, text)));
   let answer;
+  let modelStartedAt = 0;
   try {
-    const prompt = engine.prompt.convert(engine.conversation.toLlmMessages());
-    answer = await callModel(engine.model, prompt, catalog, { onTextDelta: (text) => deltas.push(text) });
+    const messages = engine.conversation.toLlmMessages();
+    const prompt = engine.prompt.convert(messages);
+    const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages };
+    answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => {
+      modelStartedAt = Date.now(); // after any admission wait: the model call's own span starts here
+      return callModel(engine.model, prompt, catalog, { onTextDelta: (text) => deltas.push(text) });
+    });
   } catch (error) {
     return failedStep(await modelCallError(engine.model.name, error));
   } finally {
@@ -41,7 +49,7 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   }
 
   if (answer.warnings.length > 0) engine.logger.warn({ code: 'W_MODEL_WARNING', model: engine.model.name, warnings: answer.warnings }, 'the model call returned warnings');
-  const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, finishReason: answer.finishReason };
+  const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, modelStartedAt, finishReason: answer.finishReason };
   const repairs = answer.toolCalls.filter((c) => c.repairs !== undefined).map((c) => ({ toolCallId: c.call.id, repairs: c.repairs ?? [] }));
   const assistant = answer.assistant
     ? createMessage(answer.assistant, { type: 'assistant', stepId: extras.stepId }, repairs.length > 0 ? { argsRepaired: repairs } : {})
@@ -124,6 +132,7 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
         return;
       }
       const modelDuration = result.metadata.modelDurationMs;
+      const modelStartedAt = result.metadata.modelStartedAt;
       engine.events.emit({
         type: 'step.completed',
         timestamp,
@@ -132,7 +141,9 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
         toolCallCount: result.toolCalls.length,
         duration,
         ...(typeof modelDuration === 'number' ? { modelDuration } : {}),
+        ...(typeof modelStartedAt === 'number' && modelStartedAt > 0 ? { modelStartedAt: new Date(modelStartedAt).toISOString() } : {}),
         ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+        ...usageFacts(engine.plan.model, result.tokenUsage),
       });
     },
   });

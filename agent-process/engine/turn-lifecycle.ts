@@ -13,6 +13,7 @@ import { messageText } from '../conversation/message-parts.ts';
 import type { MessageStore } from '../conversation/message-store.ts';
 import type { ExtensionStateStore } from '../extensions/extension-state.ts';
 import { spanFields, turnSpan } from '../observability/trace-span.ts';
+import { turnCost } from '../observability/usage-facts.ts';
 import { errorShape } from '../../shared/errors/index.ts';
 import { runChain } from './chain-runner.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
@@ -110,6 +111,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
         duration,
         finishReason: done.finishReason,
         ...(done.tokenUsage ? { tokenUsage: done.tokenUsage } : {}),
+        ...turnCost(engine.plan.model, done.tokenUsage),
       });
     },
   });

@@ -10,6 +10,7 @@ import { EngineError } from '../engine/engine-error.ts';
 import { createMockLanguageModel } from './mock/mock-language-model.ts';
 import { DEFAULT_MAX_RETRIES, parseModelOptions } from './model-options.ts';
 import { networkRetryFetch } from './network-retry-fetch.ts';
+import { throttleReportingFetch } from './throttle-reporting-fetch.ts';
 
 export interface ModelCallSettings {
   maxRetries: number;
@@ -54,7 +55,12 @@ function isProviderName(name: string): name is keyof typeof PROVIDER_MODULES {
  * Provider packages are imported on demand: each costs 20–130 ms and 10–30 MB at start-up, and an
  * agent process only ever needs the one its Model names.
  */
-export async function createLanguageModel(plan: AgentPlan, env: Record<string, string | undefined> = process.env): Promise<ResolvedModel> {
+export async function createLanguageModel(
+  plan: AgentPlan,
+  env: Record<string, string | undefined> = process.env,
+  /** A provider 429 with Retry-After (the orchestrator pauses the Model for every agent). */
+  onThrottled?: (retryAfterMs: number) => void,
+): Promise<ResolvedModel> {
   const spec = plan.model;
   const settings = callSettingsOf(plan);
   if (spec.provider === 'mock') {
@@ -70,7 +76,7 @@ export async function createLanguageModel(plan: AgentPlan, env: Record<string, s
   const common = {
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(spec.endpoint !== undefined ? { baseURL: spec.endpoint } : {}),
-    fetch: networkRetryFetch,
+    fetch: onThrottled ? throttleReportingFetch(networkRetryFetch, onThrottled) : networkRetryFetch,
   };
 
   switch (spec.provider) {

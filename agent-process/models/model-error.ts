@@ -8,6 +8,7 @@ import { GoondanError, errorMessageOf } from '../../shared/errors/index.ts';
 import { ModelRetryError } from './model-retry.ts';
 
 export async function modelCallError(modelName: string, error: unknown): Promise<TurnError> {
+  // The orchestrator refused the call (BUDGET_EXCEEDED, …): its error is already the one to show.
   if (GoondanError.isInstance(error)) return error.toJSON();
   const { APICallError, LoadAPIKeyError } = await import('@ai-sdk/provider');
   const last = error instanceof ModelRetryError ? error.lastError : error;

@@ -13,8 +13,10 @@ import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
 import { createAgentEngine } from '../engine/agent-engine.ts';
+import { startAgentTelemetry } from '../observability/agent-telemetry.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
 import { createIpcApprovals } from './ipc-approvals.ts';
+import { createIpcModelGate, needsModelGate } from './ipc-model-gate.ts';
 import { TurnQueue } from './turn-queue.ts';
 
 export async function startAgent(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
@@ -28,6 +30,11 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;
+  const telemetry = await startAgentTelemetry(
+    process.env,
+    { agent: agentName, instanceKey, model: assignment.agentPlan.model, swarm: assignment.swarmPlan.name },
+    logger,
+  );
   const engine = await createAgentEngine({
     plan: assignment.agentPlan,
     swarm: assignment.swarmPlan,
@@ -36,11 +43,13 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger: rootLogger,
     agentsRuntime: agents,
     approvals: createIpcApprovals({ channel, self }, () => agents.currentEventId),
+    ...(needsModelGate(assignment.agentPlan, assignment.swarmPlan) ? { modelGate: createIpcModelGate({ channel, self }) } : {}),
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
       const record: unknown = event;
       if (isJsonObject(record)) channel.control('runtime.observe', { event: record });
+      telemetry?.observe(event);
     },
     onRestartRequested: (reason) => {
       restartReason = reason;
@@ -92,6 +101,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       await queue.drain();
       clearTimeout(abortTimer);
       await engine.close();
+      await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'exporting the last spans failed'));
     },
   };
 }

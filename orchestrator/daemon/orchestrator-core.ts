@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
-import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
@@ -29,6 +29,9 @@ import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
 import type { ProcessRow } from '../http/api-server.ts';
+import { usageRow } from '../usage/usage-row.ts';
+import { ModelCalls } from '../usage/model-calls.ts';
+import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { newSpanId, newTraceId } from '../../shared/ids.ts';
 import { RuntimeEventBus } from './runtime-event-bus.ts';
 import { RuntimeEventJournal } from './runtime-event-journal.ts';
@@ -40,6 +43,8 @@ export interface CoreConfig {
   spawnSpec(kind: ProcessKind, name: string, instanceKey: string): SpawnSpec;
   /** Command line of a bare agent process (warm pool). */
   agentLaunchOptions(): LaunchOptions;
+  /** The Model an agent uses (budgets price estimates, rate limits are per Model). */
+  modelOf(agent: string): ModelPlan | undefined;
 }
 
 export interface OrchestratorCoreOptions {
@@ -57,6 +62,8 @@ export interface OrchestratorCoreOptions {
   onExchange?(note: ExchangeNote): void;
   /** After the core handled an exit (the daemon watches its interactive connector). */
   onProcessExit?(proc: ManagedProcess, exit: ProcessExit): void;
+  /** OpenTelemetry spans of inter-agent calls (only when spans are exported). */
+  requestSpans?: RequestSpans;
   /** After a process said `runtime.started` and its queued events were delivered. */
   onProcessStarted?(proc: ManagedProcess): void;
 }
@@ -69,6 +76,7 @@ export class OrchestratorCore {
   readonly router: Router;
   readonly approvals: ApprovalBroker;
   readonly pool: WarmPool;
+  readonly modelCalls: ModelCalls;
   readonly ledger: EventLedger;
   readonly lifecycle: InstanceLifecycle;
   readonly liveBudget: LiveProcessBudget;
@@ -145,9 +153,18 @@ export class OrchestratorCore {
       promptInteractive: (a) => options.promptInteractive(a),
       store: new ApprovalStore(options.stateRoot, () => config().swarm.workspaceId, fsync),
     });
+    this.modelCalls = new ModelCalls({
+      swarm: () => config().swarm,
+      modelOf: (agent) => config().modelOf(agent),
+      approvals: this.approvals,
+      logger,
+      dayFile: join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'usage-today.json'),
+    });
     this.router = new Router({
       approvals: this.approvals,
       ledger: this.ledger,
+      modelCalls: this.modelCalls,
+      ...(options.requestSpans ? { requestSpans: options.requestSpans } : {}),
       swarm: () => config().swarm,
       connections: () => config().connections,
       supervisor: this.supervisor,
@@ -244,11 +261,12 @@ export class OrchestratorCore {
       rss: null,
       startedAt: proc.startedAt ?? null,
       lastError: proc.lastError ? { ...proc.lastError } : null,
+      usage: proc.kind === 'agent' ? usageRow(this.modelCalls.ledger.instance(proc.name, proc.instanceKey)) : null,
       ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
     }));
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null, usage: null });
     }
     await Promise.all(
       rows.map(async (row) => {
@@ -305,6 +323,7 @@ export class OrchestratorCore {
 
   private onExit(proc: ManagedProcess, exit: ProcessExit): void {
     this.approvals.dropFor(proc.key);
+    this.modelCalls.dropFor(proc.key);
     if (proc.kind === 'agent' && proc.retired) {
       const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
       const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';

@@ -23,7 +23,9 @@ import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
 import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/router.ts';
+import { usageRoutes } from '../usage/usage-routes.ts';
 import { watchBundle } from '../watch/bundle-watcher.ts';
+import { type RequestSpans, startRequestSpans } from '../telemetry/request-spans.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
@@ -70,6 +72,7 @@ export class Orchestrator {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private runtimeFile: string | undefined;
+  private requestSpans: RequestSpans | undefined;
   private readonly studioSessions = new StudioSessions();
   private credentials!: ApiCredentials;
 
@@ -110,6 +113,7 @@ export class Orchestrator {
     }
     // State directories of older versions get their injective names before anything reads them.
     migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
+    this.requestSpans = await startRequestSpans(this.options.processEnv, swarm.name, (problem) => logger.warn({ code: 'W_OTEL_PROTOCOL' }, problem));
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
@@ -126,6 +130,7 @@ export class Orchestrator {
       httpApprovals: this.options.processEnv.GOONDAN_APPROVALS === 'http',
       promptInteractive: (approval) => this.promptInteractive(approval),
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
+      ...(this.requestSpans ? { requestSpans: this.requestSpans } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
     });
     this.credentials = new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken], this.studioSessions);
@@ -174,6 +179,7 @@ export class Orchestrator {
       const grace = this.config?.swarm.shutdownGracePeriodMs ?? 30_000;
       this.options.logger.info({ gracePeriodMs: grace }, 'shutting down');
       await this.core?.stop(grace);
+      await this.requestSpans?.shutdown().catch((error: unknown) => this.options.logger.warn({ err: error }, 'exporting the last spans failed'));
       await this.server?.stop(true);
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
       this.options.logger.info('orchestrator stopped');
@@ -191,6 +197,7 @@ export class Orchestrator {
       spawnSpec: (kind, name, instanceKey) =>
         kind === 'agent' ? agentSpawnSpec(config, this.options, name, instanceKey) : connectorSpawnSpec(config, this.options, name),
       agentLaunchOptions: () => agentLaunchOptions(config, this.options.childOutput),
+      modelOf: (agent) => config.agents.get(agent)?.model,
     };
   }
 
@@ -290,12 +297,14 @@ export class Orchestrator {
       submit: (submission) => this.core.submit(submission),
       eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
-      metricsText: async () => this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity()),
+      metricsText: async () =>
+        this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity(), this.core.modelCalls.ledger.instances()),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: countMalformed,
       extraRoutes: [
         ...approvalRoutes(this.core.approvals, countMalformed),
+        ...usageRoutes(this.core.modelCalls.ledger),
         ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
         ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),
       ],

@@ -15,6 +15,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { EventRecord } from '../delivery/event-ledger.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import type { UsageRow } from '../usage/usage-row.ts';
 import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
@@ -35,6 +36,8 @@ export interface ProcessRow extends JsonObject {
   startedAt: string | null;
   /** The last failure of this process: a start-up error or a crash (`{code, message, at}`). */
   lastError: { code: string; message: string; at: string } | null;
+  /** Model usage of this agent instance since the daemon started (null for connectors and warm processes). */
+  usage: UsageRow | null;
 }
 
 export interface ApiRoute {

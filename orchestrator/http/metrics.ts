@@ -3,6 +3,7 @@
  * computed at scrape time from the process table.
  */
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import type { UsageTotals } from '../../shared/usage/usage-totals.ts';
 
 type Labels = Record<string, string>;
 
@@ -59,7 +60,12 @@ export class Metrics {
     }
   }
 
-  render(processStatusCounts: Record<string, number>, uptimeSeconds: number, capacity?: { queued: number; maxLive: number }): string {
+  render(
+    processStatusCounts: Record<string, number>,
+    uptimeSeconds: number,
+    capacity?: { queued: number; maxLive: number },
+    usage: ReadonlyArray<{ agent: string; instanceKey: string; totals: UsageTotals }> = [],
+  ): string {
     const lines: string[] = [
       ...(capacity
         ? [
@@ -84,8 +90,24 @@ export class Metrics {
     for (const counter of [this.eventsRouted, this.restarts, this.turns, this.toolCalls, this.tokens, this.malformedMessages, this.deadLetters, this.startFailures, this.instancesCollected]) {
       lines.push(...counter.render());
     }
+    lines.push(...renderUsage(usage));
     return `${lines.join('\n')}\n`;
   }
+}
+
+/** Model calls, tokens and cost per agent instance, from the orchestrator's usage ledger. */
+function renderUsage(usage: ReadonlyArray<{ agent: string; instanceKey: string; totals: UsageTotals }>): string[] {
+  const calls = ['# HELP goondan_model_calls_total Model calls, by agent and instance.', '# TYPE goondan_model_calls_total counter'];
+  const tokens = ['# HELP goondan_model_tokens_total Model tokens, by agent, instance and kind (prompt, completion, cached_prompt).', '# TYPE goondan_model_tokens_total counter'];
+  const cost = ['# HELP goondan_model_cost_total Cost of model calls (Model.spec.pricing), by agent, instance and currency.', '# TYPE goondan_model_cost_total counter'];
+  for (const { agent, instanceKey: instance, totals } of usage) {
+    calls.push(`goondan_model_calls_total${formatLabels({ agent, instance })} ${totals.calls}`);
+    tokens.push(`goondan_model_tokens_total${formatLabels({ agent, instance, kind: 'prompt' })} ${totals.promptTokens}`);
+    tokens.push(`goondan_model_tokens_total${formatLabels({ agent, instance, kind: 'completion' })} ${totals.completionTokens}`);
+    tokens.push(`goondan_model_tokens_total${formatLabels({ agent, instance, kind: 'cached_prompt' })} ${totals.cachedPromptTokens}`);
+    for (const [currency, amount] of Object.entries(totals.cost)) cost.push(`goondan_model_cost_total${formatLabels({ agent, instance, currency })} ${amount}`);
+  }
+  return [...calls, ...tokens, ...cost];
 }
 
 function formatLabels(labels: Labels): string {

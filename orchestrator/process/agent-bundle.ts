@@ -16,10 +16,10 @@ const BUNDLE_DIR = join(BUILD_CACHE_DIR, 'agent');
 const SOURCE_DIRS = ['agent-process', 'shared'];
 const SOURCE_FILES = ['package-lock.json', 'package.json', 'bundles/base/cached-ajv.ts'];
 /** Bump when the build settings change. */
-const BUILD_VERSION = 1;
+const BUILD_VERSION = 2;
 
 /** Loaded at run time from node_modules, only by agents that need them (providers, ajv's compiler). */
-const EXTERNAL = ['@ai-sdk/*', 'ai', 'zod', 'ajv', 'ajv-formats', 'pino'];
+const EXTERNAL = ['@ai-sdk/*', 'ai', 'zod', 'ajv', 'ajv-formats', 'pino', '@opentelemetry/*'];
 
 /** The bundle's path for the sources as they are now. */
 export function agentBundlePath(): string {

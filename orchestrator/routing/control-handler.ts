@@ -23,6 +23,7 @@ import type { EventLedger } from '../delivery/event-ledger.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
+import type { ModelCalls } from '../usage/model-calls.ts';
 import type { InstanceOwners } from './instance-owners.ts';
 import { targetOf } from './default-target.ts';
 
@@ -39,6 +40,7 @@ export interface ControlHandlerDeps {
   metrics: Metrics;
   runtimeEvents: RuntimeEventBus;
   approvals: ApprovalBroker;
+  modelCalls: ModelCalls;
   /** States and replies of events accepted from outside (issue 10). */
   ledger?: EventLedger;
   owners: InstanceOwners;
@@ -122,6 +124,24 @@ export class ControlHandler {
         if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
         return;
       }
+      case 'runtime.model.admit': {
+        const request = control.event;
+        if (from.kind !== 'agent') {
+          this.answer(from, request, failureOutcome(runtimeError('INVALID_REQUEST', 'only agent processes call models')));
+          return;
+        }
+        void this.deps.modelCalls.admit(from, control.payload).then((admission) => {
+          if (admission.ok) this.reply(from, request, 'runtime.model.admit', admission.value);
+          else this.answer(from, request, failureOutcome(admission.error));
+        });
+        return;
+      }
+      case 'runtime.model.release':
+        this.deps.modelCalls.release(from, control.payload);
+        return;
+      case 'runtime.model.throttled':
+        this.deps.modelCalls.throttled(from, control.payload);
+        return;
       case 'runtime.restart':
         this.deps.onRestartRequested(from, control.payload.reason);
         return;
@@ -138,6 +158,7 @@ export class ControlHandler {
       return;
     }
     this.deps.metrics.observe(result.value);
+    this.deps.modelCalls.observe(result.value);
     this.deps.runtimeEvents.publish(result.value);
   }
 

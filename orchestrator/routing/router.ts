@@ -26,6 +26,8 @@ import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { extendCallChain } from './call-chain.ts';
+import type { ModelCalls } from '../usage/model-calls.ts';
+import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
@@ -56,6 +58,10 @@ export interface RouterDeps {
   /** A process asked to be restarted after its current turn (self-restart tool). */
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   approvals: ApprovalBroker;
+  /** Model-call accounting and admission (usage ledger, budgets, rate limits). */
+  modelCalls: ModelCalls;
+  /** OpenTelemetry spans of inter-agent calls (only when spans are exported). */
+  requestSpans?: RequestSpans;
   /** States, replies and idempotency keys of events accepted from outside (issue 10). */
   ledger?: EventLedger;
 }
@@ -219,7 +225,17 @@ export class Router {
       this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
-    this.dispatch(target, { ...event, instanceKey: target.instanceKey }, from.name, kind, false);
+    const spanId = event.traceId === undefined ? undefined : this.deps.requestSpans?.begin({
+      traceId: event.traceId,
+      ...(event.parentSpanId ? { parentSpanId: event.parentSpanId } : {}),
+      caller: from.name,
+      callerInstanceKey: from.instanceKey,
+      target: target.agent,
+      targetInstanceKey: target.instanceKey,
+      ...(event.replyTo ? { correlationId: event.replyTo.correlationId } : {}),
+    });
+    // With spans exported, the callee's turn hangs under the request span (caller tool → request → callee turn).
+    this.dispatch(target, { ...event, instanceKey: target.instanceKey, ...(spanId ? { parentSpanId: spanId } : {}) }, from.name, kind, false);
   }
 
   private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
@@ -338,6 +354,7 @@ export class Router {
    */
   private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
     const { requester, correlationId } = request;
+    this.deps.requestSpans?.end(correlationId, outcome.status === 'ok' ? undefined : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`);
     if (requester.kind === 'local') {
       requester.resolve(outcome);
       return;

@@ -24,6 +24,7 @@ import { checkRefs, type RefResolutions } from './check-refs.ts';
 import { checkSandboxOverrides } from './check-sandbox.ts';
 import { checkSchema } from './check-schema.ts';
 import { checkSwarm } from './check-swarms.ts';
+import { checkBudget } from './check-budget.ts';
 import { checkAgentToolTimeouts, checkToolDeclarations } from './check-tool-declarations.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
 import { checkValueSources } from './check-value-sources.ts';
@@ -124,7 +125,10 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
   const swarms = all.filter((d) => d.kind === 'Swarm');
   for (const doc of all) {
     if (doc.kind === 'Agent') checkAgentNeeds(doc, resolutions, sink);
-    if (doc.kind === 'Swarm') checkSwarm(doc, resolutions, sink);
+    if (doc.kind === 'Swarm') {
+      checkSwarm(doc, resolutions, sink);
+      checkBudget(doc, resolutions, sink);
+    }
     if (doc.kind === 'Connection') checkConnection(doc, swarms, resolutions, sink);
   }
   // Paths last: in the implicit built-in package only what the bundle uses is checked.

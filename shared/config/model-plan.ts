@@ -26,6 +26,8 @@ export function buildModelPlan(resource: LoadedResource, env: Record<string, str
     capabilities: spec.capabilities ?? {},
   };
   if (spec.endpoint !== undefined) plan.endpoint = spec.endpoint;
+  if (spec.pricing !== undefined) plan.pricing = { ...spec.pricing };
+  if (spec.rateLimit !== undefined) plan.rateLimit = { ...spec.rateLimit };
   if (spec.apiKey !== undefined) {
     const fallback = PROVIDER_KEY_ENV[spec.provider];
     const required = fallback !== undefined && !env[fallback];

@@ -47,6 +47,7 @@ export const PROBLEM_CODES = {
   E_EXT_REGISTER_MISSING: 'An Extension entry module does not export `register` (SPEC.md §4.2).',
   E_CONFIG_DUPLICATE_EVENT: 'Two events of one Connector have the same name.',
   E_CONFIG_SWARM_NO_AGENTS: 'A Swarm lists no agents.',
+  E_CONFIG_BUDGET_CURRENCY: 'A budget cost limit in no currency the swarm\'s priced Models use.',
   E_CONFIG_ENTRY_AGENT_NOT_IN_SWARM: '`Swarm.spec.entryAgent` is not one of the swarm\'s agents.',
   E_CONFIG_INSTANCE_KEY_CONFLICT: 'An ingress route sets both `instanceKey` and `instanceKeyProperty`.',
   E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM: 'An ingress route\'s `agentRef` is not an agent of the Connection\'s swarm.',

@@ -3,6 +3,7 @@ import type { LifecyclePlan, LoadedBundle, SwarmPlan } from '../types/bundle.ts'
 import { DEFAULT_FSYNC_MODE } from '../durability/fsync-policy.ts';
 import { DEFAULT_INBOX_COMPACT_LINES, DEFAULT_RUNTIME_EVENTS_MAX_AGE_HOURS, DEFAULT_RUNTIME_EVENTS_MAX_BYTES } from '../durability/rotating-log.ts';
 import { workspaceIdFor } from '../state-paths.ts';
+import { buildBudgetPlan } from './budget-plan.ts';
 import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 32;
@@ -14,10 +15,12 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
   assertLoadable(bundle);
   const { resource, spec } = findSwarm(bundle, swarmName);
   const entry = resolveIn(bundle, resource, spec.entryAgent, ['spec', 'entryAgent']).target;
-  const agents = spec.agents.map((item, i) => resolveIn(bundle, resource, item, ['spec', 'agents', i]).target.name);
+  const members = spec.agents.map((item, i) => resolveIn(bundle, resource, item, ['spec', 'agents', i]).target);
+  const agents = members.map((agent) => agent.name);
   const instanceKey = spec.instanceKey ?? resource.name;
+  const budget = buildBudgetPlan(bundle, members, spec.policy?.budget);
   const retention = spec.policy?.durability?.retention;
-  return {
+  const plan: SwarmPlan = {
     name: resource.name,
     instanceKey,
     workspaceId: workspaceIdFor(instanceKey),
@@ -36,6 +39,8 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
     },
     lifecycle: lifecyclePlan(spec.policy?.lifecycle),
   };
+  if (budget) plan.budget = budget;
+  return plan;
 }
 
 function lifecyclePlan(lifecycle: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number } | undefined): LifecyclePlan {

@@ -30,6 +30,11 @@ export const RUNTIME_ERRORS = {
   AGENT_TURN_FAILED: { category: 'system', httpStatus: 200 },
   IPC_DELIVERY_FAILED: { category: 'system', httpStatus: 502, suggestion: 'the process that should answer is gone; retry the request' },
   INVALID_REQUEST: { category: 'user', httpStatus: 400, suggestion: 'pass the text for the agent in `input`' },
+  BUDGET_EXCEEDED: {
+    category: 'user',
+    httpStatus: 429,
+    suggestion: 'a Swarm.spec.policy.budget limit is reached (details name it); wait for the next UTC day, raise the limit, or set onExceeded: ask to decide per call',
+  },
   DAEMON_STOPPING: { category: 'system', httpStatus: 503, suggestion: 'the daemon is shutting down; the event stays queued and runs after the next start' },
 } as const satisfies Record<string, RuntimeErrorInfo>;
 

@@ -7,6 +7,7 @@ import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
 import { agentPlanSchema, connectionPlanSchema, swarmPlanSchema } from '../schemas/plans.ts';
 import type { AgentPlan, ConnectionPlan, SwarmPlan } from '../types/bundle.ts';
 import type { AgentEvent, EventSource } from '../types/events.ts';
+import type { Cost, TokenUsage } from '../types/turns.ts';
 import { isJsonObject, type JsonObject } from '../types/json.ts';
 import { compiledValidator, type Validator } from '../validation/compiled-validator.ts';
 import { makeEvent } from './control-events.ts';
@@ -79,6 +80,15 @@ export interface ControlPayloads {
   'runtime.approval.prompt': ApprovalPrompt;
   /** interactive connector → orchestrator. */
   'runtime.approval.decision': { id: string; approved: boolean; scope: 'once' | 'session'; reason?: string };
+  /**
+   * agent → orchestrator, before each model call when a budget or a rate limit applies to the agent:
+   * answered (ControlResults) once the call may go, or with BUDGET_EXCEEDED.
+   */
+  'runtime.model.admit': { traceId: string; estimatedInputTokens: number };
+  /** agent → orchestrator: the admitted call ended (with its usage when the model answered). */
+  'runtime.model.release': { admissionId: string; stepId: string; usage?: TokenUsage; cost?: Cost };
+  /** agent → orchestrator: the provider answered 429 with Retry-After: pause the Model for every agent. */
+  'runtime.model.throttled': { retryAfterMs: number };
   /** agent → orchestrator: restart me after this turn (self-restart tool). */
   'runtime.restart': { reason: string };
   /** orchestrator → child: a send could not be routed. */
@@ -93,6 +103,7 @@ export type ControlMessage = { [K in ControlType]: { type: K; payload: ControlPa
 const str = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const anyObject = { type: 'object' } as const;
+const count = { type: 'number', minimum: 0 } as const;
 const errorRef = { $ref: errorShapeSchema.$id } as const;
 
 /** ApprovalDisplay, one schema for the agent's request and the connector's prompt. */
@@ -152,6 +163,14 @@ const SCHEMAS: Record<ControlType, object> = {
     ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.decision': closed(['id', 'approved', 'scope'], { id: name, approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, reason: str }),
+  'runtime.model.admit': closed(['traceId', 'estimatedInputTokens'], { traceId: name, estimatedInputTokens: count }),
+  'runtime.model.release': closed(['admissionId', 'stepId'], {
+    admissionId: name,
+    stepId: name,
+    usage: closed(['promptTokens', 'completionTokens', 'totalTokens'], { promptTokens: count, completionTokens: count, totalTokens: count, cachedPromptTokens: count }),
+    cost: closed(['amount', 'currency'], { amount: count, currency: name }),
+  }),
+  'runtime.model.throttled': closed(['retryAfterMs'], { retryAfterMs: count }),
   'runtime.restart': closed(['reason'], { reason: str }),
   'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
 };

@@ -12,6 +12,8 @@ export interface ControlResults {
   'runtime.list': { agents: AgentInstanceInfo[] };
   'runtime.catalog': AgentCatalog;
   'runtime.approval.request': ApprovalDecision;
+  /** The call may go; `waitedMs` it was held for rate limits (or a person's decision). */
+  'runtime.model.admit': { admissionId: string; waitedMs: number };
 }
 
 export type ControlRequestType = keyof ControlResults;
@@ -48,6 +50,11 @@ const SCHEMAS: Record<ControlRequestType, object> = {
     type: 'object',
     required: ['approved', 'scope', 'decidedBy'],
     properties: { approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, decidedBy: str, reason: str },
+  },
+  'runtime.model.admit': {
+    type: 'object',
+    required: ['admissionId', 'waitedMs'],
+    properties: { admissionId: { type: 'string', minLength: 1 }, waitedMs: { type: 'number', minimum: 0 } },
   },
 };
 

@@ -81,7 +81,9 @@ export type TypedIpcMessage =
 const agentEventValidator = compiledValidator<AgentEvent>({ schema: agentEventSchema, options });
 const ipcMessageValidator = compiledValidator<TypedIpcMessage>({ schema: ipcMessageSchema, refs: [agentEventSchema], options });
 
-// Base fields only: the producer is our own engine; consumers (SSE, metrics) need these to be right.
+const count = { type: 'number', minimum: 0 } as const;
+
+// Base fields, and the figures the orchestrator counts (usage, cost); the rest is our engine's own.
 const runtimeEventSchema = {
   type: 'object',
   required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
@@ -93,6 +95,13 @@ const runtimeEventSchema = {
     traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
     spanId: { type: 'string', pattern: '^[0-9a-f]{16}$' },
     parentSpanId: { type: 'string' },
+    model: { type: 'string' },
+    tokenUsage: {
+      type: 'object',
+      required: ['promptTokens', 'completionTokens', 'totalTokens'],
+      properties: { promptTokens: count, completionTokens: count, totalTokens: count, cachedPromptTokens: count },
+    },
+    cost: { type: 'object', required: ['amount', 'currency'], properties: { amount: count, currency: nonEmptyString } },
   },
 } as const;
 const runtimeEventValidator = compiledValidator<RuntimeEvent>({ schema: runtimeEventSchema, options });

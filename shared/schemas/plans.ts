@@ -11,6 +11,9 @@ const text = { type: 'string' } as const;
 const name = { type: 'string', minLength: 1 } as const;
 const object = { type: 'object' } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const price = { type: 'number', minimum: 0 } as const;
+const positive = { type: 'number', exclusiveMinimum: 0 } as const;
+const budgetLimit = { type: 'object', additionalProperties: false, properties: { tokens: positive, cost: positive } } as const;
 
 const limit = { type: 'integer', minimum: 0 } as const;
 // The sandbox decides what tool processes may touch: its shape is checked in full.
@@ -43,6 +46,17 @@ const modelPlanSchema = {
     apiKey: text,
     options: object,
     capabilities: { type: 'object', additionalProperties: { type: 'boolean' } },
+    pricing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['inputPerMillionTokens', 'outputPerMillionTokens', 'currency'],
+      properties: { inputPerMillionTokens: price, outputPerMillionTokens: price, cachedInputPerMillionTokens: price, currency: name },
+    },
+    rateLimit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { requestsPerMinute: positive, tokensPerMinute: positive, maxConcurrent: { type: 'integer', minimum: 1 } },
+    },
   },
 } as const;
 
@@ -122,6 +136,18 @@ export const swarmPlanSchema = {
     maxStepsPerTurn: { type: 'integer', minimum: 1 },
     shutdownGracePeriodMs: { type: 'integer', minimum: 0 },
     startupTimeoutMs: { type: 'integer', minimum: 1 },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['onExceeded'],
+      properties: {
+        perTurn: budgetLimit,
+        perInstancePerDay: budgetLimit,
+        perSwarmPerDay: budgetLimit,
+        onExceeded: { enum: ['deny', 'ask'] },
+        currency: name,
+      },
+    },
     durability: {
       type: 'object',
       additionalProperties: false,

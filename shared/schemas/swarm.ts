@@ -1,7 +1,20 @@
 /** Swarm: a set of agents run together under one instance key (SPEC.md §1.2). */
+import type { JsonObject } from '../types/json.ts';
 import { commonRef } from './common.ts';
 import { refsRef } from './refs.ts';
 import { resourceSchema } from './resource-envelope.ts';
+
+function budgetLimit(description: string): JsonObject {
+  return {
+    type: 'object',
+    description,
+    additionalProperties: false,
+    properties: {
+      tokens: { type: 'integer', minimum: 1, description: 'Input + output tokens.' },
+      cost: { type: 'number', exclusiveMinimum: 0, description: 'Cost in the budget\'s currency (from Model.spec.pricing).' },
+    },
+  };
+}
 
 export const swarmSchema = resourceSchema('Swarm', 'A group of agents run together; events without a target go to entryAgent.', {
   type: 'object',
@@ -84,6 +97,28 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
           additionalProperties: false,
           properties: {
             gracePeriodSeconds: { type: 'integer', minimum: 0, description: 'Wait this long for a running turn before SIGKILL (default 300).' },
+          },
+        },
+        budget: {
+          type: 'object',
+          description:
+            'Token and cost limits that the orchestrator enforces across all agents. Before each model call an agent asks the orchestrator; a call that would exceed a limit fails with BUDGET_EXCEEDED (onExceeded: deny) or waits for a person (ask). tokens = input + output tokens. Days are UTC days; day totals survive a daemon restart.',
+          additionalProperties: false,
+          properties: {
+            perTurn: budgetLimit('One turn from outside the swarm together with every turn it causes in other agents (they share its trace).'),
+            perInstancePerDay: budgetLimit('One instance key (every agent of the swarm under that key) per UTC day.'),
+            perSwarmPerDay: budgetLimit('The whole swarm per UTC day.'),
+            onExceeded: {
+              type: 'string',
+              enum: ['deny', 'ask'],
+              description:
+                'deny (default): the call fails with BUDGET_EXCEEDED, which the turn and its caller see. ask: a person approves or refuses the call, at the terminal or with POST /v1/approvals/{id}; with nobody to ask, the call is refused.',
+            },
+            currency: {
+              type: 'string',
+              pattern: '^[A-Z]{3}$',
+              description: 'Currency of the cost limits (default: the one currency that the priced models of the swarm use).',
+            },
           },
         },
       },

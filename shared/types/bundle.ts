@@ -7,11 +7,14 @@ import type { FsyncMode } from '../durability/fsync-policy.ts';
 import type { JsonObject } from './json.ts';
 import type {
   AnyResource,
+  BudgetLimit,
   ConnectorEventSpec,
   HttpExportSpec,
   IngressRule,
   ModelParams,
+  ModelPricing,
   ModelProvider,
+  ModelRateLimit,
   ModelSpec,
   JsonSchemaObject,
   ResourceKind,
@@ -74,6 +77,8 @@ export interface ModelPlan {
   apiKey?: string;
   options: JsonObject;
   capabilities: NonNullable<ModelSpec['capabilities']>;
+  pricing?: ModelPricing;
+  rateLimit?: ModelRateLimit;
 }
 
 /** An export's HTTP request with its header ValueSources resolved (never logged). */
@@ -140,6 +145,17 @@ export interface SwarmPlan {
   durability: DurabilityPlan;
   /** Instance lifecycle (SPEC.md §1.2 `policy.lifecycle`): when idle instances stop and their state goes. */
   lifecycle: LifecyclePlan;
+  /** `policy.budget` with its defaults; absent when the swarm sets no limit. */
+  budget?: BudgetPlan;
+}
+
+export interface BudgetPlan {
+  perTurn?: BudgetLimit;
+  perInstancePerDay?: BudgetLimit;
+  perSwarmPerDay?: BudgetLimit;
+  onExceeded: 'deny' | 'ask';
+  /** Currency of the cost limits; absent when no model of the swarm is priced. */
+  currency?: string;
 }
 
 export interface DurabilityPlan {

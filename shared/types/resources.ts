@@ -64,6 +64,23 @@ export interface ModelSpec {
   /** Provider-specific knobs, passed through to the adapter (for `mock`: the script, see README). */
   options?: JsonObject;
   capabilities?: { streaming?: boolean; toolCalling?: boolean; [capability: string]: boolean | undefined };
+  /** What a call costs; every model call of the Model is priced with it. */
+  pricing?: ModelPricing;
+  /** One limiter in the orchestrator shared by every agent process using this Model. */
+  rateLimit?: ModelRateLimit;
+}
+export interface ModelPricing {
+  inputPerMillionTokens: number;
+  outputPerMillionTokens: number;
+  /** Price of input tokens the provider served from its prompt cache (default: the input price). */
+  cachedInputPerMillionTokens?: number;
+  /** ISO 4217 code, e.g. USD. */
+  currency: string;
+}
+export interface ModelRateLimit {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  maxConcurrent?: number;
 }
 
 // ── Tool ───────────────────────────────────────────────────────────────────
@@ -183,6 +200,8 @@ export interface SwarmPolicy {
   startupTimeoutSeconds?: number;
   lifecycle?: { ttlSeconds?: number; gcGraceSeconds?: number; maxLiveProcesses?: number };
   shutdown?: { gracePeriodSeconds?: number };
+  /** Token and cost limits enforced by the orchestrator across all agents. */
+  budget?: BudgetPolicy;
   /** How records reach the disk (issue 10; default `batch`). */
   durability?: {
     fsync?: 'always' | 'batch' | 'never';
@@ -190,6 +209,22 @@ export interface SwarmPolicy {
   };
   /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
   sandbox?: SandboxSpec;
+}
+/** tokens = input + output tokens; cost in the budget's currency. */
+export interface BudgetLimit {
+  tokens?: number;
+  cost?: number;
+}
+export interface BudgetPolicy {
+  /** One turn from outside the swarm and every turn it causes in other agents (one trace). */
+  perTurn?: BudgetLimit;
+  /** One instance key (all agents of the swarm under that key), per UTC day. */
+  perInstancePerDay?: BudgetLimit;
+  perSwarmPerDay?: BudgetLimit;
+  /** deny (default): the call fails with BUDGET_EXCEEDED; ask: a person decides (tool approvals' channel). */
+  onExceeded?: 'deny' | 'ask';
+  /** Currency of the `cost` limits (default: the one currency the swarm's priced models use). */
+  currency?: string;
 }
 export interface SwarmSpec {
   entryAgent: ObjectRefLike;

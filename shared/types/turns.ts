@@ -10,6 +10,15 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Part of promptTokens the provider served from its prompt cache, when it says so. */
+  cachedPromptTokens?: number;
+}
+
+/** What model calls cost (Model.spec.pricing). */
+export interface Cost {
+  amount: number;
+  /** ISO 4217 code. */
+  currency: string;
 }
 
 /** Why a turn or step failed: the one ErrorShape of every boundary. */
@@ -62,6 +71,8 @@ export type RuntimeEvent =
       duration: number;
       finishReason: FinishReason;
       tokenUsage?: TokenUsage;
+      /** Sum of the steps' costs, when the agent's Model has pricing. */
+      cost?: Cost;
     })
   | (RuntimeEventBase & { type: 'turn.failed'; turnId: string; duration: number; error: ErrorShape; stepCount: number })
   | (RuntimeEventBase & {
@@ -80,7 +91,13 @@ export type RuntimeEvent =
       duration: number;
       /** Milliseconds of this step spent in the model call (AI SDK + provider), part of `duration`. */
       modelDuration?: number;
+      /** When the model call began (after any wait for its admission), ISO 8601. */
+      modelStartedAt?: string;
       tokenUsage?: TokenUsage;
+      /** The Model resource that answered (its name). */
+      model?: string;
+      /** The model call's cost, when the Model has pricing. */
+      cost?: Cost;
     })
   | (RuntimeEventBase & {
       /** Model text as it streams (coalesced; never written to runtime-events.jsonl). */

@@ -85,7 +85,7 @@ describe('an agent that cannot start answers every caller with the real error at
     const ps = await goondan(['ps', '--state-root', daemon.stateRoot]);
     expect(ps.code).toBe(0);
     expect(ps.stdout).toContain('LAST ERROR');
-    expect(ps.stdout).toMatch(/no-handlers\s+k1\s+-\s+failed\s+0\s+0\s+-\s+E_TOOL_HANDLER_MISSING: /);
+    expect(ps.stdout).toMatch(/no-handlers\s+k1\s+-\s+failed\s+0\s+0\s+-\s+0\s+-\s+E_TOOL_HANDLER_MISSING: /);
 
     const metrics = await (await daemon.api('/metrics')).text();
     expect(metrics).toContain('goondan_start_failures_total{agent="no-handlers",code="E_TOOL_HANDLER_MISSING"} 1');

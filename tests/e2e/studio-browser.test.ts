@@ -153,7 +153,10 @@ describe('the views', () => {
         async () => (await row.locator('td').allTextContents()).map((t) => t.trim()),
         (cells) => cells[4] === '1' && Number(cells[1]) > 0 && Number(cells[1]) !== pid,
       );
-      expect(seen[7]).toContain('PROCESS_CRASHED: killed by SIGKILL');
+      // Tokens (input + output) of the instance's model calls; the demo's Models are not priced.
+      expect(Number(seen[6])).toBeGreaterThan(0);
+      expect(seen[7]).toBe('–');
+      expect(seen[9]).toContain('PROCESS_CRASHED: killed by SIGKILL');
       expect(isRunning(Number(seen[1]))).toBe(true);
       expect(await row.getAttribute('class')).toContain('row-warn');
       await row.getByRole('button', { name: 'Restart' }).waitFor();

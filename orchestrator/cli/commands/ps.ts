@@ -9,7 +9,8 @@ import { formatTable } from '../format-table.ts';
 const usage = `Usage: goondan ps [--json] [--state-root DIR]
 
 List the processes of the running daemon: agent instances and connectors with pid, status,
-consecutive crashes, restarts, resident memory and the last error (why it could not start, or
+consecutive crashes, restarts, resident memory, model tokens (input + output) and cost
+(Model.spec.pricing) since the daemon started, and the last error (why it could not start, or
 how it last crashed).`;
 
 const LAST_ERROR_WIDTH = 72;
@@ -22,6 +23,18 @@ function formatLastError(value: unknown): string {
 
 function formatBytes(value: unknown): string {
   return typeof value === 'number' ? `${(value / 1024 / 1024).toFixed(1)} MB` : '-';
+}
+
+/** Input + output tokens of the instance's model calls. */
+function formatTokens(usage: unknown): string {
+  return isJsonObject(usage) && typeof usage.tokens === 'number' ? String(usage.tokens) : '-';
+}
+
+/** Cost per currency, e.g. `0.0123 USD` (six significant digits are enough to read). */
+function formatCost(usage: unknown): string {
+  if (!isJsonObject(usage) || !isJsonObject(usage.cost)) return '-';
+  const parts = Object.entries(usage.cost).map(([currency, amount]) => `${Number(Number(amount).toPrecision(6))} ${currency}`);
+  return parts.length > 0 ? parts.join(' + ') : '-';
 }
 
 async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
@@ -45,7 +58,7 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
   const name = (r: JsonObject) => (r.kind === 'agent' ? String(r.agent) : r.kind === 'pool' ? '(warm)' : `connection/${String(r.connection)}`);
   io.stdout(
     formatTable(
-      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS', 'LAST ERROR'],
+      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS', 'TOKENS', 'COST', 'LAST ERROR'],
       rows.map((r) => [
         name(r),
         String(r.instanceKey),
@@ -54,6 +67,8 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
         String(r.crashes),
         String(r.restarts),
         formatBytes(r.rss),
+        formatTokens(r.usage),
+        formatCost(r.usage),
         formatLastError(r.lastError),
       ]),
     ),

@@ -29,7 +29,7 @@ export function chatChunk(id: string, model: string, created: number, delta: Jso
   return chunk;
 }
 
-export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'not_found_error' | 'server_error' | 'timeout_error';
+export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'not_found_error' | 'server_error' | 'timeout_error' | 'insufficient_quota';
 
 export function openAiError(status: number, message: string, type: OpenAiErrorType, code: string | null, param: string | null = null): Response {
   return jsonResponse(status, { error: { message, type, param, code } });
@@ -37,7 +37,7 @@ export function openAiError(status: number, message: string, type: OpenAiErrorTy
 
 /** A goondan error (a turn that failed, an agent that cannot start …) in OpenAI's shape. */
 export function openAiErrorFrom(status: number, error: ErrorShape): Response {
-  const type: OpenAiErrorType = status === 504 ? 'timeout_error' : status < 500 ? 'invalid_request_error' : 'server_error';
+  const type: OpenAiErrorType = status === 504 ? 'timeout_error' : status === 429 ? 'insufficient_quota' : status < 500 ? 'invalid_request_error' : 'server_error';
   const message = error.suggestion ? `${error.message} (${error.suggestion})` : error.message;
   return openAiError(status, message, type, error.code);
 }

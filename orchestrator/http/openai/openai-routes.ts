@@ -106,7 +106,9 @@ async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Res
   const outcome = await submitted.reply;
   if (!outcome) return openAiError(500, 'no reply', 'server_error', null);
   if (outcome.status !== 'ok') {
-    const status = outcome.turnId === undefined && outcome.error ? httpStatusOf(outcome.error) : 500;
+    // A budget refusal is the caller's quota, not a server fault: 429 as OpenAI answers exhausted quota.
+    const refusedForBudget = outcome.error?.code === 'BUDGET_EXCEEDED';
+    const status = (outcome.turnId === undefined || refusedForBudget) && outcome.error ? httpStatusOf(outcome.error) : 500;
     return openAiErrorFrom(status, outcome.error ?? { code: 'AGENT_TURN_FAILED', category: 'system', message: 'the turn failed' });
   }
   return jsonResponse(200, chatCompletion(id, body.model, created, outcome.output, outcome.usage), { 'x-goondan-instance': instanceKey });

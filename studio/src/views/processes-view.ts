@@ -1,6 +1,6 @@
 /**
  * Processes: the daemon's process table (agent, instance, pid, status, crashes, restarts, RSS,
- * last error), refreshed while shown and on every turn event, with Restart and Delete for agent
+ * model tokens and cost, last error), refreshed while shown and on every turn event, with Restart and Delete for agent
  * instances.
  */
 import { describeError } from '../api-client.ts';
@@ -27,14 +27,14 @@ export function processesView(ctx: StudioContext): View {
       h(
         'table',
         {},
-        h('thead', {}, h('tr', {}, ...['Agent', 'Instance', 'PID', 'Status', 'Crashes', 'Restarts', 'RSS', 'Started', 'Last error', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
+        h('thead', {}, h('tr', {}, ...['Agent', 'Instance', 'PID', 'Status', 'Crashes', 'Restarts', 'RSS', 'Tokens', 'Cost', 'Started', 'Last error', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
         body,
       ),
     ),
   );
 
   const render = (rows: Json[]) => {
-    if (rows.length === 0) return fill(body, h('tr', {}, h('td', { colspan: 10, class: 'empty' }, 'No processes yet: agents start on their first message.')));
+    if (rows.length === 0) return fill(body, h('tr', {}, h('td', { colspan: 12, class: 'empty' }, 'No processes yet: agents start on their first message.')));
     fill(body, ...rows.map(row));
   };
   const row = (p: Json) => {
@@ -45,6 +45,7 @@ export function processesView(ctx: StudioContext): View {
     const lastError = obj(p, 'lastError');
     const crashes = num(p, 'crashes') ?? 0;
     const status = str(p, 'status');
+    const usage = obj(p, 'usage');
     return h(
       'tr',
       { class: crashes > 0 || lastError ? 'row-warn' : '', 'data-agent': agent, 'data-instance': instanceKey },
@@ -55,10 +56,18 @@ export function processesView(ctx: StudioContext): View {
       h('td', { class: 'num' }, crashes),
       h('td', { class: 'num' }, num(p, 'restarts') ?? 0),
       h('td', { class: 'num' }, formatBytes(num(p, 'rss'))),
+      h('td', { class: 'num' }, usage ? (num(usage, 'tokens') ?? 0) : '–'),
+      h('td', { class: 'num' }, formatCost(usage)),
       h('td', {}, formatTime(str(p, 'startedAt'))),
       h('td', { class: 'last-error' }, lastError ? `${str(lastError, 'code')}: ${str(lastError, 'message')} (${formatTime(str(lastError, 'at'))})` : '–'),
       h('td', { class: 'actions' }, kind === 'agent' ? actions(agent, instanceKey) : null),
     );
+  };
+  /** Cost of the instance's model calls (Model.spec.pricing), per currency. */
+  const formatCost = (usage: Json | undefined) => {
+    const cost = usage ? obj(usage, 'cost') : undefined;
+    const parts = cost ? Object.entries(cost).flatMap(([currency, amount]) => (typeof amount === 'number' ? [`${Number(amount.toPrecision(6))} ${currency}`] : [])) : [];
+    return parts.length > 0 ? parts.join(' + ') : '–';
   };
   const actions = (agent: string, instanceKey: string) => {
     const label = `${agent} @ ${instanceKey}`;
