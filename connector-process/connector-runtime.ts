@@ -5,8 +5,6 @@
  * nothing else. A module that cannot be loaded is a start-up failure; an entry that rejects later
  * ends the process (the orchestrator restarts it with backoff).
  */
-import pino from 'pino';
-import { Ajv } from 'ajv';
 import type { ChildRuntime, ShellChannel } from '../shared/child/child-shell.ts';
 import { GoondanError, errorMessageOf } from '../shared/errors/index.ts';
 import { ORCHESTRATOR, makeEvent } from '../shared/ipc/control-events.ts';
@@ -14,26 +12,30 @@ import type { Assignment, ControlMessage } from '../shared/ipc/control-protocol.
 import { TIMEOUT_KEY } from '../shared/ipc/request-metadata.ts';
 import type { ReplyOutcome } from '../shared/ipc/reply-events.ts';
 import { newId } from '../shared/ids.ts';
-import { createLogger, type RootLogger } from '../shared/logger.ts';
+import { compiledValidator, describeErrors } from '../shared/validation/compiled-validator.ts';
+import { createDeferredLogger } from '../shared/deferred-logger.ts';
+import type { RootLogger } from '../shared/logger.ts';
 import type { ConnectionPlan } from '../shared/types/bundle.ts';
 import type { ConnectorApprovalPrompt, ConnectorContext, ConnectorEntry, ConnectorEvent, ConnectorReply } from '../shared/types/connectors.ts';
 import type { AgentEvent, EventSource } from '../shared/types/events.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateConnectorEvent = ajv.compile<ConnectorEvent>({
-  type: 'object',
-  required: ['name', 'message', 'instanceKey'],
-  properties: {
-    name: { type: 'string', minLength: 1 },
-    instanceKey: { type: 'string', minLength: 1 },
-    idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
-    properties: { type: 'object', additionalProperties: { type: 'string' } },
-    message: {
-      oneOf: [
-        { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
-        { type: 'object', required: ['type', 'url'], properties: { type: { const: 'image' }, url: { type: 'string' } } },
-        { type: 'object', required: ['type', 'url', 'name'], properties: { type: { const: 'file' }, url: { type: 'string' }, name: { type: 'string' } } },
-      ],
+const validateConnectorEvent = compiledValidator<ConnectorEvent>({
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    required: ['name', 'message', 'instanceKey'],
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      instanceKey: { type: 'string', minLength: 1 },
+      idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+      properties: { type: 'object', additionalProperties: { type: 'string' } },
+      message: {
+        oneOf: [
+          { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+          { type: 'object', required: ['type', 'url'], properties: { type: { const: 'image' }, url: { type: 'string' } } },
+          { type: 'object', required: ['type', 'url', 'name'], properties: { type: { const: 'file' }, url: { type: 'string' }, name: { type: 'string' } } },
+        ],
+      },
     },
   },
 });
@@ -46,11 +48,7 @@ export async function startConnector(assignment: Assignment, channel: ShellChann
     throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `a connector process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
   }
   const plan = assignment.connection;
-  const logger = createLogger({
-    name: 'connector',
-    base: { connection: plan.name },
-    ...(assignment.logFile ? { destination: pino.destination({ dest: assignment.logFile, append: true, sync: true }) } : {}),
-  });
+  const logger = createDeferredLogger({ name: 'connector', base: { connection: plan.name }, ...(assignment.logFile ? { file: assignment.logFile } : {}) });
   const entry = await loadEntry(plan);
   const self: EventSource = { kind: 'connector', name: plan.name };
   const abort = new AbortController();
@@ -142,7 +140,7 @@ function isConnectorEntry(value: unknown): value is ConnectorEntry {
 }
 
 function toAgentEvent(plan: ConnectionPlan, self: EventSource, logger: RootLogger, event: ConnectorEvent, replyTo?: { target: string; correlationId: string }): AgentEvent {
-  if (!validateConnectorEvent(event)) throw new Error(`invalid connector event: ${ajv.errorsText(validateConnectorEvent.errors)}`);
+  if (!validateConnectorEvent(event)) throw new Error(`invalid connector event: ${describeErrors(validateConnectorEvent.errors)}`);
   if (!plan.events.some((e) => e.name === event.name)) logger.warn({ event: event.name }, 'event name is not declared by the connector');
   const message = event.message;
   const input = message.type === 'text' ? message.text : message.type === 'image' ? `[image] ${message.url}` : `[file ${message.name}] ${message.url}`;

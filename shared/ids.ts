@@ -1,5 +1,8 @@
-/** Identifiers: nanoid for entity ids, crypto-random hex for trace context (SPEC.md §3.2). */
-import { randomBytes } from 'node:crypto';
+/**
+ * Identifiers: nanoid for entity ids, crypto-random hex for trace context (SPEC.md §3.2). Random
+ * bytes come from the global Web Crypto: node:crypto costs ~5 MB of RSS in every Bun process
+ * (the bundled agent entry uses nanoid's Web Crypto build for the same reason).
+ */
 import { nanoid } from 'nanoid';
 
 /** Short unique id with a readable prefix, e.g. `evt_V1StGXR8_Z5jdHi6B`. */
@@ -9,12 +12,16 @@ export function newId(prefix: string): string {
 
 /** 32 lowercase hex chars. */
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 /** 16 lowercase hex chars. */
 export function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
+}
+
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
 }
 
 export const TRACE_ID_PATTERN = /^[0-9a-f]{32}$/;

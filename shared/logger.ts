@@ -19,7 +19,22 @@ const REDACTED_PATHS = [
   '*.headers.Authorization',
 ];
 
-export type RootLogger = pino.Logger;
+type LogFn = {
+  (obj: object, msg?: string): void;
+  (msg: string): void;
+};
+
+/** What goondan code uses of a logger (a pino logger is one; so is the deferred one of children). */
+export interface RootLogger {
+  readonly level: string;
+  child(bindings: Record<string, unknown>): RootLogger;
+  fatal: LogFn;
+  error: LogFn;
+  warn: LogFn;
+  info: LogFn;
+  debug: LogFn;
+  trace: LogFn;
+}
 
 export interface LoggerOptions {
   name: string;
@@ -28,12 +43,19 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
   /** Defaults to stdout (fd 1). */
   destination?: pino.DestinationStream | number;
+  /** Append to this file instead (synchronous writes), e.g. when stdout is the user's terminal. */
+  file?: string;
 }
 
 export function createLogger(options: LoggerOptions): RootLogger {
   const level = options.level ?? process.env.GOONDAN_LOG_LEVEL ?? 'info';
   const destination = options.destination ?? 1;
-  const stream = typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
+  const stream =
+    options.file !== undefined
+      ? pino.destination({ dest: options.file, append: true, sync: true })
+      : typeof destination === 'number'
+        ? pino.destination({ dest: destination, sync: true })
+        : destination;
   return pino(
     {
       name: options.name,

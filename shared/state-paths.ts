@@ -2,7 +2,6 @@
  * Where state lives (ARCHITECTURE §3): never inside the bundle. One function per path so the
  * orchestrator, the agent processes and the CLI always agree.
  */
-import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -34,7 +33,8 @@ const KEY_SLUG_MAX = 48;
  * agree (`alice.x` / `alice-x`, `k/1` / `k.1`, two non-ASCII keys of one length) never share state.
  */
 export function instanceDirName(agentName: string, instanceKey: string): string {
-  const hash = createHash('sha256').update(`${agentName}\0${instanceKey}`).digest('hex').slice(0, 12);
+  // Bun's hasher, not node:crypto: that module costs every agent process ~5 MB of RSS.
+  const hash = new Bun.CryptoHasher('sha256').update(`${agentName}\0${instanceKey}`).digest('hex').slice(0, 12);
   return `${slugOf(agentName)}--${slugOf(instanceKey).slice(0, KEY_SLUG_MAX)}.${hash}`;
 }
 

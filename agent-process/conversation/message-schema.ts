@@ -6,7 +6,8 @@
  * `Date`): such an event is accepted with the date as an ISO string (`normalizeMessageEvent`).
  */
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
-import { ajv } from '../validation/ajv.ts';
+import { describeErrors } from '../../shared/validation/compiled-validator.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 
 const messageSchema = {
   type: 'object',
@@ -44,8 +45,8 @@ const messageEventSchema = {
   ],
 } as const;
 
-const validateMessage = ajv.compile<Message>(messageSchema);
-const validateMessageEvent = ajv.compile<MessageEvent>(messageEventSchema);
+const validateMessage = agentValidator<Message>(messageSchema);
+const validateMessageEvent = agentValidator<MessageEvent>(messageEventSchema);
 
 export function isMessage(value: unknown): value is Message {
   return validateMessage(value);
@@ -57,7 +58,7 @@ export function isMessageEvent(value: unknown): value is MessageEvent {
 
 /** ajv's description of why the last checked event was rejected. */
 export function messageEventProblems(): string {
-  return ajv.errorsText(validateMessageEvent.errors, { dataVar: 'event' });
+  return describeErrors(validateMessageEvent.errors, 'event');
 }
 
 /**

@@ -3,8 +3,7 @@
  * unfolded conversation events, and runs turns one at a time. Usable in-process (tests) and from
  * the AgentProcess shell (agent-process/main.ts), which wires it to IPC.
  */
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -13,6 +12,7 @@ import type { Message as MessageShape, MessageEvent } from '../../shared/types/m
 import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
+import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
@@ -26,6 +26,7 @@ import { createExtensionApi, type CloseHandler } from '../extensions/extension-a
 import { loadExtension } from '../extensions/extension-loader.ts';
 import { ExtensionStateStore } from '../extensions/extension-state.ts';
 import { createLanguageModel } from '../models/create-language-model.ts';
+import { PromptConverter } from '../models/prompt-converter.ts';
 import { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import { ToolCallRunner } from '../tools/tool-call-runner.ts';
 import { ToolContextFactory } from '../tools/tool-context.ts';
@@ -86,7 +87,7 @@ export interface AgentEngine {
 const DEFAULT_MAX_STEPS = 32;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 const CONTEXT_MESSAGE = 'context-message';
-const CONTEXT_MESSAGE_ENTRY = fileURLToPath(new URL('../../bundles/base/extensions/context-message/index.ts', import.meta.url));
+const CONTEXT_MESSAGE_ENTRY = join(PACKAGE_ROOT, 'bundles/base/extensions/context-message/index.ts');
 
 export async function createAgentEngine(options: AgentEngineOptions): Promise<AgentEngine> {
   const { plan, swarm, instanceKey } = options;
@@ -167,6 +168,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     toolRunner,
     events,
     model,
+    prompt: new PromptConverter(),
     inbox,
     journal,
     fsync,

@@ -1,18 +1,22 @@
 /**
- * One model call per step (ARCHITECTURE §4): AI SDK `generateText` with the step's catalog as
- * tools WITHOUT `execute` (schemas passed verbatim through `jsonSchema`), then the answer read back
- * as the assistant message to append and the tool calls to run. Arguments that are not valid JSON
- * are repaired where unambiguous (seed 004 §8) or carried as an error — never replaced by `{}`.
+ * One model call per step (ARCHITECTURE §4): the provider's `LanguageModelV3.doStream` called
+ * directly — the AI SDK's provider adapters without `generateText`, whose zod re-validation of the
+ * whole history made every call cost more as a conversation grew. The prompt arrives converted
+ * (models/prompt-converter.ts, incremental), the step's catalog goes as function tools (schemas
+ * verbatim), text deltas are handed on as they stream, and the answer is read back as the
+ * assistant message to append and the tool calls to run. Arguments that are not valid JSON are
+ * repaired where unambiguous (seed 004 §8) or carried as an error — never replaced by `{}`.
  */
-import type { JSONSchema7 } from '@ai-sdk/provider';
-import { generateText, jsonSchema, tool, type AssistantModelMessage, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
-import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
+import type { JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type { AssistantModelMessage } from 'ai';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
 import type { ToolCall, ToolCatalogItem } from '../../shared/types/tools.ts';
 import type { TokenUsage } from '../../shared/types/turns.ts';
 import type { ResolvedModel } from '../models/create-language-model.ts';
+import { withModelRetries } from '../models/model-retry.ts';
+import { readModelStream, type StreamedPart } from '../models/read-model-stream.ts';
 import { validateToolArgs } from '../tools/args-validation.ts';
-import { describeJsonType, parseToolArguments } from '../tools/json-repair.ts';
+import { parseToolArguments } from '../tools/json-repair.ts';
 
 export interface ModelToolCall {
   call: ToolCall;
@@ -34,65 +38,84 @@ export interface ModelAnswer {
   warnings: unknown[];
 }
 
+export interface ModelCallOptions {
+  abortSignal?: AbortSignal;
+  /** Each piece of text as the model streams it. */
+  onTextDelta?: (text: string) => void;
+}
+
 type AssistantPart = Exclude<AssistantModelMessage['content'], string>[number];
-type KeptPart = Extract<AssistantPart, { type: 'text' | 'reasoning' | 'tool-call' }>;
 
 const EMPTY_PARAMETERS: JsonSchemaObject = { type: 'object', properties: {} };
 
-// The AI SDK prints warnings with console.info/warn, which would interleave with the JSON log lines
-// on stdout; the engine logs `result.warnings` through pino instead (unless someone chose a logger).
-globalThis.AI_SDK_LOG_WARNINGS ??= false;
-
-export async function callModel(
-  resolved: ResolvedModel,
-  messages: ModelMessage[],
-  catalog: readonly ToolCatalogItem[],
-  abortSignal?: AbortSignal,
-): Promise<ModelAnswer> {
+export async function callModel(resolved: ResolvedModel, prompt: LanguageModelV3Prompt, catalog: readonly ToolCatalogItem[], options: ModelCallOptions = {}): Promise<ModelAnswer> {
   const started = performance.now();
-  const tools = toToolSet(catalog);
-  const result = await generateText({
-    model: resolved.model,
-    messages,
-    // The system prompt arrives as a system message from context-message (SPEC.md §9.8 gap).
-    allowSystemInMessages: true,
-    ...(tools ? { tools } : {}),
-    ...resolved.settings,
-    ...(abortSignal ? { abortSignal } : {}),
+  const { settings } = resolved;
+  const tools = catalog.length > 0 ? catalog.map(toFunctionTool) : undefined;
+  const call: LanguageModelV3CallOptions = {
+    prompt,
+    ...(tools ? { tools, toolChoice: { type: 'auto' } } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    ...(settings.topP !== undefined ? { topP: settings.topP } : {}),
+    ...(settings.providerOptions !== undefined ? { providerOptions: settings.providerOptions } : {}),
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  };
+  const { stream } = await withModelRetries(() => resolved.model.doStream(call), {
+    maxRetries: settings.maxRetries,
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
+  const streamed = await readModelStream(stream, options.onTextDelta);
   const durationMs = performance.now() - started;
 
   const schemas = new Map(catalog.map((item) => [item.name, item.parameters]));
-  const toolCalls = result.toolCalls.map((call) => readToolCall(call, schemas.get(call.toolName)));
-  const argsById = new Map(toolCalls.map((c) => [c.call.id, c.call.args]));
-
-  const answer = result.response.messages.find((message) => message.role === 'assistant');
-  let assistant: AssistantModelMessage | null = null;
-  if (answer !== undefined && answer.role === 'assistant') {
-    const content = typeof answer.content === 'string' ? [{ type: 'text' as const, text: answer.content }] : answer.content;
-    const parts: KeptPart[] = [];
-    for (const part of content) {
-      if (part.type === 'tool-call') parts.push({ ...part, input: argsById.get(part.toolCallId) ?? {} });
-      // Files (binary) are not stored; text, reasoning and tool calls are what a replay needs.
-      else if (part.type === 'text' || part.type === 'reasoning') parts.push(part);
+  const toolCalls: ModelToolCall[] = [];
+  const content: AssistantPart[] = [];
+  for (const part of streamed.parts) {
+    if (part.type !== 'tool-call') {
+      content.push(part);
+      continue;
     }
-    if (parts.length > 0) assistant = { role: 'assistant', content: parts };
+    const read = readToolCall(part, schemas.get(part.toolName));
+    content.push({
+      type: 'tool-call',
+      toolCallId: part.toolCallId,
+      toolName: part.toolName,
+      input: read.call.args,
+      ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}),
+      ...(part.providerOptions !== undefined ? { providerOptions: part.providerOptions } : {}),
+    });
+    // A tool the provider ran itself has its result in the answer already; the engine runs the rest.
+    if (part.providerExecuted !== true) toolCalls.push(read);
   }
-  const usage = tokenUsage(result.usage);
-  return { assistant, text: result.text, toolCalls, ...(usage ? { usage } : {}), finishReason: result.finishReason, durationMs, warnings: result.warnings ?? [] };
+  const usage = tokenUsage(streamed.usage);
+  return {
+    assistant: content.length > 0 ? { role: 'assistant', content } : null,
+    text: streamed.text,
+    toolCalls,
+    ...(usage ? { usage } : {}),
+    finishReason: streamed.finishReason,
+    durationMs,
+    warnings: streamed.warnings,
+  };
 }
 
-function toToolSet(catalog: readonly ToolCatalogItem[]): ToolSet | undefined {
-  if (catalog.length === 0) return undefined;
-  const tools: ToolSet = {};
-  for (const item of catalog) {
+// Catalog items are rebuilt every step but keep their identity when unchanged.
+const functionTools = new WeakMap<ToolCatalogItem, LanguageModelV3FunctionTool>();
+
+function toFunctionTool(item: ToolCatalogItem): LanguageModelV3FunctionTool {
+  let tool = functionTools.get(item);
+  if (!tool) {
     const parameters = item.parameters ?? EMPTY_PARAMETERS;
-    tools[item.name] = tool({
+    tool = {
+      type: 'function',
+      name: item.name,
       ...(item.description !== undefined ? { description: item.description } : {}),
-      inputSchema: jsonSchema(isJsonSchema7(parameters) ? parameters : {}),
-    });
+      inputSchema: isJsonSchema7(parameters) ? parameters : {},
+    };
+    functionTools.set(item, tool);
   }
-  return tools;
+  return tool;
 }
 
 /** Catalog schemas were checked as JSON Schema objects by the config plane (Tool resources) or the registry (extension tools). */
@@ -100,41 +123,22 @@ function isJsonSchema7(schema: JsonSchemaObject): schema is JsonSchemaObject & J
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
 }
 
-interface SdkToolCall {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  invalid?: boolean;
-}
-
-function readToolCall(sdkCall: SdkToolCall, schema: JsonSchemaObject | undefined): ModelToolCall {
-  const base = { id: sdkCall.toolCallId, name: sdkCall.toolName };
-  const input = sdkCall.input;
-  // AI SDK hands back the raw text when JSON parsing failed (`invalid: true`).
-  if (typeof input === 'string' && sdkCall.invalid === true) {
-    const parsed = parseToolArguments(input, (value) => validateToolArgs(schema, value).ok);
-    if (parsed.ok) {
-      const call: ToolCall = { ...base, args: parsed.value };
-      return parsed.repairs.length > 0 ? { call, repairs: parsed.repairs } : { call };
-    }
-    return { call: { ...base, args: {}, rawArgs: input }, argsError: parsed.reason };
+function readToolCall(part: Extract<StreamedPart, { type: 'tool-call' }>, schema: JsonSchemaObject | undefined): ModelToolCall {
+  const base = { id: part.toolCallId, name: part.toolName };
+  const parsed = parseToolArguments(part.input, (value) => validateToolArgs(schema, value).ok);
+  if (parsed.ok) {
+    const call: ToolCall = { ...base, args: parsed.value };
+    return parsed.repairs.length > 0 ? { call, repairs: parsed.repairs } : { call };
   }
-  if (isJsonObject(input)) return { call: { ...base, args: cloneArgs(input) } };
-  if (input === undefined || input === null) return { call: { ...base, args: {} } };
-  return {
-    call: { ...base, args: {}, rawArgs: JSON.stringify(input) },
-    argsError: `arguments must be a JSON object, got ${describeJsonType(input)}`,
-  };
+  return { call: { ...base, args: {}, rawArgs: part.input }, argsError: parsed.reason };
 }
 
-function cloneArgs(input: JsonObject): JsonObject {
-  return structuredClone(input);
-}
-
-function tokenUsage(usage: LanguageModelUsage): TokenUsage | undefined {
-  if (usage.inputTokens === undefined && usage.outputTokens === undefined && usage.totalTokens === undefined) return undefined;
-  const promptTokens = usage.inputTokens ?? 0;
-  const completionTokens = usage.outputTokens ?? 0;
-  const cached = usage.inputTokenDetails?.cacheReadTokens;
-  return { promptTokens, completionTokens, totalTokens: usage.totalTokens ?? promptTokens + completionTokens, ...(cached ? { cachedPromptTokens: cached } : {}) };
+function tokenUsage(usage: LanguageModelV3Usage | undefined): TokenUsage | undefined {
+  const input = usage?.inputTokens.total;
+  const output = usage?.outputTokens.total;
+  if (input === undefined && output === undefined) return undefined;
+  const promptTokens = input ?? 0;
+  const completionTokens = output ?? 0;
+  const cached = usage?.inputTokens.cacheRead;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, ...(cached ? { cachedPromptTokens: cached } : {}) };
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/types/tools.ts';
 import type { StepResult, TokenUsage } from '../../shared/types/turns.ts';
 import type { Conversation } from '../conversation/conversation-state.ts';
 import type { ResolvedModel } from '../models/create-language-model.ts';
+import type { PromptConverter } from '../models/prompt-converter.ts';
 import type { RuntimeEventLog } from '../observability/runtime-event-log.ts';
 import type { Span } from '../observability/trace-span.ts';
 import type { ToolCallRunner } from '../tools/tool-call-runner.ts';
@@ -36,6 +37,8 @@ export interface EngineInternals {
   toolRunner: ToolCallRunner;
   events: RuntimeEventLog;
   model: ResolvedModel;
+  /** The conversation as the model's prompt, converted incrementally. */
+  prompt: PromptConverter;
   inbox: AsyncReplyInbox;
   /** Tool calls of the unfolded turn (issue 10). */
   journal: ToolJournal;

@@ -8,9 +8,10 @@ import { newId } from '../../shared/ids.ts';
 import type { StepMiddlewareContext } from '../../shared/types/extensions.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { ToolCatalogItem, ToolResult } from '../../shared/types/tools.ts';
-import type { StepResult } from '../../shared/types/turns.ts';
+import type { RuntimeEvent, StepResult } from '../../shared/types/turns.ts';
 import { createMessage } from '../conversation/message-factory.ts';
 import { modelCallError } from '../models/model-error.ts';
+import { TextDeltaCoalescer } from '../observability/text-delta-coalescer.ts';
 import { childSpan, spanFields, type Span } from '../observability/trace-span.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { callModel } from './call-model.ts';
@@ -29,17 +30,22 @@ interface StepExtras {
 
 async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, extras: StepExtras): Promise<StepResult> {
   const catalog = sanitizeCatalog(ctx.toolCatalog);
+  const deltas = new TextDeltaCoalescer((text) => engine.events.stream(deltaEvent(engine, extras, ctx.stepIndex, text)));
   let answer;
   let modelStartedAt = 0;
   try {
     const messages = engine.conversation.toLlmMessages();
+    const prompt = engine.prompt.convert(messages);
     const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages };
     answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => {
       modelStartedAt = Date.now(); // after any admission wait: the model call's own span starts here
-      return callModel(engine.model, messages, catalog);
+      return callModel(engine.model, prompt, catalog, { onTextDelta: (text) => deltas.push(text) });
     });
   } catch (error) {
-    return failedStep(modelCallError(engine.model.name, error));
+    return failedStep(await modelCallError(engine.model.name, error));
+  } finally {
+    // Streamed text reaches observers before the step's completion (and the turn's reply).
+    deltas.flush();
   }
 
   if (answer.warnings.length > 0) engine.logger.warn({ code: 'W_MODEL_WARNING', model: engine.model.name, warnings: answer.warnings }, 'the model call returned warnings');
@@ -141,6 +147,21 @@ export async function runStep(engine: EngineInternals, turn: TurnState, stepInde
       });
     },
   });
+}
+
+function deltaEvent(engine: EngineInternals, extras: StepExtras, stepIndex: number, text: string): RuntimeEvent {
+  return {
+    type: 'step.delta',
+    timestamp: new Date().toISOString(),
+    ...spanFields(extras.span),
+    agentName: engine.plan.name,
+    agent: engine.plan.name,
+    instanceKey: engine.instanceKey,
+    turnId: extras.turn.turnId,
+    stepId: extras.stepId,
+    stepIndex,
+    text,
+  };
 }
 
 function failedStep(error: NonNullable<StepResult['error']>): StepResult {

@@ -1,9 +1,9 @@
 /**
  * One language model per AgentPlan: the provider adapter for `Model.spec.provider` (AI SDK
- * `@ai-sdk/*`, or the built-in `mock`) and the call settings of every generateText call —
- * retries, provider options and the Agent's `modelConfig.params`.
+ * `@ai-sdk/*`, or the built-in `mock`) and the settings of every model call — retries, provider
+ * options and the Agent's `modelConfig.params`.
  */
-import type { LanguageModel } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { AgentPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { EngineError } from '../engine/engine-error.ts';
@@ -23,7 +23,7 @@ export interface ModelCallSettings {
 export interface ResolvedModel {
   /** Model resource name (for messages). */
   name: string;
-  model: LanguageModel;
+  model: LanguageModelV3;
   settings: ModelCallSettings;
 }
 
@@ -33,6 +33,23 @@ const API_KEY_ENV: Record<string, string> = {
   anthropic: 'ANTHROPIC_API_KEY',
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
 };
+
+/** The provider adapters, each imported only by agents whose Model names it. */
+const PROVIDER_MODULES = {
+  openai: () => import('@ai-sdk/openai'),
+  anthropic: () => import('@ai-sdk/anthropic'),
+  google: () => import('@ai-sdk/google'),
+  'openai-compatible': () => import('@ai-sdk/openai-compatible'),
+};
+
+/** Loads a provider's adapter ahead of need (a warm spare of a swarm that uses it); unknown names are ignored. */
+export async function preloadProvider(provider: string): Promise<void> {
+  if (isProviderName(provider)) await PROVIDER_MODULES[provider]();
+}
+
+function isProviderName(name: string): name is keyof typeof PROVIDER_MODULES {
+  return Object.hasOwn(PROVIDER_MODULES, name);
+}
 
 /**
  * Provider packages are imported on demand: each costs 20–130 ms and 10–30 MB at start-up, and an
@@ -64,15 +81,15 @@ export async function createLanguageModel(
 
   switch (spec.provider) {
     case 'openai': {
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await PROVIDER_MODULES.openai();
       return { name: spec.name, model: createOpenAI({ ...factory, ...common })(spec.model), settings };
     }
     case 'anthropic': {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const { createAnthropic } = await PROVIDER_MODULES.anthropic();
       return { name: spec.name, model: createAnthropic({ ...factory, ...common })(spec.model), settings };
     }
     case 'google': {
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const { createGoogleGenerativeAI } = await PROVIDER_MODULES.google();
       return { name: spec.name, model: createGoogleGenerativeAI({ ...factory, ...common })(spec.model), settings };
     }
     case 'openai-compatible': {
@@ -83,8 +100,9 @@ export async function createLanguageModel(
           suggestion: 'Set spec.endpoint on the Model resource.',
         });
       }
-      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-      const provider = createOpenAICompatible({ ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
+      const { createOpenAICompatible } = await PROVIDER_MODULES['openai-compatible']();
+      // Usage arrives in a streamed answer only when asked for (`stream_options.include_usage`).
+      const provider = createOpenAICompatible({ includeUsage: true, ...factory, ...common, baseURL: spec.endpoint, name: factory.name ?? 'openai-compatible' });
       return { name: spec.name, model: provider.chatModel(spec.model), settings };
     }
     default:

@@ -1,17 +1,18 @@
 /**
  * A failed model call as a stable TurnError (the turn ends with `finishReason: 'error'`, never an
  * exception): rate limits, auth problems, unreachable endpoints and other API errors get their own
- * codes and a suggestion.
+ * codes and a suggestion. The provider package is loaded here only when a call failed.
  */
-import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import type { TurnError } from '../../shared/types/turns.ts';
-import { errorMessageOf, GoondanError } from '../../shared/errors/index.ts';
+import { GoondanError, errorMessageOf } from '../../shared/errors/index.ts';
+import { ModelRetryError } from './model-retry.ts';
 
-export function modelCallError(modelName: string, error: unknown): TurnError {
+export async function modelCallError(modelName: string, error: unknown): Promise<TurnError> {
   // The orchestrator refused the call (BUDGET_EXCEEDED, …): its error is already the one to show.
   if (GoondanError.isInstance(error)) return error.toJSON();
-  const last = RetryError.isInstance(error) ? error.lastError : error;
-  const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';
+  const { APICallError, LoadAPIKeyError } = await import('@ai-sdk/provider');
+  const last = error instanceof ModelRetryError ? error.lastError : error;
+  const attempts = error instanceof ModelRetryError ? ` after ${error.errors.length} attempts` : '';
   if (LoadAPIKeyError.isInstance(last)) {
     return { category: 'provider', code: 'E_MODEL_AUTH', message: `Model '${modelName}': ${last.message}`, suggestion: 'Set spec.apiKey on the Model (a ValueSource) or the provider environment variable.' };
   }

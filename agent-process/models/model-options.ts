@@ -6,7 +6,8 @@
  */
 import type { JsonObject } from '../../shared/types/json.ts';
 import { EngineError } from '../engine/engine-error.ts';
-import { ajv } from '../validation/ajv.ts';
+import { describeErrors } from '../../shared/validation/compiled-validator.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 
 export interface ProviderFactorySettings {
   headers?: Record<string, string>;
@@ -26,7 +27,7 @@ export interface ModelOptions extends ProviderFactorySettings {
 
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
 
-const validateModelOptions = ajv.compile<ModelOptions>({
+const validateModelOptions = agentValidator<ModelOptions>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -49,7 +50,7 @@ export function parseModelOptions(modelName: string, options: JsonObject): { opt
   if (!validateModelOptions(options)) {
     throw new EngineError({
       code: 'E_MODEL_CONFIG',
-      message: `Model '${modelName}': invalid spec.options: ${ajv.errorsText(validateModelOptions.errors, { dataVar: 'options' })}`,
+      message: `Model '${modelName}': invalid spec.options: ${describeErrors(validateModelOptions.errors, 'options')}`,
       suggestion:
         'Allowed keys: maxRetries, providerOptions (per-call provider options keyed by provider, e.g. { openai: { … } }), headers, queryParams, organization, project, name, includeUsage, supportsStructuredOutputs, authToken.',
     });

@@ -1,8 +1,9 @@
 /**
  * Where runtime events go (SPEC.md §3.2): appended to `messages/runtime-events.jsonl` (never used
  * to rebuild state), handed to the engine's `onRuntimeEvent` (IPC, SSE, metrics) and published on
- * the extension event bus. A failing observer never breaks a turn. The file is bounded by the
- * swarm's retention: it rotates to `runtime-events.1.jsonl` (rotating-log.ts).
+ * the extension event bus. Streamed text (`step.delta`) skips the file: the step's message holds
+ * the text. A failing observer never breaks a turn. The file is bounded by the swarm's retention:
+ * it rotates to `runtime-events.1.jsonl` (rotating-log.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -31,6 +32,15 @@ export class RuntimeEventLog {
     } catch (error) {
       this.logger.error({ code: 'E_RUNTIME_EVENT_WRITE', err: error, file: this.path }, 'cannot append to runtime-events.jsonl');
     }
+    this.publish(event);
+  }
+
+  /** A live-only event (`step.delta`): observers and the bus see it, the observation log does not. */
+  stream(event: RuntimeEvent): void {
+    this.publish(event);
+  }
+
+  private publish(event: RuntimeEvent): void {
     if (this.observer) {
       try {
         this.observer(event);

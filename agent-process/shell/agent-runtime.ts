@@ -8,7 +8,7 @@ import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.
 import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import type { Assignment, TurnReply } from '../../shared/ipc/control-protocol.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
@@ -25,7 +25,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   }
   const { agent: agentName, instanceKey } = assignment;
   // The engine adds agent and instanceKey to its own lines; binding them here too would repeat the keys.
-  const rootLogger = createLogger({ name: 'agent' });
+  const rootLogger = createDeferredLogger({ name: 'agent' });
   const logger = rootLogger.child({ agent: agentName, instanceKey });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });

@@ -4,31 +4,36 @@
  * suggestion naming the required and allowed keys. `argsWithDefaults` also fills in the schema's
  * `default`s (on a copy) for the handler; results are checked against `returns` the same way.
  */
-import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import type { JsonSchemaObject } from '../../shared/types/resources.ts';
-import { ajv, ajvWithDefaults } from '../validation/ajv.ts';
+import type { Validator } from '../../shared/validation/compiled-validator.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 import { describeJsonType } from './json-repair.ts';
 
 const MAX_ISSUES = 5;
 const EMPTY_SCHEMA: JsonSchemaObject = { type: 'object' };
 
-/** Compiled validators of one ajv instance, by schema identity and, failing that, by text. */
+/**
+ * Validators of one setting (plain, or filling in defaults), by schema identity and, failing that,
+ * by text. Each is generated once and cached on disk; a schema ajv cannot compile throws on its
+ * first call.
+ */
 class ValidatorCache {
   // Catalog items are rebuilt every step but keep their schema objects, so identity caching hits;
   // middleware that clones a schema falls back to the text key.
-  private readonly byIdentity = new WeakMap<object, ValidateFunction>();
-  private readonly byText = new Map<string, ValidateFunction>();
+  private readonly byIdentity = new WeakMap<object, Validator<JsonValue>>();
+  private readonly byText = new Map<string, Validator<JsonValue>>();
 
-  constructor(private readonly compiler: Ajv) {}
+  constructor(private readonly fillDefaults: boolean) {}
 
-  get(schema: object): ValidateFunction {
+  get(schema: object): Validator<JsonValue> {
     const known = this.byIdentity.get(schema);
     if (known) return known;
     const text = JSON.stringify(schema);
     let validate = this.byText.get(text);
     if (!validate) {
-      validate = this.compiler.compile(schema);
+      validate = agentValidator<JsonValue>(schema, this.fillDefaults);
       this.byText.set(text, validate);
     }
     this.byIdentity.set(schema, validate);
@@ -36,10 +41,10 @@ class ValidatorCache {
   }
 }
 
-const plain = new ValidatorCache(ajv);
-const filling = new ValidatorCache(ajvWithDefaults);
+const plain = new ValidatorCache(false);
+const filling = new ValidatorCache(true);
 
-export function validatorFor(schema: JsonSchemaObject | undefined): ValidateFunction {
+export function validatorFor(schema: JsonSchemaObject | undefined): Validator<JsonValue> {
   return plain.get(schema ?? EMPTY_SCHEMA);
 }
 
@@ -62,25 +67,23 @@ export function argsWithDefaults(schema: JsonSchemaObject | undefined, args: Jso
 
 /** A handler's output against the export's `returns` schema (issues read `result.x: …`). */
 export function validateToolResult(schema: JsonObject, output: JsonValue): ArgsCheck {
-  let validate: ValidateFunction;
+  const validate = plain.get(schema);
   try {
-    validate = plain.get(schema);
+    if (validate(output)) return { ok: true, issues: [] };
   } catch (error) {
     return { ok: false, issues: [`the tool's returns schema is invalid: ${error instanceof Error ? error.message : String(error)}`] };
   }
-  if (validate(output)) return { ok: true, issues: [] };
   return { ok: false, issues: issuesOf(validate.errors ?? [], output, 'result') };
 }
 
 function check(cache: ValidatorCache, schema: JsonSchemaObject | undefined, args: JsonObject, root: string): ArgsCheck {
-  let validate: ValidateFunction;
+  const validate = cache.get(schema ?? EMPTY_SCHEMA);
   try {
-    validate = cache.get(schema ?? EMPTY_SCHEMA);
+    if (validate(args)) return { ok: true, issues: [] };
   } catch (error) {
-    // A schema ajv cannot compile is the tool author's bug; the call cannot be checked safely.
+    // A schema ajv cannot compile (at its first use) is the tool author's bug; the call cannot be checked safely.
     return { ok: false, issues: [`the tool's parameter schema is invalid: ${error instanceof Error ? error.message : String(error)}`] };
   }
-  if (validate(args)) return { ok: true, issues: [] };
   const issues = issuesOf(validate.errors ?? [], args, root);
   const suggestion = suggestKeys(schema);
   return suggestion === undefined ? { ok: false, issues } : { ok: false, issues, suggestion };

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
-import { ajv } from '../validation/ajv.ts';
+import { agentValidator } from '../validation/agent-validator.ts';
 
 export type JournalRecord =
   | { type: 'tool.call.started'; messageId: string; toolCallId: string; name: string; args: JsonObject; at: string }
@@ -21,7 +21,7 @@ export type JournalRecord =
 /** What the journal knows about one call. */
 export type JournalState = { state: 'unknown' } | { state: 'started' } | { state: 'finished'; result: ToolResult };
 
-const isRecord = ajv.compile<JournalRecord>({
+const isRecord = agentValidator<JournalRecord>({
   oneOf: [
     {
       type: 'object',

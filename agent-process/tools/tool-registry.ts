@@ -151,7 +151,8 @@ function schemaProblemOf(parameters: JsonSchemaObject): string | undefined {
   if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) return 'not an object';
   if (parameters.type !== 'object') return "the top-level type must be 'object'";
   try {
-    validatorFor(parameters);
+    // The first call compiles (or loads) the validator: a schema ajv rejects throws here, at registration.
+    validatorFor(parameters)({});
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

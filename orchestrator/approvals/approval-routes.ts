@@ -1,19 +1,21 @@
 /** `GET /v1/approvals` and `POST /v1/approvals/{id}` for the HTTP API. */
-import { Ajv } from 'ajv';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { ApiRoute } from '../http/api-server.ts';
 import type { ApprovalBroker } from './approval-broker.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateDecision = ajv.compile<{ decision: 'approve' | 'deny'; scope?: 'once' | 'session'; reason?: string }>({
-  type: 'object',
-  required: ['decision'],
-  additionalProperties: false,
-  properties: {
-    decision: { enum: ['approve', 'deny'] },
-    scope: { enum: ['once', 'session'] },
-    reason: { type: 'string', maxLength: 2000 },
+const validateDecision = compiledValidator<{ decision: 'approve' | 'deny'; scope?: 'once' | 'session'; reason?: string }>({
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    required: ['decision'],
+    additionalProperties: false,
+    properties: {
+      decision: { enum: ['approve', 'deny'] },
+      scope: { enum: ['once', 'session'] },
+      reason: { type: 'string', maxLength: 2000 },
+    },
   },
 });
 

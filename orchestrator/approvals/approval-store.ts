@@ -6,11 +6,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Ajv } from 'ajv';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
 import { instancePaths, instancesDir } from '../../shared/state-paths.ts';
 import type { ApprovalDecision } from '../../shared/types/extensions.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 
 export type ApprovalOutcome = ApprovalDecision & { reason: string };
 
@@ -30,27 +30,29 @@ export interface InstanceApprovals {
 }
 
 const FILE = 'approvals.json';
-const ajv = new Ajv({ allErrors: true, strict: false });
-const isInstanceApprovals = ajv.compile<InstanceApprovals>({
-  type: 'object',
-  required: ['agent', 'instanceKey', 'records', 'sessionGrants'],
-  properties: {
-    agent: { type: 'string' },
-    instanceKey: { type: 'string' },
-    sessionGrants: { type: 'array', items: { type: 'string' } },
-    records: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['approval'],
-        properties: {
-          key: { type: 'string' },
-          approval: {
-            type: 'object',
-            required: ['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'],
-            properties: { id: { type: 'string' }, createdAt: { type: 'string' }, expiresAt: { type: 'string' }, args: { type: 'object' } },
+const isInstanceApprovals = compiledValidator<InstanceApprovals>({
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    required: ['agent', 'instanceKey', 'records', 'sessionGrants'],
+    properties: {
+      agent: { type: 'string' },
+      instanceKey: { type: 'string' },
+      sessionGrants: { type: 'array', items: { type: 'string' } },
+      records: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['approval'],
+          properties: {
+            key: { type: 'string' },
+            approval: {
+              type: 'object',
+              required: ['id', 'agent', 'instanceKey', 'toolName', 'toolCallId', 'args', 'reason', 'createdAt', 'expiresAt'],
+              properties: { id: { type: 'string' }, createdAt: { type: 'string' }, expiresAt: { type: 'string' }, args: { type: 'object' } },
+            },
+            decision: { type: 'object', required: ['approved', 'scope', 'decidedBy', 'reason', 'decidedAt'] },
           },
-          decision: { type: 'object', required: ['approved', 'scope', 'decidedBy', 'reason', 'decidedAt'] },
         },
       },
     },

@@ -5,10 +5,9 @@
  */
 import { liveDaemons } from '../daemon/runtime-file.ts';
 import { readApiToken } from '../http/api-credential.ts';
+import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 
-export class DaemonNotFoundError extends Error {
-  override name = 'DaemonNotFoundError';
-}
+export { DaemonNotFoundError };
 
 export interface DaemonClient {
   url: string;

@@ -1,17 +1,17 @@
 #!/usr/bin/env bun
 /** `goondan` entry: dispatches to one command module per subcommand. */
-import type { CliCommand, CliIo } from './command.ts';
-import { UsageError } from './command.ts';
-import { DaemonNotFoundError } from './daemon-client.ts';
+import type { CliIo } from './command.ts';
+import { UsageError } from './usage-error.ts';
+import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 import { EXIT } from './exit-codes.ts';
-import { commands } from './commands/index.ts';
+import { type CommandEntry, commands } from './commands/index.ts';
 
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   stderr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
 };
 
-function globalHelp(list: readonly CliCommand[]): string {
+function globalHelp(list: readonly CommandEntry[]): string {
   const width = Math.max(...list.map((c) => c.name.length));
   return [
     'goondan — run multi-agent LLM swarms declared in YAML',
@@ -36,11 +36,12 @@ export async function main(argv: string[]): Promise<number> {
     io.stdout(pkg.version);
     return EXIT.ok;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.stderr(`goondan: unknown command '${name}'\n\n${globalHelp(commands)}`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout(command.usage);
     return EXIT.ok;

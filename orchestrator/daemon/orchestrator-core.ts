@@ -110,7 +110,14 @@ export class OrchestratorCore {
         });
       },
     });
-    this.pool = new WarmPool({ size: options.warmPoolSize, logger, launcher: options.launcher, launchOptions: () => config().agentLaunchOptions() });
+    this.pool = new WarmPool({
+      size: options.warmPoolSize,
+      logger,
+      launcher: options.launcher,
+      launchOptions: () => config().agentLaunchOptions(),
+      // Spares become live agents: they share the live-process budget that memory sets.
+      room: () => this.liveBudget.limit - this.supervisor.liveAgentCount(),
+    });
     this.liveBudget = new LiveProcessBudget(config().swarm.lifecycle.maxLiveProcesses);
     this.supervisor = new Supervisor({
       maxLiveAgents: () => this.liveBudget.limit,

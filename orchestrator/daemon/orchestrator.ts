@@ -18,6 +18,7 @@ import { type DaemonApi, startApiServer } from '../http/api-server.ts';
 import { inspectRoutes } from '../inspect/inspect-routes.ts';
 import { studioRoutes } from '../studio/studio-routes.ts';
 import { StudioSessions } from '../studio/studio-sessions.ts';
+import { prepareAgentEntry } from '../process/agent-bundle.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
@@ -55,7 +56,7 @@ export interface OrchestratorOptions {
   onWarning?(text: string): void;
 }
 
-/** Warm agent processes kept ready (GOONDAN_WARM_POOL overrides; 0 turns the pool off). */
+/** Warm agent processes kept ready at least; the pool grows with demand (GOONDAN_WARM_POOL overrides; 0 turns it off). */
 export const DEFAULT_WARM_POOL_SIZE = 1;
 
 export class AlreadyRunningError extends Error {
@@ -142,14 +143,28 @@ export class Orchestrator {
       ...(this.options.apiToken ? { envToken: this.options.apiToken } : {}),
     });
     this.writeRuntimeFile();
+    // Before any agent starts: built once per change of the sources (~40 ms), then cached.
+    await prepareAgentEntry(this.options.processEnv, logger);
     this.core.start((name) => this.config.agents.has(name));
     this.startConnectors();
     if (this.options.watch) this.stopWatching = watchBundle(this.config, logger, () => void this.reload());
+    // Ready once a spare has booted: the first new instance is served warm, not raced against it.
+    await this.primedPool(swarm.startupTimeoutMs);
     this.ready = true;
     logger.info(
       { swarm: swarm.name, workspaceId: swarm.workspaceId, agents: swarm.agents, api: this.apiUrl, stateRoot: this.options.stateRoot },
       'orchestrator started',
     );
+  }
+
+  /** The warm pool's first spare, or the start-up timeout (a pool that cannot boot does not block readiness). */
+  private async primedPool(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([this.core.pool.primed(), timeout]);
+    clearTimeout(timer);
   }
 
   submit(submission: ExternalSubmission): Submitted {

@@ -9,12 +9,12 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Ajv } from 'ajv';
 import { errorShapeSchema } from '../../shared/errors/error-shape.ts';
 import { runtimeError } from '../../shared/errors/index.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import { failureOutcome } from '../../shared/ipc/reply-events.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Rewrite the file once it holds this many more lines than live records. */
@@ -43,25 +43,27 @@ type LedgerLine =
   | { op: 'done'; eventId: string; reply: ReplyOutcome; at: string }
   | { op: 'dead'; eventId: string; reason: string; at: string };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(errorShapeSchema);
 const str = { type: 'string' } as const;
-const isLine = ajv.compile<LedgerLine>({
-  oneOf: [
-    { type: 'object', required: ['op', 'eventId', 'agent', 'instanceKey', 'traceId', 'at'], properties: { op: { const: 'accepted' }, eventId: str, agent: str, instanceKey: str, traceId: str, at: str, idempotencyKey: str } },
-    { type: 'object', required: ['op', 'eventId'], properties: { op: { const: 'running' }, eventId: str } },
-    {
-      type: 'object',
-      required: ['op', 'eventId', 'reply', 'at'],
-      properties: {
-        op: { const: 'done' },
-        eventId: str,
-        at: str,
-        reply: { type: 'object', required: ['status', 'output'], properties: { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: { $ref: errorShapeSchema.$id } } },
+const isLine = compiledValidator<LedgerLine>({
+  options: { allErrors: true, strict: false },
+  refs: [errorShapeSchema],
+  schema: {
+    oneOf: [
+      { type: 'object', required: ['op', 'eventId', 'agent', 'instanceKey', 'traceId', 'at'], properties: { op: { const: 'accepted' }, eventId: str, agent: str, instanceKey: str, traceId: str, at: str, idempotencyKey: str } },
+      { type: 'object', required: ['op', 'eventId'], properties: { op: { const: 'running' }, eventId: str } },
+      {
+        type: 'object',
+        required: ['op', 'eventId', 'reply', 'at'],
+        properties: {
+          op: { const: 'done' },
+          eventId: str,
+          at: str,
+          reply: { type: 'object', required: ['status', 'output'], properties: { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: { $ref: errorShapeSchema.$id } } },
+        },
       },
-    },
-    { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str } },
-  ],
+      { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str } },
+    ],
+  },
 });
 
 export class EventLedger {

@@ -7,7 +7,6 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RootLogger } from '../../shared/logger.ts';
 import { instanceDirName, instancesDir, isHashedInstanceDirName, legacyInstanceDirName } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import { parseInboxLine } from './durable-inbox.ts';
@@ -25,7 +24,11 @@ export interface MigrationReport {
   movedEvents: Array<InstanceIdentity & { eventId: string }>;
 }
 
-type MigrationLogger = Pick<RootLogger, 'info' | 'warn'>;
+/** Only the object-first form is used, so a test can pass a plain recorder. */
+interface MigrationLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
 
 export function migrateInstanceDirs(stateRoot: string, workspaceId: string, logger?: MigrationLogger): MigrationReport {
   const report: MigrationReport = { renamed: [], left: [], movedEvents: [] };

@@ -2,11 +2,12 @@
  * Request bodies are untrusted: parse JSON defensively and validate with ajv (compiled once);
  * every failure names the field and becomes a 400, never an exception.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { compiledValidator, type Validator } from '../../shared/validation/compiled-validator.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { errorResponse } from './http-errors.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const options = { allErrors: true, strict: false } as const;
 
 export const MAX_BODY_BYTES = 1_000_000;
 
@@ -21,19 +22,22 @@ export interface SubmitEventBody {
   idempotencyKey?: string;
 }
 
-export const validateSubmitEventBody = ajv.compile<SubmitEventBody>({
-  type: 'object',
-  required: ['input'],
-  additionalProperties: false,
-  properties: {
-    input: { type: 'string', minLength: 1 },
-    agent: { type: 'string', minLength: 1 },
-    instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
-    wait: { type: 'boolean' },
-    timeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
-    traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
-    metadata: { type: 'object' },
-    idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+export const validateSubmitEventBody = compiledValidator<SubmitEventBody>({
+  options,
+  schema: {
+    type: 'object',
+    required: ['input'],
+    additionalProperties: false,
+    properties: {
+      input: { type: 'string', minLength: 1 },
+      agent: { type: 'string', minLength: 1 },
+      instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
+      wait: { type: 'boolean' },
+      timeoutMs: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+      traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+      metadata: { type: 'object' },
+      idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+    },
   },
 });
 
@@ -43,13 +47,16 @@ export interface RestartBody {
   fresh?: boolean;
 }
 
-export const validateRestartBody = ajv.compile<RestartBody>({
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    agent: { type: 'string', minLength: 1 },
-    instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
-    fresh: { type: 'boolean' },
+export const validateRestartBody = compiledValidator<RestartBody>({
+  options,
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      agent: { type: 'string', minLength: 1 },
+      instanceKey: { type: 'string', minLength: 1, maxLength: 256 },
+      fresh: { type: 'boolean' },
+    },
   },
 });
 
@@ -65,7 +72,7 @@ export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject
 /** Parses and validates a JSON body, or returns the 400 response to send (and calls `onReject`). */
 export async function readJsonBody<T>(
   request: Request,
-  validate: ValidateFunction<T>,
+  validate: Validator<T>,
   onReject: () => void = () => {},
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const result = await parseJsonBody(request, validate);
@@ -73,7 +80,7 @@ export async function readJsonBody<T>(
   return result;
 }
 
-async function parseJsonBody<T>(request: Request, validate: ValidateFunction<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+async function parseJsonBody<T>(request: Request, validate: Validator<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const length = Number(request.headers.get('content-length') ?? '0');
   if (length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
   let text: string;

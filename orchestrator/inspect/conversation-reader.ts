@@ -3,11 +3,10 @@
  * every event of `events.jsonl` applied in order. Read-only, for the studio: the agent process
  * owns these files, so this is a fold of what is on disk now, without the agent's warnings.
  */
-import { Ajv } from 'ajv';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import { readJsonLines } from './jsonl-file.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 
-const ajv = new Ajv({ strict: false });
 const message = {
   type: 'object',
   required: ['id', 'data', 'metadata', 'createdAt', 'source'],
@@ -19,14 +18,17 @@ const message = {
     source: { type: 'object', required: ['type'] },
   },
 };
-const isMessage = ajv.compile<Message>(message);
-const isMessageEvent = ajv.compile<MessageEvent>({
-  oneOf: [
-    { type: 'object', required: ['type', 'message'], properties: { type: { enum: ['append'] }, message } },
-    { type: 'object', required: ['type', 'targetId', 'message'], properties: { type: { enum: ['replace'] }, targetId: { type: 'string' }, message } },
-    { type: 'object', required: ['type', 'targetId'], properties: { type: { enum: ['remove'] }, targetId: { type: 'string' } } },
-    { type: 'object', required: ['type'], properties: { type: { enum: ['truncate'] } } },
-  ],
+const isMessage = compiledValidator<Message>({ schema: message, options: { strict: false } });
+const isMessageEvent = compiledValidator<MessageEvent>({
+  options: { strict: false },
+  schema: {
+    oneOf: [
+      { type: 'object', required: ['type', 'message'], properties: { type: { enum: ['append'] }, message } },
+      { type: 'object', required: ['type', 'targetId', 'message'], properties: { type: { enum: ['replace'] }, targetId: { type: 'string' }, message } },
+      { type: 'object', required: ['type', 'targetId'], properties: { type: { enum: ['remove'] }, targetId: { type: 'string' } } },
+      { type: 'object', required: ['type'], properties: { type: { enum: ['truncate'] } } },
+    ],
+  },
 });
 
 export function readConversation(baseFile: string, eventsFile: string): Message[] {

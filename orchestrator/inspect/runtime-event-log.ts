@@ -3,25 +3,28 @@
  * `messages/runtime-events.jsonl`, read across the swarm's instances: one trace's events (the
  * studio's waterfall), recent traces, and the call graph of past traffic.
  */
-import { Ajv } from 'ajv';
 import { type AgentCall, addCall, agentCallOf, type CallEdge } from '../../shared/observe/agent-calls.ts';
 import { RUNTIME_EVENT_TYPES, type RuntimeEvent } from '../../shared/types/turns.ts';
 import { readJsonLines } from './jsonl-file.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 
 /** Listings (recent traces, the call graph) read only this much of each file's end. */
 export const TAIL_BYTES = 1_000_000;
 
-const isRuntimeEvent = new Ajv({ strict: false }).compile<RuntimeEvent>({
-  type: 'object',
-  required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
-  properties: {
-    type: { enum: [...RUNTIME_EVENT_TYPES] },
-    timestamp: { type: 'string' },
-    agentName: { type: 'string' },
-    instanceKey: { type: 'string' },
-    traceId: { type: 'string' },
-    spanId: { type: 'string' },
-    parentSpanId: { type: 'string' },
+const isRuntimeEvent = compiledValidator<RuntimeEvent>({
+  options: { strict: false },
+  schema: {
+    type: 'object',
+    required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
+    properties: {
+      type: { enum: [...RUNTIME_EVENT_TYPES] },
+      timestamp: { type: 'string' },
+      agentName: { type: 'string' },
+      instanceKey: { type: 'string' },
+      traceId: { type: 'string' },
+      spanId: { type: 'string' },
+      parentSpanId: { type: 'string' },
+    },
   },
 });
 

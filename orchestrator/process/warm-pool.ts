@@ -3,50 +3,99 @@
  * that have said `runtime.ready` and wait for their `runtime.assign` (the same start-up protocol
  * as a cold start, minus the wait). The pool refills in the background; a pool process that keeps
  * dying turns the pool off instead of looping.
+ *
+ * Its size adapts to demand: `size` spares at least, more while new instances arrive faster than
+ * one spare can boot (enough to cover the arrivals of two boot times), bounded by `room()` (what
+ * memory allows) and MAX_SPARES; extra spares are stopped once the demand has passed.
  */
 import type { RootLogger } from '../../shared/logger.ts';
+import { DemandRate } from './demand-rate.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
 
 export interface WarmPoolOptions {
+  /** Spares kept at least (0 turns the pool off). */
   size: number;
   logger: RootLogger;
   launcher: ChildLauncher;
   /** Command line of a bare agent process. */
   launchOptions(): LaunchOptions;
+  /** How many spares memory allows now (the live-process budget left); unbounded when absent. */
+  room?(): number;
+  /** Milliseconds (tests pass a fake clock). */
+  now?(): number;
 }
 
 /** Pool processes that die before assignment this many times in a row disable the pool. */
 const MAX_CONSECUTIVE_FAILURES = 3;
 const REFILL_DELAY_MS = 50;
+/** Never more spares than this, whatever the rate: each is a whole Bun process. */
+export const MAX_SPARES = 8;
+/** Demand is the takes (hits and misses) of this recent window. */
+export const DEMAND_WINDOW_MS = 2_000;
+/** Boot time assumed until one spare has been measured. */
+const ASSUMED_BOOT_MS = 300;
+/** Spares cover the arrivals of this many boot times. */
+const BOOT_COVER = 2;
 
 interface PoolEntry {
   child: LaunchedChild;
+  launchedAt: number;
   stopListening: () => void;
 }
 
 export class WarmPool {
   private readonly ready: PoolEntry[] = [];
   private readonly starting = new Set<PoolEntry>();
+  private readonly demand: DemandRate;
+  private readonly now: () => number;
+  private bootMs = ASSUMED_BOOT_MS;
   private failures = 0;
   private stopped = false;
   private refillTimer: ReturnType<typeof setTimeout> | undefined;
+  private decayTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly primedWaiters: Array<() => void> = [];
 
-  constructor(private readonly options: WarmPoolOptions) {}
+  constructor(private readonly options: WarmPoolOptions) {
+    this.now = options.now ?? (() => performance.now());
+    this.demand = new DemandRate(DEMAND_WINDOW_MS, this.now);
+  }
 
   get enabled(): boolean {
     return this.options.size > 0 && !this.stopped && this.failures < MAX_CONSECUTIVE_FAILURES;
   }
 
-  fill(): void {
-    while (this.enabled && this.ready.length + this.starting.size < this.options.size) this.startOne();
+  /** Spares wanted now: the minimum, or what the recent rate of new instances needs, within memory. */
+  get target(): number {
+    if (!this.enabled) return 0;
+    const needed = Math.ceil(this.demand.perSecond() * (this.bootMs / 1000) * BOOT_COVER);
+    const room = Math.max(this.options.size, this.options.room?.() ?? MAX_SPARES);
+    return Math.min(Math.max(this.options.size, needed), room, MAX_SPARES);
   }
 
-  /** A ready process, handed over to a new owner; the pool refills behind it. */
+  fill(): void {
+    const target = this.target;
+    while (this.enabled && this.ready.length + this.starting.size < target) this.startOne();
+    // Demand has passed: stop the spares beyond the target (ready ones only; starting ones finish).
+    while (this.ready.length > 0 && this.ready.length + this.starting.size > target) this.ready.pop()?.child.handle.kill('SIGKILL');
+    if (target > this.options.size) this.scheduleDecay();
+  }
+
+  /**
+   * Resolves once a spare is ready (or the pool is off, or gave up): a daemon that says it is ready
+   * then serves its first new instance from a spare instead of racing a still-booting one.
+   */
+  primed(): Promise<void> {
+    if (this.ready.length > 0 || !this.enabled) return Promise.resolve();
+    return new Promise((resolve) => this.primedWaiters.push(resolve));
+  }
+
+  /** A ready process, handed over to a new owner; the pool refills behind it. Every call is demand. */
   take(): LaunchedChild | undefined {
+    this.demand.record();
     const entry = this.ready.shift();
+    this.scheduleRefill();
     if (!entry) return undefined;
     entry.stopListening();
-    this.scheduleRefill();
     return entry.child;
   }
 
@@ -59,7 +108,9 @@ export class WarmPool {
   stop(): void {
     this.stopped = true;
     if (this.refillTimer) clearTimeout(this.refillTimer);
+    if (this.decayTimer) clearTimeout(this.decayTimer);
     this.killIdle();
+    this.releasePrimed();
   }
 
   /** Pool processes not yet assigned (for `ps`-style accounting and tests). */
@@ -77,10 +128,13 @@ export class WarmPool {
     const child = this.options.launcher.launch(this.options.launchOptions());
     const entry: PoolEntry = {
       child,
+      launchedAt: this.now(),
       stopListening: child.transport.onMessage((message) => {
         if (message.type !== 'event' || message.payload.type !== 'runtime.ready' || !this.starting.delete(entry)) return;
         this.failures = 0;
+        this.bootMs = this.now() - entry.launchedAt;
         this.ready.push(entry);
+        this.releasePrimed();
       }),
     };
     this.starting.add(entry);
@@ -91,9 +145,15 @@ export class WarmPool {
       if (!wasIdle || this.stopped) return;
       this.failures += 1;
       this.options.logger.warn({ childPid: child.handle.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
-      if (!this.enabled) this.options.logger.error('warm pool disabled after repeated failures; agents start cold');
-      else this.scheduleRefill();
+      if (!this.enabled) {
+        this.options.logger.error('warm pool disabled after repeated failures; agents start cold');
+        this.releasePrimed();
+      } else this.scheduleRefill();
     });
+  }
+
+  private releasePrimed(): void {
+    for (const resolve of this.primedWaiters.splice(0)) resolve();
   }
 
   private scheduleRefill(): void {
@@ -103,5 +163,15 @@ export class WarmPool {
       this.refillTimer = undefined;
       this.fill();
     }, REFILL_DELAY_MS);
+  }
+
+  /** Re-evaluates the size once the current demand has left the window. */
+  private scheduleDecay(): void {
+    if (this.decayTimer) return;
+    this.decayTimer = setTimeout(() => {
+      this.decayTimer = undefined;
+      this.fill();
+    }, DEMAND_WINDOW_MS);
+    this.decayTimer.unref?.();
   }
 }

@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import type { ApiRoute } from '../http/api-server.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import { type StudioSessions, sessionCookie } from './studio-sessions.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 
 export const STUDIO_DIST = resolve(import.meta.dir, '../../studio/dist');
 
@@ -39,15 +39,17 @@ function pageHeaders(dist: string): Record<string, string> {
   };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateLogin = ajv.compile<{ code?: string; token?: string }>({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  maxProperties: 1,
-  properties: {
-    code: { type: 'string', minLength: 1, maxLength: 200 },
-    token: { type: 'string', minLength: 1, maxLength: 1000 },
+const validateLogin = compiledValidator<{ code?: string; token?: string }>({
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+    properties: {
+      code: { type: 'string', minLength: 1, maxLength: 200 },
+      token: { type: 'string', minLength: 1, maxLength: 1000 },
+    },
   },
 });
 

@@ -10,7 +10,8 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent } from '../ipc/control-events
 import { type Assignment, type ControlMessage, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../ipc/control-protocol.ts';
 import { createParentChannelTransport } from '../ipc/parent-channel-transport.ts';
 import type { Transport } from '../ipc/transport.ts';
-import { createLogger, type RootLogger } from '../logger.ts';
+import { createDeferredLogger } from '../deferred-logger.ts';
+import type { RootLogger } from '../logger.ts';
 import type { AgentEvent, EventSource, ShutdownReason } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
 import { PendingReplies } from './pending-replies.ts';
@@ -55,6 +56,12 @@ export interface ChildShellOptions {
    * orchestrator restarts it.
    */
   onUncaught?(error: unknown, kind: 'exception' | 'rejection', promise: unknown, logger: RootLogger): boolean;
+  /**
+   * Loads, before `runtime.ready`, what `start` will need, so that a warm spare serves its first
+   * message without loading modules. Best effort: a failure here is the runtime's to report when
+   * it loads the same thing in `start`.
+   */
+  prepare?(): Promise<void>;
 }
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
@@ -67,7 +74,7 @@ export function runChildShell(options: ChildShellOptions): void {
   let phase: Phase = 'waiting';
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
-  const bootLogger = createLogger({ name: options.role });
+  const bootLogger = createDeferredLogger({ name: options.role });
   const log = (): RootLogger => runtime?.logger ?? bootLogger;
   const replies = new PendingReplies();
   const transport = createParentChannelTransport((problems) => log().warn({ problems }, 'dropped a malformed IPC message'));
@@ -172,6 +179,8 @@ export function runChildShell(options: ChildShellOptions): void {
     else runtime?.onControl?.(control);
   }
 
-  channel.control('runtime.ready', { pid: process.pid });
+  const sayReady = () => void channel.control('runtime.ready', { pid: process.pid });
+  if (options.prepare) void options.prepare().then(sayReady, sayReady);
+  else sayReady();
 }
 

@@ -1,5 +1,6 @@
 /** One YAML document of a loaded bundle, with everything needed to point problems at its source. */
 import type { Document, LineCounter } from 'yaml';
+import type { LineColumn } from './source-position.ts';
 import type { JsonObject } from '../types/json.ts';
 import type { ResourceKind } from '../types/resources.ts';
 
@@ -10,6 +11,8 @@ export interface BundleDocument {
   docIndex: number;
   doc: Document;
   lineCounter: LineCounter;
+  /** Where the document starts, when known without parsing (cached built-in documents). */
+  rootPosition?: LineColumn;
   value: JsonObject;
   /** Package of the resource: the bundle's Package name ('' without one) or `@goondan/base`. */
   packageName: string;

@@ -33,6 +33,7 @@ import { ProblemSink } from './problem-sink.ts';
 import { ResourceIndex } from './resource-index.ts';
 import { locate } from './source-position.ts';
 import { readYamlFile } from './yaml-file.ts';
+import { loadBuiltinDocuments } from './builtin-yaml-cache.ts';
 
 /** Built-in resources attached to agents implicitly (ARCHITECTURE §5), hence always "used". */
 const IMPLICIT_BASE_EXTENSIONS = new Set(['context-message', 'required-tools-guard']);
@@ -79,7 +80,7 @@ function usedBuiltins(docs: readonly NamedDocument[], resolutions: RefResolution
 function toLoadedResource(doc: NamedDocument): LoadedResource | undefined {
   const validate = kindValidator(doc.kind);
   if (!validate(doc.value)) return undefined;
-  const { line, column } = locate(doc.doc, doc.lineCounter, []);
+  const { line, column } = doc.rootPosition ?? locate(doc.doc, doc.lineCounter, []);
   const resource: LoadedResource = {
     resource: doc.value,
     kind: doc.kind,
@@ -106,7 +107,7 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
   const isBase = realDir(discovery.rootDir) === baseReal && discovery.mainFile !== undefined;
   const userDocs = loadDocuments(discovery.files, { packageName: '', bundleRoot: discovery.rootDir, builtin: isBase }, sink);
   const baseDiscovery = isBase ? undefined : discoverBundleFiles(BASE_PACKAGE_DIR);
-  const baseDocs = baseDiscovery ? loadDocuments(baseDiscovery.files, { packageName: BASE_PACKAGE, bundleRoot: BASE_PACKAGE_DIR, builtin: true }, sink) : [];
+  const baseDocs = baseDiscovery ? loadBuiltinDocuments(baseDiscovery.files, { packageName: BASE_PACKAGE, bundleRoot: BASE_PACKAGE_DIR, builtin: true }, sink) : [];
 
   for (const doc of [...baseDocs, ...userDocs]) checkEnvelope(doc, sink);
   const userNamed = userDocs.filter(isNamed);

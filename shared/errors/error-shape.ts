@@ -3,7 +3,8 @@
  * reply events, async replies, runtime events and HTTP bodies all carry `error: ErrorShape` — never
  * flattened `errorCode` / `errorMessage` fields, never reshaped on the way back.
  */
-import { Ajv, type JSONSchemaType } from 'ajv';
+import type { JSONSchemaType } from 'ajv';
+import { compiledValidator } from '../validation/compiled-validator.ts';
 import type { JsonObject } from '../types/json.ts';
 
 /** Who can act on the error: the user/caller, goondan itself, the model provider, or a tool. */
@@ -42,7 +43,7 @@ export const errorShapeSchema: JSONSchemaType<ErrorShape> = {
   additionalProperties: false,
 };
 
-const validate = new Ajv({ strict: false }).compile<ErrorShape>(errorShapeSchema);
+const validate = compiledValidator<ErrorShape>({ schema: errorShapeSchema, options: { strict: false } });
 
 export function isErrorShape(value: unknown): value is ErrorShape {
   return validate(value);

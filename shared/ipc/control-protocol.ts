@@ -3,13 +3,13 @@
  * `runtime.`; each type has ONE payload schema (ajv, compiled once on first use) and ONE TypeScript
  * type, used by sender and receiver alike. The payload travels in `event.metadata`.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
 import { agentPlanSchema, connectionPlanSchema, swarmPlanSchema } from '../schemas/plans.ts';
 import type { AgentPlan, ConnectionPlan, SwarmPlan } from '../types/bundle.ts';
 import type { AgentEvent, EventSource } from '../types/events.ts';
 import type { Cost, TokenUsage } from '../types/turns.ts';
 import { isJsonObject, type JsonObject } from '../types/json.ts';
+import { compiledValidator, type Validator } from '../validation/compiled-validator.ts';
 import { makeEvent } from './control-events.ts';
 
 /** Who the child becomes: an agent instance … */
@@ -175,20 +175,15 @@ const SCHEMAS: Record<ControlType, object> = {
   'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(errorShapeSchema);
-ajv.addSchema(agentPlanSchema);
-ajv.addSchema(swarmPlanSchema);
-ajv.addSchema(connectionPlanSchema);
-const validators = new Map<ControlType, ValidateFunction>();
+const REFS = [errorShapeSchema, agentPlanSchema, swarmPlanSchema, connectionPlanSchema];
+// Each is loaded on its first use: an agent process only ever needs a few of these.
+const validators = new Map<string, Validator<JsonObject>>(
+  Object.entries(SCHEMAS).map(([type, schema]) => [type, compiledValidator<JsonObject>({ schema, refs: REFS, options: { allErrors: true, strict: false } })]),
+);
 
-function validatorFor(type: ControlType): ValidateFunction {
-  let validator = validators.get(type);
-  if (!validator) {
-    // Compiled on first use: an agent process only ever needs a few of these.
-    validator = ajv.compile(SCHEMAS[type]);
-    validators.set(type, validator);
-  }
+function validatorFor(type: ControlType): Validator<JsonObject> {
+  const validator = validators.get(type);
+  if (!validator) throw new Error(`no schema for control type '${type}'`);
   return validator;
 }
 

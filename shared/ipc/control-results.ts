@@ -2,9 +2,9 @@
  * What the orchestrator answers to each control request (the `result` of a `runtime.response`):
  * one schema and one type per request type, checked by the requester on receipt.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { ApprovalDecision } from '../types/extensions.ts';
 import type { AgentCatalog, AgentInstanceInfo, AgentSpawnResult } from '../types/tools.ts';
+import { compiledValidator, describeErrors, type Validator } from '../validation/compiled-validator.ts';
 import { isJsonObject, type JsonObject } from '../types/json.ts';
 
 export interface ControlResults {
@@ -58,16 +58,14 @@ const SCHEMAS: Record<ControlRequestType, object> = {
   },
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validators = new Map<ControlRequestType, ValidateFunction>();
+// Each is loaded on its first use.
+const validators = new Map<string, Validator<JsonObject>>(
+  Object.entries(SCHEMAS).map(([type, schema]) => [type, compiledValidator<JsonObject>({ schema, options: { allErrors: true, strict: false } })]),
+);
 
-function validatorFor(type: ControlRequestType): ValidateFunction {
-  let validate = validators.get(type);
-  if (!validate) {
-    // Compiled on first use, once per type.
-    validate = ajv.compile(SCHEMAS[type]);
-    validators.set(type, validate);
-  }
+function validatorFor(type: ControlRequestType): Validator<JsonObject> {
+  const validate = validators.get(type);
+  if (!validate) throw new Error(`no schema for control result '${type}'`);
   return validate;
 }
 
@@ -78,7 +76,7 @@ function isResult<K extends ControlRequestType>(type: K, value: unknown): value 
 export type ParsedResult<K extends ControlRequestType> = { ok: true; value: ControlResults[K] } | { ok: false; problem: string };
 
 export function parseControlResult<K extends ControlRequestType>(type: K, result: JsonObject | undefined): ParsedResult<K> {
-  if (!isResult(type, result)) return { ok: false, problem: `malformed ${type} result: ${ajv.errorsText(validatorFor(type).errors)}` };
+  if (!isResult(type, result)) return { ok: false, problem: `malformed ${type} result: ${describeErrors(validatorFor(type).errors)}` };
   return { ok: true, value: result };
 }
 

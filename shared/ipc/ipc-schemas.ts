@@ -1,13 +1,15 @@
 /**
- * Receipt validation for everything that crosses a process boundary (ARCHITECTURE §2): compiled
- * once with ajv; a message that fails is logged and dropped by the receiver, never thrown.
+ * Receipt validation for everything that crosses a process boundary (ARCHITECTURE §2): ajv
+ * validators, generated once (shared/validation/compiled-validator.ts); a message that fails is
+ * logged and dropped by the receiver, never thrown.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { AgentEvent, ShutdownPayload } from '../types/events.ts';
 import type { JsonValue } from '../types/json.ts';
 import { RUNTIME_EVENT_TYPES, type RuntimeEvent } from '../types/turns.ts';
+import { compiledValidator } from '../validation/compiled-validator.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const options = { allErrors: true, strict: false } as const;
 
 const nonEmptyString = { type: 'string', minLength: 1 } as const;
 
@@ -76,14 +78,13 @@ export type TypedIpcMessage =
   | { type: 'shutdown'; from: string; to: string; payload: ShutdownPayload }
   | { type: 'shutdown_ack'; from: string; to: string; payload: JsonValue };
 
-// Compiling the event schema first registers its $id for the $ref in the message schema.
-const agentEventValidator = ajv.compile<AgentEvent>(agentEventSchema);
-const ipcMessageValidator = ajv.compile<TypedIpcMessage>(ipcMessageSchema);
+const agentEventValidator = compiledValidator<AgentEvent>({ schema: agentEventSchema, options });
+const ipcMessageValidator = compiledValidator<TypedIpcMessage>({ schema: ipcMessageSchema, refs: [agentEventSchema], options });
 
 const count = { type: 'number', minimum: 0 } as const;
 
 // Base fields, and the figures the orchestrator counts (usage, cost); the rest is our engine's own.
-const runtimeEventValidator = ajv.compile<RuntimeEvent>({
+const runtimeEventSchema = {
   type: 'object',
   required: ['type', 'timestamp', 'agentName', 'instanceKey', 'traceId', 'spanId'],
   properties: {
@@ -102,7 +103,8 @@ const runtimeEventValidator = ajv.compile<RuntimeEvent>({
     },
     cost: { type: 'object', required: ['amount', 'currency'], properties: { amount: count, currency: nonEmptyString } },
   },
-});
+} as const;
+const runtimeEventValidator = compiledValidator<RuntimeEvent>({ schema: runtimeEventSchema, options });
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 

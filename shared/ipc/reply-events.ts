@@ -4,11 +4,11 @@
  * control answers. Built and read here so the callee, the orchestrator (timeouts, cycles, unknown
  * targets, start failures) and every reader agree on the shape; read back with a schema.
  */
-import { Ajv } from 'ajv';
 import { type ErrorShape, errorShapeSchema } from '../errors/error-shape.ts';
 import { runtimeError, type RuntimeErrorCode } from '../errors/runtime-errors.ts';
 import type { AgentEvent, EventSource, ReplyStatus } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
+import { compiledValidator } from '../validation/compiled-validator.ts';
 import type { TokenUsage } from '../types/turns.ts';
 import { makeEvent } from './control-events.ts';
 
@@ -38,21 +38,23 @@ interface ReplyMetadata {
   usage?: TokenUsage;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(errorShapeSchema);
-const validateReplyMetadata = ajv.compile<ReplyMetadata>({
-  type: 'object',
-  required: ['inReplyTo', 'status'],
-  properties: {
-    inReplyTo: { type: 'string', minLength: 1 },
-    status: { enum: ['ok', 'error', 'timeout'] },
-    turnId: { type: 'string' },
-    error: { $ref: errorShapeSchema.$id },
-    result: { type: 'object' },
-    usage: {
-      type: 'object',
-      required: ['promptTokens', 'completionTokens', 'totalTokens'],
-      properties: { promptTokens: { type: 'number' }, completionTokens: { type: 'number' }, totalTokens: { type: 'number' } },
+const validateReplyMetadata = compiledValidator<ReplyMetadata>({
+  refs: [errorShapeSchema],
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    required: ['inReplyTo', 'status'],
+    properties: {
+      inReplyTo: { type: 'string', minLength: 1 },
+      status: { enum: ['ok', 'error', 'timeout'] },
+      turnId: { type: 'string' },
+      error: { $ref: errorShapeSchema.$id },
+      result: { type: 'object' },
+      usage: {
+        type: 'object',
+        required: ['promptTokens', 'completionTokens', 'totalTokens'],
+        properties: { promptTokens: { type: 'number' }, completionTokens: { type: 'number' }, totalTokens: { type: 'number' } },
+      },
     },
   },
 });

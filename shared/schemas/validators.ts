@@ -1,8 +1,9 @@
 /**
- * The ajv instance of the config plane. Each Kind's validator is compiled once, on first use, and
- * doubles as a type guard for the typed resource.
+ * The validators of the config plane: one per Kind, generated once as standalone code
+ * (shared/validation/compiled-validator.ts) and loaded on first use, each a type guard for the
+ * typed resource; and the JSON Schema meta-schema for tool parameter schemas.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type {
   AgentResource,
   AnyResource,
@@ -19,6 +20,7 @@ import type { SandboxSpec } from '../types/sandbox.ts';
 import { COMMON_SCHEMA_ID, commonSchema } from './common.ts';
 import { KIND_SCHEMAS } from './kind-schemas.ts';
 import { refsSchema } from './refs.ts';
+import { compiledValidator, type Validator } from '../validation/compiled-validator.ts';
 
 interface KindResource {
   Model: ModelResource;
@@ -32,25 +34,30 @@ interface KindResource {
 }
 
 // verbose: errors carry parentSchema, used for "did you mean" suggestions on unknown fields.
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictTypes: false });
-ajv.addSchema(commonSchema);
-ajv.addSchema(refsSchema);
+const OPTIONS = { allErrors: true, verbose: true, strict: true, strictTypes: false } as const;
 
-const compiled = new Map<ResourceKind, ValidateFunction<AnyResource>>();
-
-function compileKind<K extends ResourceKind>(kind: K): ValidateFunction<KindResource[K]> {
-  return ajv.compile<KindResource[K]>(KIND_SCHEMAS[kind]);
+function kindValidatorOf<K extends ResourceKind>(kind: K): Validator<KindResource[K]> {
+  return compiledValidator<KindResource[K]>({ schema: KIND_SCHEMAS[kind], refs: [commonSchema, refsSchema], options: OPTIONS });
 }
 
-/** The compiled schema validator of a Kind (a type guard for its resource type). */
-export function kindValidator(kind: ResourceKind): ValidateFunction<AnyResource> {
-  let validate = compiled.get(kind);
-  if (!validate) {
-    validate = compileKind(kind);
-    compiled.set(kind, validate);
-  }
-  return validate;
+const KIND_VALIDATORS: { [K in ResourceKind]: Validator<KindResource[K]> } = {
+  Model: kindValidatorOf('Model'),
+  Agent: kindValidatorOf('Agent'),
+  Swarm: kindValidatorOf('Swarm'),
+  Tool: kindValidatorOf('Tool'),
+  Extension: kindValidatorOf('Extension'),
+  Connector: kindValidatorOf('Connector'),
+  Connection: kindValidatorOf('Connection'),
+  Package: kindValidatorOf('Package'),
+};
+
+/** The schema validator of a Kind (a type guard for its resource type). */
+export function kindValidator(kind: ResourceKind): Validator<AnyResource> {
+  return KIND_VALIDATORS[kind];
 }
+
+// The draft-07 meta-schema ajv validates schemas with (verbose: problems quote the bad value).
+const validateJsonSchema = compiledValidator<object>({ schema: { $ref: 'http://json-schema.org/draft-07/schema#' }, options: { allErrors: true, verbose: true, strict: false } });
 
 /** Validates a whole document against its Kind's schema; returns ajv errors (empty when valid). */
 export function schemaErrors(kind: ResourceKind, document: unknown): ErrorObject[] {
@@ -72,9 +79,9 @@ export interface JsonSchemaProblem {
  */
 export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [{ pointer: '', message: 'must be an object' }];
-  if (ajv.validateSchema(schema) === true) return [];
+  if (validateJsonSchema(schema)) return [];
   const byPointer = new Map<string, JsonSchemaProblem>();
-  for (const error of ajv.errors ?? []) {
+  for (const error of validateJsonSchema.errors ?? []) {
     const existing = byPointer.get(error.instancePath);
     const allowed: unknown = error.params.allowedValues;
     if (existing) {
@@ -88,10 +95,9 @@ export function jsonSchemaProblems(schema: unknown): JsonSchemaProblem[] {
   return [...byPointer.values()];
 }
 
-let sandboxValidator: ValidateFunction<SandboxSpec> | undefined;
+const sandboxValidator = compiledValidator<SandboxSpec>({ schema: { $ref: `${COMMON_SCHEMA_ID}#/definitions/sandbox` }, refs: [commonSchema, refsSchema], options: OPTIONS });
 
 /** The validator of a `sandbox` block (also used where a block sits in free-form config: a tool ref's `config.sandbox`). */
-export function sandboxSpecValidator(): ValidateFunction<SandboxSpec> {
-  sandboxValidator ??= ajv.compile<SandboxSpec>({ $ref: `${COMMON_SCHEMA_ID}#/definitions/sandbox` });
+export function sandboxSpecValidator(): Validator<SandboxSpec> {
   return sandboxValidator;
 }

@@ -99,6 +99,16 @@ export type RuntimeEvent =
       /** The model call's cost, when the Model has pricing. */
       cost?: Cost;
     })
+  | (RuntimeEventBase & {
+      /** Model text as it streams (coalesced; never written to runtime-events.jsonl). */
+      type: 'step.delta';
+      turnId: string;
+      stepId: string;
+      stepIndex: number;
+      /** The agent's name again, as `agent` (what stream consumers read; same as agentName). */
+      agent: string;
+      text: string;
+    })
   | (RuntimeEventBase & { type: 'step.failed'; turnId: string; stepId: string; stepIndex: number; duration: number; error: ErrorShape })
   | (RuntimeEventBase & {
       /** The call started (issue 17 calls it `tool.started`; the name `tool.called` is kept for existing consumers). */
@@ -146,6 +156,7 @@ export const RUNTIME_EVENT_TYPES: readonly RuntimeEventType[] = [
   'turn.failed',
   'step.started',
   'step.completed',
+  'step.delta',
   'step.failed',
   'tool.called',
   'tool.completed',

@@ -2,12 +2,14 @@
  * A real provider adapter (`openai-compatible`, @ai-sdk/openai-compatible) against a fake OpenAI
  * chat-completions server on 127.0.0.1 started by the test: a tool-call round, a 429 retried after
  * `Retry-After: 0`, what the model is sent (system and tool messages, catalog, params), broken
- * tool-call JSON, and provider errors as turn errors.
+ * tool-call JSON, and provider errors as turn errors. Like the real API, the fake answers a
+ * `stream: true` request with server-sent chunks (the engine streams every model call).
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { isJsonObject, type JsonObject } from '../../shared/types/json.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
+import { streamed } from './helpers/chat-completion-stream.ts';
 import { ECHO_EXPORTS, echoTool, errorOf, fixtureExtension, makePlan, removeDir, startEngine, storedToolResults, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
 
 type Reply = { status: number; headers?: Record<string, string>; body: JsonObject };
@@ -27,6 +29,7 @@ function fakeOpenAI(replies: Reply[]): FakeServer {
       const body: unknown = await request.json();
       requests.push({ body: isJsonObject(body) ? body : {}, headers: request.headers });
       const reply: Reply = replies.shift() ?? { status: 500, body: { error: { message: 'no scripted reply left' } } };
+      if (reply.status === 200 && isJsonObject(body) && body.stream === true) return streamed(reply.body);
       return Response.json(reply.body, { status: reply.status, headers: reply.headers ?? {} });
     },
   });
@@ -183,9 +186,10 @@ describe('openai-compatible against a fake server', () => {
       }
       let raw = '';
       request.on('data', (chunk) => (raw += chunk));
-      request.on('end', () => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(text('after the reset').body));
+      request.on('end', async () => {
+        const answer = streamed(text('after the reset').body);
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(await answer.text());
       });
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'bun';
+import { streamed } from '../agent-process/helpers/chat-completion-stream.ts';
 import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
 
 interface Arrival {
@@ -28,15 +29,17 @@ let llm: Server<undefined>;
 let bundle: string;
 let daemon: Daemon;
 
-function completion(content: string): Response {
-  return Response.json({
+/** Like the real API: server-sent chunks when the request asks for a stream (the engine always does). */
+function completion(content: string, stream: boolean): Response {
+  const body = {
     id: `chatcmpl-${arrivals.length}`,
     object: 'chat.completion',
     created: 1,
     model: 'fake',
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 },
-  });
+  };
+  return stream ? streamed(body) : Response.json(body);
 }
 
 beforeAll(async () => {
@@ -44,7 +47,7 @@ beforeAll(async () => {
     hostname: '127.0.0.1',
     port: 0,
     fetch: async (request) => {
-      const body = (await request.json()) as { model: string; messages: Array<{ content: unknown }> };
+      const body = (await request.json()) as { model: string; messages: Array<{ content: unknown }>; stream?: boolean };
       const input = String(body.messages.at(-1)?.content);
       if (body.model === 'paused-model') {
         pausedCalls += 1;
@@ -52,14 +55,14 @@ beforeAll(async () => {
         const status = pausedCalls === 1 ? 429 : 200;
         arrivals.push({ model: body.model, at: Date.now(), status });
         if (status === 429) return Response.json({ error: { message: 'slow down', type: 'rate_limit' } }, { status, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
-        return completion(`paused says: ${input}`);
+        return completion(`paused says: ${input}`, body.stream === true);
       }
       arrivals.push({ model: body.model, at: Date.now(), status: 200 });
       meteredInFlight += 1;
       meteredMaxInFlight = Math.max(meteredMaxInFlight, meteredInFlight);
       await Bun.sleep(METERED_DELAY_MS);
       meteredInFlight -= 1;
-      return completion(`metered says: ${input}`);
+      return completion(`metered says: ${input}`, body.stream === true);
     },
   });
   bundle = mkdtempSync(join(tmpdir(), 'goondan-rate-'));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Server } from 'bun';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import { GOONDAN_BIN, REPO_ROOT, WAIT_MS, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
+import { streamed } from '../agent-process/helpers/chat-completion-stream.ts';
 
 const DEMO = join(REPO_ROOT, 'bundles/demo');
 const KEY = 'sk-test-do-not-log-7f3a';
@@ -26,14 +27,16 @@ beforeAll(() => {
       seen.push({ authorization: request.headers.get('authorization'), body });
       const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role: string; content: unknown }>) : [];
       const last = messages.at(-1);
-      return Response.json({
+      const completion = {
         id: 'chatcmpl-1',
         object: 'chat.completion',
         created: 1,
         model: 'fake-model-1',
         choices: [{ index: 0, message: { role: 'assistant', content: `remote says: ${String(last?.content)}` }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 },
-      });
+      };
+      // Like the real API: server-sent chunks when the request asks for a stream.
+      return body.stream === true ? streamed(completion) : Response.json(completion);
     },
   });
   bundle = mkdtempSync(join(tmpdir(), 'goondan-remote-'));

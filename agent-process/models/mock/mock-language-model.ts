@@ -1,7 +1,8 @@
 /**
  * The `mock` provider: a deterministic scripted model implemented as a real AI SDK
- * `LanguageModelV3`, so it runs through exactly the same generateText path as the real providers.
- * The script (Model `spec.options`) is described in docs/mock-model.md.
+ * `LanguageModelV3`, so it runs through exactly the same model-call path as the real providers.
+ * It streams its reply in word-sized chunks (`chunkDelayMs` apart, after `latencyMs`). The script
+ * (Model `spec.options`) is described in docs/mock-model.md.
  */
 import type {
   LanguageModelV3,
@@ -12,6 +13,7 @@ import type {
   LanguageModelV3StreamResult,
 } from '@ai-sdk/provider';
 import type { JsonObject } from '../../../shared/types/json.ts';
+import { abortableSleep } from '../abortable-sleep.ts';
 import { readPrompt, type PromptReading } from './mock-prompt.ts';
 import { compileMockScript, type MockAction, type MockScript } from './mock-script.ts';
 import { renderJson, renderTemplate, type TemplateScope } from './mock-template.ts';
@@ -29,7 +31,7 @@ export interface MockModelOptions {
 export function createMockLanguageModel(config: MockModelOptions): LanguageModelV3 {
   const script = compileMockScript(config.modelName, config.options);
   const generate = async (call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
-    if (script.latencyMs > 0) await sleep(script.latencyMs, call.abortSignal);
+    if (script.latencyMs > 0) await abortableSleep(script.latencyMs, call.abortSignal);
     return respond(script, config, readPrompt(call.prompt));
   };
   return {
@@ -38,7 +40,7 @@ export function createMockLanguageModel(config: MockModelOptions): LanguageModel
     modelId: config.modelId,
     supportedUrls: {},
     doGenerate: generate,
-    doStream: async (call): Promise<LanguageModelV3StreamResult> => ({ stream: toStream(await generate(call)) }),
+    doStream: async (call): Promise<LanguageModelV3StreamResult> => ({ stream: toStream(await generate(call), script.chunkDelayMs, call.abortSignal) }),
   };
 }
 
@@ -100,36 +102,50 @@ function summarize(reading: PromptReading): string {
   return lines.join('\n');
 }
 
-function toStream(result: LanguageModelV3GenerateResult): ReadableStream<LanguageModelV3StreamPart> {
-  const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+/** Words with the whitespace after them (leading whitespace stays with the first word). */
+export function wordChunks(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
+}
+
+function toStream(result: LanguageModelV3GenerateResult, chunkDelayMs: number, signal: AbortSignal | undefined): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: Array<LanguageModelV3StreamPart | { pause: true }> = [{ type: 'stream-start', warnings: [] }];
   result.content.forEach((part, index) => {
     if (part.type === 'text') {
       const id = `text-${index}`;
-      parts.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: part.text }, { type: 'text-end', id });
+      parts.push({ type: 'text-start', id });
+      wordChunks(part.text).forEach((delta, n) => {
+        if (n > 0 && chunkDelayMs > 0) parts.push({ pause: true });
+        parts.push({ type: 'text-delta', id, delta });
+      });
+      parts.push({ type: 'text-end', id });
     } else if (part.type === 'tool-call') {
-      parts.push(part);
+      parts.push({ type: 'tool-input-start', id: part.toolCallId, toolName: part.toolName });
+      parts.push({ type: 'tool-input-delta', id: part.toolCallId, delta: part.input });
+      parts.push({ type: 'tool-input-end', id: part.toolCallId }, part);
     }
   });
   parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
-  return new ReadableStream({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
+  if (chunkDelayMs === 0) {
+    return new ReadableStream({
+      start(controller) {
+        for (const part of parts) if (!('pause' in part)) controller.enqueue(part);
+        controller.close();
       },
-      { once: true },
-    );
+    });
+  }
+  let next = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      for (;;) {
+        const part = parts[next++];
+        if (part === undefined) return controller.close();
+        if ('pause' in part) await abortableSleep(chunkDelayMs, signal);
+        else {
+          controller.enqueue(part);
+          // One chunk per pull after a pause, so a reader sees each chunk when it is produced.
+          if (part.type === 'text-delta') return;
+        }
+      }
+    },
   });
 }

@@ -5,7 +5,8 @@
  */
 import type { JsonObject } from '../../../shared/types/json.ts';
 import { EngineError } from '../../engine/engine-error.ts';
-import { ajv } from '../../validation/ajv.ts';
+import { describeErrors } from '../../../shared/validation/compiled-validator.ts';
+import { agentValidator } from '../../validation/agent-validator.ts';
 
 export interface MockToolCallSpec {
   name: string;
@@ -25,6 +26,7 @@ export interface MockRuleSpec {
 }
 export interface MockScriptSpec {
   latencyMs?: number;
+  chunkDelayMs?: number;
   rules?: MockRuleSpec[];
   default?: string;
 }
@@ -41,6 +43,8 @@ export interface CompiledRule {
 
 export interface MockScript {
   latencyMs: number;
+  /** Streaming: the pause between word-sized chunks (after `latencyMs` before the first). */
+  chunkDelayMs: number;
   rules: CompiledRule[];
   fallback: MockAction[];
 }
@@ -56,7 +60,7 @@ const toolCallsSchema = {
   },
 } as const;
 
-const validateScript = ajv.compile<MockScriptSpec>({
+const validateScript = agentValidator<MockScriptSpec>({
   $id: 'goondan:mock-script',
   type: 'object',
   additionalProperties: false,
@@ -70,6 +74,7 @@ const validateScript = ajv.compile<MockScriptSpec>({
   },
   properties: {
     latencyMs: { type: 'number', minimum: 0 },
+    chunkDelayMs: { type: 'number', minimum: 0 },
     default: { type: 'string' },
     rules: {
       type: 'array',
@@ -98,14 +103,14 @@ export function compileMockScript(modelName: string, options: unknown): MockScri
   if (!validateScript(options)) {
     throw new EngineError({
       code: 'E_MODEL_CONFIG',
-      message: `Model '${modelName}' (provider mock): invalid spec.options: ${ajv.errorsText(validateScript.errors, { dataVar: 'options' })}`,
+      message: `Model '${modelName}' (provider mock): invalid spec.options: ${describeErrors(validateScript.errors, 'options')}`,
       suggestion:
         'Each rule needs exactly one of match/regex and exactly one of reply/toolCalls; `then` follows toolCalls only. See docs/mock-model.md.',
     });
   }
   const rules = (options.rules ?? []).map((rule, index) => compileRule(modelName, rule, index));
   const fallback = options.default === undefined || options.default === 'echo' ? '{{input}}' : options.default;
-  return { latencyMs: options.latencyMs ?? 0, rules, fallback: [{ kind: 'reply', template: fallback }] };
+  return { latencyMs: options.latencyMs ?? 0, chunkDelayMs: options.chunkDelayMs ?? 0, rules, fallback: [{ kind: 'reply', template: fallback }] };
 }
 
 function compileRule(modelName: string, rule: MockRuleSpec, index: number): CompiledRule {

@@ -1,13 +1,11 @@
 /**
  * Reading `config` of a built-in extension (Extension `spec.config` with the Agent's
- * `extensions[].config` shallow-merged over it): one ajv validator per extension, compiled on first
- * use, that fills in the defaults declared in the schema and rejects unknown keys, so a misspelt
+ * `extensions[].config` shallow-merged over it): one ajv validator per extension, generated once and
+ * cached (cached-ajv.ts), that fills in the defaults declared in the schema and rejects unknown keys, so a misspelt
  * setting fails the agent's start (E_EXT_CONFIG, SPEC.md §4.3) instead of being ignored.
  */
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-
-// useDefaults: the schema is the one place a default lives (extension.yaml mirrors it for readers).
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+import type { ErrorObject, JSONSchemaType } from 'ajv';
+import { type CompiledAjv, ajvCacheBesideAjv, cachedAjvValidator } from '../cached-ajv.ts';
 
 const MAX_LISTED_ISSUES = 5;
 
@@ -28,12 +26,14 @@ export class ExtensionConfigError extends Error {
  * throws ExtensionConfigError listing up to five problems (`config.maxMessages: must be >= 1`).
  */
 export function extensionConfigReader<T>(extension: string, schema: JSONSchemaType<T>): (config: unknown) => T {
-  let validate: ValidateFunction<T> | undefined;
+  let validate: CompiledAjv | undefined;
+  const isConfig = (value: unknown): value is T => validate?.(value) === true;
   return (config) => {
-    validate ??= ajv.compile(schema);
+    // useDefaults: the schema is the one place a default lives (extension.yaml mirrors it for readers).
+    validate ??= cachedAjvValidator({ schema, options: { allErrors: true, strict: false, useDefaults: true } }, ajvCacheBesideAjv());
     // A copy: useDefaults writes into the object, and the plan's config belongs to the engine.
     const value: unknown = structuredClone(config ?? {});
-    if (validate(value)) return value;
+    if (isConfig(value)) return value;
     throw new ExtensionConfigError(extension, describeIssues(validate.errors));
   };
 }

@@ -3,11 +3,12 @@
  * export's JSON Schema before the handler runs; handlers check again because they may be called
  * directly (tests, other tools), and they read `ctx.config` (which nobody else validates).
  * Argument schemas come from the `tool.yaml` beside the entry module — the one source of truth —
- * and are compiled once, on first use.
+ * and their validators are generated once and cached (cached-ajv.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { ErrorObject, JSONSchemaType } from 'ajv';
+import { type CompiledAjv, ajvCacheBesideAjv, cachedAjvValidator } from '../cached-ajv.ts';
 import type { JsonObject } from '../../../shared/types/index.ts';
 import { BaseToolError } from './tool-error.ts';
 
@@ -19,7 +20,12 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+/** Options of every check here; validators are generated once and cached (cached-ajv.ts). */
+const AJV_OPTIONS = { allErrors: true, strict: false } as const;
+
+function validatorOf(schema: object): CompiledAjv {
+  return cachedAjvValidator({ schema, options: AJV_OPTIONS }, ajvCacheBesideAjv());
+}
 
 const MAX_LISTED_ISSUES = 5;
 
@@ -76,16 +82,17 @@ function readExportSchemas(toolDir: string): ExportSchema[] {
  * listing the problems. `T` must describe the export's `parameters` schema in `tool.yaml`.
  */
 export function argsReader<T>(toolDir: string, exportName: string): (input: unknown) => T {
-  let validate: ValidateFunction<T> | undefined;
+  let validate: CompiledAjv | undefined;
   let schema: JsonObject | undefined;
+  const isArgs = (value: unknown): value is T => validate?.(value) === true;
   return (input) => {
     if (validate === undefined || schema === undefined) {
       const found = readExportSchemas(toolDir).find((item) => item.name === exportName);
       if (found === undefined) throw new Error(`${join(toolDir, 'tool.yaml')}: no export named "${exportName}"`);
       schema = found.parameters;
-      validate = ajv.compile<T>(schema);
+      validate = validatorOf(schema);
     }
-    if (validate(input)) return input;
+    if (isArgs(input)) return input;
     const required = Array.isArray(schema.required) ? schema.required.join(', ') : '';
     const allowed = isJsonObject(schema.properties) ? Object.keys(schema.properties).join(', ') : '';
     throw new BaseToolError('E_TOOL_INVALID_ARGS', `Invalid arguments: ${describeIssues(validate.errors, 'args', input).join('; ')}`, {
@@ -99,11 +106,12 @@ export function argsReader<T>(toolDir: string, exportName: string): (input: unkn
  * against each other by ajv's `JSONSchemaType`). Bad config is the operator's error: `E_TOOL_CONFIG`.
  */
 export function configReader<T>(toolName: string, schema: JSONSchemaType<T>): (config: unknown) => T {
-  let validate: ValidateFunction<T> | undefined;
+  let validate: CompiledAjv | undefined;
+  const isConfig = (value: unknown): value is T => validate?.(value) === true;
   return (config) => {
-    validate ??= ajv.compile(schema);
+    validate ??= validatorOf(schema);
     const value = config ?? {};
-    if (validate(value)) return value;
+    if (isConfig(value)) return value;
     throw new BaseToolError('E_TOOL_CONFIG', `Invalid config for tool "${toolName}": ${describeIssues(validate.errors, 'config', value).join('; ')}`, {
       suggestion: `Fix spec.config of Tool/${toolName} or tools[].config of the agent.`,
     });

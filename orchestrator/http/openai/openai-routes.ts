@@ -6,7 +6,6 @@
  * instance that has none (an instance with history keeps its own). `stream: true` answers with
  * chat.completion.chunk events ending in `[DONE]`. Same credential as the rest of the API.
  */
-import { Ajv } from 'ajv';
 import { httpStatusOf } from '../../../shared/errors/index.ts';
 import { newId } from '../../../shared/ids.ts';
 import { validateInstanceKey } from '../../../shared/instance-key.ts';
@@ -15,6 +14,7 @@ import type { ApiRoute, DaemonApi } from '../api-server.ts';
 import { jsonResponse } from '../http-errors.ts';
 import { chatCompletion, openAiError, openAiErrorFrom } from './openai-format.ts';
 import { streamCompletion } from './stream-completion.ts';
+import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
 
 interface ChatMessage {
   role: string;
@@ -29,21 +29,23 @@ interface ChatCompletionRequest {
   stream_options?: { include_usage?: boolean };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 // OpenAI clients send many optional sampling fields; they are accepted and ignored (the agent's own settings win).
-const validateRequest = ajv.compile<ChatCompletionRequest>({
-  type: 'object',
-  required: ['model', 'messages'],
-  properties: {
-    model: { type: 'string', minLength: 1 },
-    messages: {
-      type: 'array',
-      minItems: 1,
-      items: { type: 'object', required: ['role'], properties: { role: { type: 'string' }, content: { type: ['string', 'array', 'null'] } } },
+const validateRequest = compiledValidator<ChatCompletionRequest>({
+  options: { allErrors: true, strict: false },
+  schema: {
+    type: 'object',
+    required: ['model', 'messages'],
+    properties: {
+      model: { type: 'string', minLength: 1 },
+      messages: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', required: ['role'], properties: { role: { type: 'string' }, content: { type: ['string', 'array', 'null'] } } },
+      },
+      stream: { type: 'boolean' },
+      user: { type: 'string', minLength: 1 },
+      stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
     },
-    stream: { type: 'boolean' },
-    user: { type: 'string', minLength: 1 },
-    stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
   },
 });
 

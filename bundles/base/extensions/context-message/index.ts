@@ -6,7 +6,6 @@
  * (config: context-config.ts) — marked with the sha256 of its text, so it is added once and
  * replaced only when the text changes. The message is pinned so windowing and compaction keep it.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import type { ExtensionApi, MiddlewareRuntimeInfo, TurnMiddlewareContext } from '../../../../shared/types/extensions.ts';
 import type { JsonObject, JsonValue } from '../../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../../shared/types/messages.ts';
@@ -82,7 +81,8 @@ export function contextMessageEvents(ctx: Pick<TurnMiddlewareContext, 'conversat
   const first = messages[0];
   if (text === '') return marked.map((message) => ({ type: 'remove', targetId: message.id }));
 
-  const hash = createHash('sha256').update(text).digest('hex');
+  // Bun's hasher and the global Web Crypto: node:crypto would add ~5 MB to every agent process.
+  const hash = new Bun.CryptoHasher('sha256').update(text).digest('hex');
   const inPlace = first !== undefined && isContextMessage(first) && marked.length === 1;
   if (inPlace && markerHash(first) === hash) return [];
   const message = systemMessage(text, hash, extensionName);
@@ -103,7 +103,7 @@ function markerHash(message: Message): string | undefined {
 
 function systemMessage(text: string, hash: string, extensionName: string): Message {
   return {
-    id: `msg_ctx_${randomUUID()}`,
+    id: `msg_ctx_${crypto.randomUUID()}`,
     data: { role: 'system', content: text },
     metadata: { [CONTEXT_MESSAGE_MARKER]: { sha256: hash }, pinned: true },
     createdAt: new Date().toISOString(),

@@ -49,6 +49,9 @@ export function runtimeEventLine(event: RuntimeEvent, config: LoggingConfig): Lo
         },
         message: `step ${event.stepIndex} completed in ${ms(event.duration)} (${event.toolCallCount} tool ${event.toolCallCount === 1 ? 'call' : 'calls'})`,
       };
+    case 'step.delta':
+      // Not subscribed by default (one per streamed chunk); an extension may still format one.
+      return { level: 'debug', fields: { ...trace, turnId: event.turnId, stepId: event.stepId, stepIndex: event.stepIndex, characters: event.text.length }, message: `step ${event.stepIndex} streamed text` };
     case 'step.failed':
       return {
         level: 'error',

@@ -1,0 +1,255 @@
+/**
+ * The conversation as a `LanguageModelV3Prompt`, converted incrementally: each message is checked
+ * and converted once (it is immutable once appended), and a model call re-uses the prompt of the
+ * previous call up to the first message that changed. The AI SDK's `generateText` re-validated the
+ * whole history with zod on every call (~18 ms at 600 messages); this keeps the per-call cost flat.
+ * Consecutive tool messages are merged into one, as the AI SDK does (Anthropic needs every result
+ * of a step in one message).
+ */
+import type { LanguageModelV3FilePart, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import { GoondanError } from '../../shared/errors/index.ts';
+
+type UserPart = Extract<LanguageModelV3Message, { role: 'user' }>['content'][number];
+type AssistantPart = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'][number];
+type ToolPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content'][number];
+type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
+
+export class PromptConverter {
+  private readonly converted = new WeakMap<ModelMessage, LanguageModelV3Message | null>();
+  private inputs: readonly ModelMessage[] = [];
+  private prompt: LanguageModelV3Prompt = [];
+  /** promptLength[i]: length of the prompt built from inputs[0, i). */
+  private promptLength: number[] = [0];
+
+  /** Throws E_MODEL_PROMPT naming the message when one is malformed (extensions can append any message). */
+  convert(messages: readonly ModelMessage[]): LanguageModelV3Prompt {
+    let same = 0;
+    const limit = Math.min(messages.length, this.inputs.length);
+    while (same < limit && messages[same] === this.inputs[same]) same++;
+    // A tool run that continues past the unchanged prefix is merged again from its start.
+    while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
+    const prompt = this.prompt.slice(0, this.promptLength[same] ?? 0);
+    const lengths = this.promptLength.slice(0, same + 1);
+    for (let i = same; i < messages.length; i++) {
+      const message = messages[i];
+      if (message !== undefined) appendMerged(prompt, this.convertOne(message, i));
+      lengths.push(prompt.length);
+    }
+    this.inputs = messages.slice();
+    this.prompt = prompt;
+    this.promptLength = lengths;
+    // Callers get their own array: providers must not see (or change) the cached one.
+    return prompt.slice();
+  }
+
+  private convertOne(message: ModelMessage, index: number): LanguageModelV3Message | null {
+    let converted = this.converted.get(message);
+    if (converted === undefined) {
+      converted = convertMessage(message, index);
+      this.converted.set(message, converted);
+    }
+    return converted;
+  }
+}
+
+function appendMerged(prompt: LanguageModelV3Prompt, message: LanguageModelV3Message | null): void {
+  if (message === null) return;
+  const last = prompt[prompt.length - 1];
+  if (message.role === 'tool' && last?.role === 'tool') {
+    const merged: ToolMessage = { role: 'tool', content: [...last.content, ...message.content] };
+    if (message.providerOptions) merged.providerOptions = message.providerOptions;
+    prompt[prompt.length - 1] = merged;
+    return;
+  }
+  prompt.push(message);
+}
+
+class PromptProblem extends Error {}
+
+function convertMessage(message: ModelMessage, index: number): LanguageModelV3Message | null {
+  try {
+    return convertChecked(message);
+  } catch (error) {
+    if (!(error instanceof PromptProblem)) throw error;
+    throw new GoondanError('E_MODEL_PROMPT', 'user', `conversation message ${index} (${String(message.role)}) cannot be sent to the model: ${error.message}`, {
+      suggestion: 'An extension probably appended or replaced a malformed message; check the extensions that emit message events.',
+    });
+  }
+}
+
+function convertChecked(message: ModelMessage): LanguageModelV3Message | null {
+  const options = message.providerOptions ? { providerOptions: message.providerOptions } : {};
+  switch (message.role) {
+    case 'system':
+      if (typeof message.content !== 'string') throw new PromptProblem('a system message needs string content');
+      return { role: 'system', content: message.content, ...options };
+    case 'user': {
+      if (typeof message.content === 'string') return { role: 'user', content: [{ type: 'text', text: message.content }], ...options };
+      const content = partsOf(message.content).map(userPart).filter((part) => part.type !== 'text' || part.text !== '');
+      return { role: 'user', content, ...options };
+    }
+    case 'assistant': {
+      if (typeof message.content === 'string') return { role: 'assistant', content: [{ type: 'text', text: message.content }], ...options };
+      const content: AssistantPart[] = [];
+      for (const part of partsOf(message.content)) {
+        const converted = assistantPart(part);
+        if (converted) content.push(converted);
+      }
+      return { role: 'assistant', content, ...options };
+    }
+    case 'tool': {
+      const content: ToolPart[] = [];
+      for (const part of partsOf(message.content)) {
+        const converted = toolPart(part);
+        if (converted) content.push(converted);
+      }
+      return content.length === 0 ? null : { role: 'tool', content, ...options };
+    }
+    default:
+      throw new PromptProblem(`unknown role '${roleOf(message)}'`);
+  }
+}
+
+function partsOf<T>(content: readonly T[]): readonly T[] {
+  if (!Array.isArray(content)) throw new PromptProblem('content must be a string or an array of parts');
+  return content;
+}
+
+function roleOf(message: unknown): string {
+  return typeof message === 'object' && message !== null && 'role' in message ? String(message.role) : typeof message;
+}
+
+/** The `type` of a part the switch did not know, for the message (the value is untrusted). */
+function typeOf(part: unknown): string {
+  return typeof part === 'object' && part !== null && 'type' in part ? String(part.type) : typeof part;
+}
+
+type AnyUserPart = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>[number];
+type AnyAssistantPart = Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string>[number];
+type AnyToolPart = Extract<ModelMessage, { role: 'tool' }>['content'][number];
+
+function userPart(part: AnyUserPart): UserPart {
+  switch (part?.type) {
+    case 'text':
+      return textPart(part);
+    case 'image':
+      return filePart(part.image, part.mediaType ?? 'image/*', undefined, part.providerOptions);
+    case 'file':
+      return filePart(part.data, requireString(part.mediaType, 'a file part needs mediaType'), part.filename, part.providerOptions);
+    default:
+      throw new PromptProblem(`a user message cannot hold a '${typeOf(part)}' part`);
+  }
+}
+
+function assistantPart(part: AnyAssistantPart): AssistantPart | undefined {
+  switch (part?.type) {
+    case 'text':
+      // Empty text without provider options carries nothing (the AI SDK drops it too).
+      return part.text === '' && part.providerOptions === undefined ? undefined : textPart(part);
+    case 'reasoning':
+      return { type: 'reasoning', text: requireString(part.text, 'a reasoning part needs text'), ...withOptions(part.providerOptions) };
+    case 'file':
+      return filePart(part.data, requireString(part.mediaType, 'a file part needs mediaType'), part.filename, part.providerOptions);
+    case 'tool-call':
+      return {
+        type: 'tool-call',
+        toolCallId: requireString(part.toolCallId, 'a tool-call part needs toolCallId'),
+        toolName: requireString(part.toolName, 'a tool-call part needs toolName'),
+        input: part.input,
+        ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}),
+        ...withOptions(part.providerOptions),
+      };
+    case 'tool-result':
+      return toolResultPart(part);
+    case 'tool-approval-request':
+      return undefined;
+    default:
+      throw new PromptProblem(`an assistant message cannot hold a '${typeOf(part)}' part`);
+  }
+}
+
+function toolPart(part: AnyToolPart): ToolPart | undefined {
+  switch (part?.type) {
+    case 'tool-result':
+      return toolResultPart(part);
+    case 'tool-approval-response':
+      // Only provider-executed tools are approved through the provider (AI SDK semantics).
+      return part.providerExecuted
+        ? { type: 'tool-approval-response', approvalId: part.approvalId, approved: part.approved, ...(part.reason !== undefined ? { reason: part.reason } : {}) }
+        : undefined;
+    default:
+      throw new PromptProblem(`a tool message cannot hold a '${typeOf(part)}' part`);
+  }
+}
+
+function textPart(part: { text: string; providerOptions?: LanguageModelV3FilePart['providerOptions'] }): { type: 'text'; text: string; providerOptions?: LanguageModelV3FilePart['providerOptions'] } {
+  return { type: 'text', text: requireString(part.text, 'a text part needs text'), ...withOptions(part.providerOptions) };
+}
+
+function toolResultPart(part: Extract<AnyToolPart, { type: 'tool-result' }>): Extract<ToolPart, { type: 'tool-result' }> {
+  return {
+    type: 'tool-result',
+    toolCallId: requireString(part.toolCallId, 'a tool-result part needs toolCallId'),
+    toolName: requireString(part.toolName, 'a tool-result part needs toolName'),
+    output: toolOutput(part.output),
+    ...withOptions(part.providerOptions),
+  };
+}
+
+function toolOutput(output: Extract<AnyToolPart, { type: 'tool-result' }>['output']): LanguageModelV3ToolResultOutput {
+  switch (output?.type) {
+    case 'text':
+    case 'error-text':
+      requireString(output.value, `a '${output.type}' tool output needs a string value`);
+      return output;
+    case 'json':
+    case 'error-json':
+    case 'execution-denied':
+      return output;
+    case 'content':
+      return {
+        type: 'content',
+        value: partsOf(output.value).map((item) => {
+          // The prompt's `media` item is spelled image-data / file-data in the model spec.
+          if (item.type !== 'media') return item;
+          return item.mediaType.startsWith('image/')
+            ? { type: 'image-data', data: item.data, mediaType: item.mediaType }
+            : { type: 'file-data', data: item.data, mediaType: item.mediaType };
+        }),
+      };
+    default:
+      throw new PromptProblem(`unknown tool output type '${typeOf(output)}'`);
+  }
+}
+
+function filePart(data: unknown, mediaType: string, filename: string | undefined, providerOptions: LanguageModelV3FilePart['providerOptions']): LanguageModelV3FilePart {
+  const content = dataContent(data);
+  return {
+    type: 'file',
+    data: content.data,
+    mediaType: content.mediaType ?? mediaType,
+    ...(filename !== undefined ? { filename } : {}),
+    ...withOptions(providerOptions),
+  };
+}
+
+/** Stored messages are JSON: data arrives as a URL string, a data: URL or base64 text. */
+function dataContent(data: unknown): { data: LanguageModelV3FilePart['data']; mediaType?: string } {
+  if (data instanceof URL || data instanceof Uint8Array) return { data };
+  if (data instanceof ArrayBuffer) return { data: new Uint8Array(data) };
+  if (typeof data !== 'string') throw new PromptProblem('file data must be a URL, a data: URL, base64 text or bytes');
+  const dataUrl = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(data);
+  if (dataUrl) return { data: dataUrl[2] ?? '', ...(dataUrl[1] ? { mediaType: dataUrl[1] } : {}) };
+  if (/^https?:\/\//i.test(data)) return { data: new URL(data) };
+  return { data };
+}
+
+function withOptions(providerOptions: LanguageModelV3FilePart['providerOptions']): { providerOptions?: LanguageModelV3FilePart['providerOptions'] } {
+  return providerOptions === undefined ? {} : { providerOptions };
+}
+
+function requireString(value: unknown, problem: string): string {
+  if (typeof value !== 'string') throw new PromptProblem(problem);
+  return value;
+}

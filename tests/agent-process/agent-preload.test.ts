@@ -1,0 +1,70 @@
+/**
+ * A bare agent process loads the modules its swarm uses before it says runtime.ready, so a warm
+ * spare serves its first message without loading them; the orchestrator lists only built-in
+ * modules and real model providers. Bad preload input never keeps a process from becoming ready.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
+import { BASE_PACKAGE } from '../../shared/types/resources.ts';
+import { echoTool, makePlan } from './helpers/engine-fixture.ts';
+
+const AGENT_MAIN = join(import.meta.dir, '../../agent-process/main.ts');
+const dir = mkdtempSync(join(tmpdir(), 'goondan-preload-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Starts a bare agent process; resolves with what `check` saw when runtime.ready arrived. */
+async function atReady<T>(preload: string | undefined, check: () => T): Promise<T> {
+  const env: Record<string, string | undefined> = { ...process.env, GOONDAN_LOG_LEVEL: 'warn' };
+  if (preload !== undefined) env[AGENT_PRELOAD_ENV] = preload;
+  return new Promise<T>((resolve, reject) => {
+    const child = Bun.spawn([process.execPath, AGENT_MAIN], {
+      env,
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc: (message: { payload?: { type?: string } }) => {
+        if (message.payload?.type !== 'runtime.ready') return;
+        const seen = check();
+        child.kill();
+        resolve(seen);
+      },
+    });
+    void child.exited.then((code) => reject(new Error(`the agent process exited (${code}) before runtime.ready`)));
+  });
+}
+
+describe('preloading in a bare agent process', () => {
+  test('the listed modules have been imported by the time the process says runtime.ready', async () => {
+    const marker = join(dir, 'imported');
+    const module = join(dir, 'marks.ts');
+    // A slow module: without the preload the process would be ready long before it is imported.
+    writeFileSync(module, `await Bun.sleep(300);\nrequire('node:fs').writeFileSync(${JSON.stringify(marker)}, 'yes');\n`);
+    const imported = await atReady(JSON.stringify({ modules: [module], providers: ['no-such-provider'] }), () => existsSync(marker));
+    expect(imported).toBe(true);
+  });
+
+  test('malformed preload input (not JSON, wrong shape, a missing module) still ends in runtime.ready', async () => {
+    for (const preload of ['{not json', JSON.stringify({ modules: 'x' }), JSON.stringify({ modules: [join(dir, 'missing.ts')], providers: [] })]) {
+      expect(await atReady(preload, () => 'ready')).toBe('ready');
+    }
+  });
+});
+
+describe('what the orchestrator lists', () => {
+  test('built-in tool and extension modules of every agent, once each, and providers other than mock', () => {
+    const base = { ...echoTool(), packageName: BASE_PACKAGE };
+    const a = makePlan({ name: 'a', model: { provider: 'openai' } });
+    a.tools = [
+      { ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' },
+      { ...base, name: 'mine', packageName: '', entryPath: '/bundle/tools/mine/index.ts' },
+      // HTTP exports only: no entry module.
+      { ...base, name: 'web', entryPath: undefined },
+    ];
+    a.extensions = [{ name: 'context-message', packageName: BASE_PACKAGE, entryPath: '/base/extensions/context-message/index.ts', config: {} }];
+    const b = makePlan({ name: 'b' });
+    b.tools = [{ ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' }];
+    expect(agentPreloadOf([a, b])).toEqual({ modules: ['/base/extensions/context-message/index.ts', '/base/tools/agents/index.ts'], providers: ['openai'] });
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The prompt handed to the model is converted incrementally (issue 12): each conversation message
+ * once, the previous call's prompt re-used up to the first changed message, consecutive tool
+ * messages merged (as the AI SDK does), and a malformed message reported as E_MODEL_PROMPT naming it.
+ */
+import { describe, expect, test } from 'bun:test';
+import type { ModelMessage } from 'ai';
+import { PromptConverter } from '../../agent-process/models/prompt-converter.ts';
+import { GoondanError } from '../../shared/errors/index.ts';
+
+const system: ModelMessage = { role: 'system', content: 'Be brief.' };
+const user = (text: string): ModelMessage => ({ role: 'user', content: text });
+const assistant = (text: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
+const toolResult = (id: string, value: string): ModelMessage => ({
+  role: 'tool',
+  content: [{ type: 'tool-result', toolCallId: id, toolName: 'echo__say', output: { type: 'json', value } }],
+});
+
+describe('incremental conversion', () => {
+  test('messages become the model prompt: system text, user and assistant text parts', () => {
+    const prompt = new PromptConverter().convert([system, user('hi'), assistant('hello')]);
+    expect(prompt).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
+    ]);
+  });
+
+  test('a longer history re-uses the converted prefix (the same objects) and converts only the new messages', () => {
+    const converter = new PromptConverter();
+    const history = [system, user('one'), assistant('two')];
+    const first = converter.convert(history);
+    const second = converter.convert([...history, user('three')]);
+    expect(second).toHaveLength(4);
+    for (let i = 0; i < 3; i++) expect(second[i]).toBe(first[i]);
+    expect(second[3]).toEqual({ role: 'user', content: [{ type: 'text', text: 'three' }] });
+  });
+
+  test('a replaced or removed earlier message changes the prompt from there on (window, compaction)', () => {
+    const converter = new PromptConverter();
+    converter.convert([system, user('old'), assistant('a'), user('b')]);
+    const replaced = converter.convert([system, user('summary'), assistant('a'), user('b')]);
+    expect(replaced[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'summary' }] });
+    const truncated = converter.convert([system, user('b')]);
+    expect(truncated).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'b' }] },
+    ]);
+  });
+
+  test('consecutive tool messages are one message, also when the second arrives in a later call', () => {
+    const converter = new PromptConverter();
+    const calls: ModelMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'echo__say', input: { text: 'x' } },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'echo__say', input: { text: 'y' } },
+      ],
+    };
+    const once = converter.convert([user('go'), calls, toolResult('c1', 'x')]);
+    expect(once).toHaveLength(3);
+    const both = converter.convert([user('go'), calls, toolResult('c1', 'x'), toolResult('c2', 'y')]);
+    expect(both).toHaveLength(3);
+    expect(both[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }, { toolCallId: 'c2' }] });
+    // The cached prompt was not changed by the merge: the one-result prompt is still one result.
+    expect(once[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }] });
+  });
+
+  test('callers get their own array: changing it does not change the next prompt', () => {
+    const converter = new PromptConverter();
+    const history = [system, user('hi')];
+    converter.convert(history).push({ role: 'user', content: [{ type: 'text', text: 'injected' }] });
+    expect(converter.convert(history)).toHaveLength(2);
+  });
+});
+
+describe('malformed messages (extensions may append anything)', () => {
+  test('an unknown part is E_MODEL_PROMPT naming the message index and role', () => {
+    // Deliberately outside the type: what a buggy extension could append at run time.
+    const broken = { role: 'user', content: [{ type: 'hologram', data: 'x' }] } as unknown as ModelMessage;
+    let caught: unknown;
+    try {
+      new PromptConverter().convert([system, user('hi'), broken]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(GoondanError);
+    expect(caught).toMatchObject({ code: 'E_MODEL_PROMPT', message: expect.stringContaining('conversation message 2 (user)') });
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Validators are generated once as ajv standalone code and cached (bundles/base/cached-ajv.ts):
+ * another process loads the cached file and validates the same way (defaults filled in, problems
+ * reported) without loading ajv's compiler, which costs ~20 MB of RSS in every agent.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO_ROOT = join(import.meta.dir, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'goondan-ajv-cache-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SCHEMA = { type: 'object', additionalProperties: false, properties: { maxMessages: { type: 'integer', minimum: 1, default: 20 } } };
+
+/** Runs one check in a fresh Bun process; prints its result and whether ajv's compiler was loaded. */
+async function checkInFreshProcess(schema: object, config: object): Promise<{ ok: boolean; value: unknown; errors: unknown; compilerLoaded: boolean }> {
+  const script = `
+    import { createRequire } from 'node:module';
+    import { cachedAjvValidator } from ${JSON.stringify(join(REPO_ROOT, 'bundles/base/cached-ajv.ts'))};
+    const require = createRequire(${JSON.stringify(join(REPO_ROOT, 'package.json'))});
+    const validate = cachedAjvValidator({ schema: ${JSON.stringify(schema)}, options: { allErrors: true, strict: false, useDefaults: true } }, { dir: ${JSON.stringify(dir)}, require });
+    const value = ${JSON.stringify(config)};
+    const ok = validate(value);
+    const compilerLoaded = Object.keys(require.cache).some((path) => path.includes('/ajv/dist/compile/'));
+    console.log(JSON.stringify({ ok, value, errors: validate.errors ?? null, compilerLoaded }));
+  `;
+  const proc = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'pipe', cwd: REPO_ROOT });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`the check process exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+describe('cached standalone validators', () => {
+  test('the first process compiles and stores the validator; the next loads it without ajv’s compiler and gets the same answers', async () => {
+    const first = await checkInFreshProcess(SCHEMA, {});
+    expect(first).toMatchObject({ ok: true, value: { maxMessages: 20 }, compilerLoaded: true });
+    expect(readdirSync(dir).filter((f) => f.endsWith('.cjs'))).toHaveLength(1);
+
+    const second = await checkInFreshProcess(SCHEMA, {});
+    expect(second).toMatchObject({ ok: true, value: { maxMessages: 20 }, compilerLoaded: false });
+    const bad = await checkInFreshProcess(SCHEMA, { maxMessages: 0, extra: true });
+    expect(bad.ok).toBe(false);
+    expect(bad.compilerLoaded).toBe(false);
+    expect(JSON.stringify(bad.errors)).toContain('minimum');
+    expect(JSON.stringify(bad.errors)).toContain('additionalProperties');
+  });
+
+  test('an edited schema is a new cache entry, never the stale validator', async () => {
+    const edited = { ...SCHEMA, properties: { maxMessages: { type: 'integer', minimum: 1, default: 50 } } };
+    const result = await checkInFreshProcess(edited, {});
+    expect(result).toMatchObject({ ok: true, value: { maxMessages: 50 } });
+    expect(readdirSync(dir).filter((f) => f.endsWith('.cjs'))).toHaveLength(2);
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * A new instance must not feel new (issue 12): when the daemon says it is ready (/readyz, the
+ * 'orchestrator started' line), a warm spare has already booted, so the very first message to a
+ * new instanceKey is served by that spare instead of racing it with a cold start.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
+const daemons: Daemon[] = [];
+afterAll(async () => {
+  for (const daemon of daemons) {
+    await daemon.stop();
+    daemon.cleanup();
+  }
+});
+
+describe('the first message after /readyz', () => {
+  test('is served by the spare that booted before the daemon said ready (same pid), not by a cold start', async () => {
+    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_WARM_POOL: '1' } });
+    daemons.push(daemon);
+    expect((await daemon.api('/readyz')).status).toBe(200);
+    const spares = (await daemon.processes()).filter((p) => p.kind === 'pool');
+    expect(spares).toHaveLength(1);
+    const { status, body } = await daemon.send({ input: 'first', instanceKey: 'brand-new' });
+    expect({ status, output: body.output }).toEqual({ status: 200, output: 'alpha got: first' });
+    const served = (await daemon.processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'brand-new');
+    expect(served?.pid).toBe(spares[0]?.pid);
+  });
+});

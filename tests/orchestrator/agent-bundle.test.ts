@@ -1,0 +1,39 @@
+/** The agent entry bundled into one file starts like the sources: a bare process that says runtime.ready. */
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { rmSync } from 'node:fs';
+import { AGENT_SOURCE_ENTRY, agentEntry, buildAgentBundle, freshAgentBundle, prepareAgentEntry } from '../../orchestrator/process/agent-bundle.ts';
+
+setDefaultTimeout(120_000);
+
+describe('the bundled agent entry', () => {
+  test('is built for the current sources, found as fresh afterwards, and starts as a bare agent (runtime.ready over IPC)', async () => {
+    const path = await buildAgentBundle();
+    expect(freshAgentBundle()).toBe(path);
+    const first = await new Promise<unknown>((resolve, reject) => {
+      const child = Bun.spawn([process.execPath, path], {
+        serialization: 'json',
+        stdio: ['ignore', 'ignore', 'inherit'],
+        ipc: (message) => {
+          child.kill();
+          resolve(message);
+        },
+      });
+      void child.exited.then((code) => reject(new Error(`the bundled agent exited (${code}) before its first IPC message`)));
+    });
+    expect(first).toMatchObject({ type: 'event', payload: { type: 'runtime.ready' } });
+  });
+
+  test('GOONDAN_AGENT_BUNDLE=0 keeps agents on the sources; a build removed under the daemon falls back to them', async () => {
+    const log = { info: () => {}, warn: () => {} };
+    await prepareAgentEntry({ GOONDAN_AGENT_BUNDLE: '0' }, log);
+    expect(agentEntry()).toBe(AGENT_SOURCE_ENTRY);
+    await prepareAgentEntry({}, log);
+    const built = agentEntry();
+    expect(built).not.toBe(AGENT_SOURCE_ENTRY);
+    rmSync(built);
+    expect(agentEntry()).toBe(AGENT_SOURCE_ENTRY);
+    // The next daemon builds it again.
+    await prepareAgentEntry({}, log);
+    expect(agentEntry()).toBe(built);
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The warm pool adapts to the recent rate of new instances (issue 12): it keeps its minimum while
+ * new instances are rare, grows to cover the arrivals of two spare boot times when they come back
+ * to back, never beyond what memory allows (the live-process budget left) nor MAX_SPARES, and
+ * stops the extra spares once the demand has passed. A daemon becomes ready once a spare is ready.
+ * Over the in-memory launcher with a fake clock: nothing is spawned, no timing is asserted.
+ */
+import { describe, expect, test } from 'bun:test';
+import pino from 'pino';
+import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool } from '../../orchestrator/process/warm-pool.ts';
+import { eventually } from './helpers/eventually.ts';
+import { MemoryLauncher } from './helpers/memory-launcher.ts';
+
+interface PoolFixture {
+  pool: WarmPool;
+  launcher: MemoryLauncher;
+  clock: { t: number };
+}
+
+function poolFixture(options: { size?: number; room?: () => number } = {}): PoolFixture {
+  const clock = { t: 1_000 };
+  const launcher = new MemoryLauncher({ autoReady: false });
+  const pool = new WarmPool({
+    size: options.size ?? 1,
+    logger: pino({ level: 'silent' }),
+    launcher,
+    launchOptions: () => ({ command: ['fake-agent'], env: {}, stdin: 'ignore', output: 'inherit' }),
+    ...(options.room ? { room: options.room } : {}),
+    now: () => clock.t,
+  });
+  return { pool, launcher, clock };
+}
+
+/** Makes every launched, unassigned child say runtime.ready and waits until the pool has them all. */
+async function bootAll(f: PoolFixture, bootMs: number): Promise<void> {
+  f.clock.t += bootMs;
+  const booting = f.launcher.children.filter((c) => c.alive && c.sent.length === 0);
+  for (const child of booting) child.ready();
+  await eventually(() => booting.every((c) => !c.alive || f.pool.pids().includes(c.pid)), 'the booted spares in the pool', () => f.launcher.describe());
+}
+
+/** `count` new instances, `gapMs` apart: each takes a spare (or misses and would start cold). */
+function newInstances(f: PoolFixture, count: number, gapMs: number): void {
+  for (let i = 0; i < count; i++) {
+    f.clock.t += gapMs;
+    f.pool.take();
+  }
+}
+
+describe('warm pool size follows the rate of new instances', () => {
+  test('with no recent new instances the pool keeps its minimum (one spare by default)', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    f.pool.fill();
+    expect(f.pool.target).toBe(1);
+    expect(f.launcher.children).toHaveLength(1);
+  });
+
+  test('new instances at 10 per second, spares booting in 200 ms: the pool grows to cover two boot times (4 spares)', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 20, 100);
+    // 20 arrivals in the 2 s window = 10/s; 10/s × 0.2 s × 2 = 4.
+    expect(f.pool.target).toBe(4);
+    f.pool.fill();
+    expect(f.pool.pids()).toHaveLength(4);
+    // The first spare was handed over; four new ones boot.
+    expect(f.launcher.children).toHaveLength(5);
+  });
+
+  test('the pool never grows beyond the room memory leaves (the live-process budget)', async () => {
+    const f = poolFixture({ room: () => 2 });
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 40, 50);
+    f.pool.fill();
+    expect(f.pool.target).toBe(2);
+    expect(f.pool.pids()).toHaveLength(2);
+  });
+
+  test('nor beyond MAX_SPARES, whatever the rate', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 1_000);
+    newInstances(f, 100, 10);
+    f.pool.fill();
+    expect(f.pool.target).toBe(MAX_SPARES);
+    expect(f.pool.pids()).toHaveLength(MAX_SPARES);
+  });
+
+  test('a pool with no room left still keeps its minimum spare', async () => {
+    const f = poolFixture({ room: () => 0 });
+    f.pool.fill();
+    expect(f.pool.target).toBe(1);
+    expect(f.pool.pids()).toHaveLength(1);
+  });
+
+  test('once the demand has left the window, spares beyond the minimum are stopped', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 20, 100);
+    f.pool.fill();
+    await bootAll(f, 200);
+    expect(f.pool.pids()).toHaveLength(4);
+    f.clock.t += DEMAND_WINDOW_MS + 1;
+    f.pool.fill();
+    expect(f.pool.target).toBe(1);
+    expect(f.pool.pids()).toHaveLength(1);
+    const stopped = f.launcher.children.filter((c) => c.signals.includes('SIGKILL'));
+    expect(stopped).toHaveLength(3);
+  });
+
+  test('GOONDAN_WARM_POOL=0 (size 0) stays off whatever the rate', () => {
+    const f = poolFixture({ size: 0 });
+    newInstances(f, 50, 10);
+    f.pool.fill();
+    expect(f.pool.target).toBe(0);
+    expect(f.launcher.children).toHaveLength(0);
+  });
+});
+
+describe('primed: what a daemon waits for before it says ready', () => {
+  test('pending while the first spare boots; resolved once it said runtime.ready', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    let primed = false;
+    void f.pool.primed().then(() => {
+      primed = true;
+    });
+    await Bun.sleep(0);
+    expect(primed).toBe(false);
+    await bootAll(f, 200);
+    await eventually(() => primed, 'primed() to resolve after the spare said runtime.ready', () => f.launcher.describe());
+  });
+
+  test('resolved at once when the pool is off', async () => {
+    const f = poolFixture({ size: 0 });
+    await f.pool.primed();
+    expect(f.pool.pids()).toEqual([]);
+  });
+
+  test('resolved when the pool gives up after spares that keep dying (agents then start cold)', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    const primed = f.pool.primed();
+    for (let n = 1; n <= 3; n++) (await f.launcher.waitForLaunch(n)).crash();
+    await primed;
+    expect(f.pool.enabled).toBe(false);
+  });
+});
