@@ -2,7 +2,7 @@
  * The Connector contract (SPEC.md §6): one process per Connection; the entry's default export
  * receives this context and emits events the orchestrator routes by the Connection's ingress rules.
  */
-import type { ErrorShape } from '../errors/error-shape.ts';
+import type { ErrorShape } from '../errors/error-shape-type.ts';
 import type { Logger } from './tools.ts';
 
 export type ConnectorMessage =

@@ -2,7 +2,7 @@
  * Events that travel between processes (SPEC.md §2.5, tool spec §11.2) and the trace context they
  * carry (SPEC.md §3.2).
  */
-import type { ErrorShape } from '../errors/error-shape.ts';
+import type { ErrorShape } from '../errors/error-shape-type.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
 /** W3C-style trace ids: traceId 32 hex chars, spanId 16 hex chars, crypto-random. */

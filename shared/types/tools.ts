@@ -2,7 +2,7 @@
  * The Tool system contract (tool spec v2, `../shared/seeds/000_…txt`). Tool entry modules import
  * these types only: `export const handlers: Record<string, ToolHandler> = { … }`.
  */
-import type { ErrorShape } from '../errors/error-shape.ts';
+import type { ErrorShape } from '../errors/error-shape-type.ts';
 import type { AgentEvent } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';

@@ -1,7 +1,7 @@
 /**
  * Turns, steps and the observation events they emit (SPEC.md §2.7, §3.2).
  */
-import type { ErrorShape } from '../errors/error-shape.ts';
+import type { ErrorShape } from '../errors/error-shape-type.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Message } from './messages.ts';
 import type { ToolCall, ToolResult } from './tools.ts';
