@@ -6,6 +6,8 @@ import { UsageError } from './usage-error.ts';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Raw stdout (no newline added): text that streams in pieces. */
+  write?: (text: string) => void;
 }
 
 export interface CliCommand {

@@ -9,6 +9,7 @@ import { type CommandEntry, commands } from './commands/index.ts';
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   stderr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  write: (text) => process.stdout.write(text),
 };
 
 function globalHelp(list: readonly CommandEntry[]): string {

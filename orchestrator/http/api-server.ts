@@ -22,6 +22,7 @@ import { eventStream } from './event-stream.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
+import { streamReply } from './stream-reply.ts';
 
 export interface ProcessRow extends JsonObject {
   kind: string;
@@ -217,7 +218,13 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
 async function submitEvent(request: Request, daemon: DaemonApi): Promise<Response> {
   const body = await readJsonBody(request, validateSubmitEventBody, () => daemon.countMalformedBody());
   if (!body.ok) return body.response;
-  const { input, wait = true, timeoutMs, traceId, metadata, instanceKey } = body.value;
+  const { input, wait = true, timeoutMs, traceId, metadata, instanceKey, stream = false } = body.value;
+  if (stream && !wait) {
+    return errorResponse(400, 'E_HTTP_STREAM_WITHOUT_WAIT', 'stream: true streams the reply, so it cannot be combined with wait: false', {
+      details: { path: '/stream' },
+      suggestion: 'drop wait: false, or drop stream: true and follow GET /v1/events/stream instead',
+    });
+  }
   if (instanceKey !== undefined) {
     const problem = validateInstanceKey(instanceKey);
     if (problem) return badInstanceKey(problem, '/instanceKey', daemon);
@@ -247,6 +254,7 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
   });
   const replayHeader: Record<string, string> = submitted.replayed ? { 'idempotent-replayed': 'true' } : {};
   if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId }, replayHeader);
+  if (stream) return streamReply(submitted, daemon.runtimeEvents, (outcome) => replyBody(outcome, submitted), replayHeader);
   return replyResponse(await submitted.reply, submitted, replayHeader);
 }
 
@@ -271,9 +279,14 @@ function replyResponse(outcome: ReplyOutcome, submitted: Submitted, headers: Rec
   if (outcome.status !== 'ok' && outcome.turnId === undefined && outcome.error) {
     return jsonResponse(httpStatusOf(outcome.error), { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId }, headers);
   }
-  const result: JsonObject = { status: outcome.status, output: outcome.output, turnId: outcome.turnId ?? null, traceId, eventId: submitted.eventId };
+  return jsonResponse(200, replyBody(outcome, submitted), headers);
+}
+
+/** The body of a turn's reply (also the data of a streamed answer's final `reply` event). */
+function replyBody(outcome: ReplyOutcome, submitted: Submitted): JsonObject {
+  const result: JsonObject = { status: outcome.status, output: outcome.output, turnId: outcome.turnId ?? null, traceId: outcome.traceId ?? submitted.traceId, eventId: submitted.eventId };
   if (outcome.error) result.error = outcome.error;
-  return jsonResponse(200, result, headers);
+  return result;
 }
 
 function badInstanceKey(problem: string, path: string, daemon: DaemonApi): Response {

@@ -20,6 +20,8 @@ export interface SubmitEventBody {
   traceId?: string;
   metadata?: JsonObject;
   idempotencyKey?: string;
+  /** Answer as text/event-stream: the trace's runtime events, then the reply (needs wait). */
+  stream?: boolean;
 }
 
 export const validateSubmitEventBody = compiledValidator<SubmitEventBody>({
@@ -37,6 +39,7 @@ export const validateSubmitEventBody = compiledValidator<SubmitEventBody>({
       traceId: { type: 'string', pattern: '^[0-9a-f]{32}$' },
       metadata: { type: 'object' },
       idempotencyKey: { type: 'string', minLength: 1, maxLength: 256 },
+      stream: { type: 'boolean' },
     },
   },
 });

@@ -44,8 +44,11 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
     ...(values.instance ? { instanceKey: values.instance } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
   };
-  const response = await client.request('POST', '/v1/events', body);
-  const result: unknown = await response.json().catch(() => undefined);
+  // Tokens are printed as they arrive when the reply is waited for and printed as text.
+  const streaming = body.wait && values.json !== true && io.write !== undefined;
+  const response = await client.request('POST', '/v1/events', streaming ? { ...body, stream: true } : body);
+  const printed: Printed = { all: '', step: '', stepId: '' };
+  const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed) : await response.json().catch(() => undefined);
   if (!isJsonObject(result)) {
     io.stderr(`goondan send: unexpected response ${response.status} from ${client.url}`);
     return EXIT.runtimeError;
@@ -63,8 +66,62 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
     io.stderr(formatFailure('goondan send', result.error, String(result.status).toUpperCase(), `trace ${String(result.traceId)}`));
     return EXIT.runtimeError;
   }
-  if (!values.json) io.stdout(String(result.output ?? ''));
+  if (!values.json) {
+    const output = String(result.output ?? '');
+    // The reply is the last step's text: print what its deltas did not carry (all of it for a model that does not stream).
+    if (printed.step !== '' && output.startsWith(printed.step)) io.stdout(output.slice(printed.step.length));
+    else io.stdout(printed.all === '' ? output : `\n${output}`);
+  }
   return EXIT.ok;
+}
+
+/** Streamed text written so far: all of it, and that of the latest step (the reply is the last step's text). */
+interface Printed {
+  all: string;
+  step: string;
+  stepId: string;
+}
+
+/**
+ * Reads `stream: true`'s event stream: writes the target agent's `step.delta` text as it comes (the
+ * agent of the trace's first event unless --agent names it; callees' text is not printed) and
+ * returns the final `reply` event's body.
+ */
+async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: Printed): Promise<unknown> {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) return undefined;
+  let buffer = '';
+  let reply: unknown;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf('\n\n');
+      const name = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (name === undefined || data === undefined) continue;
+      const parsed: unknown = JSON.parse(data);
+      if (name === 'reply') {
+        reply = parsed;
+        continue;
+      }
+      if (!isJsonObject(parsed)) continue;
+      if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
+      if (name !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
+      if (parsed.stepId !== printed.stepId) {
+        printed.stepId = String(parsed.stepId);
+        printed.step = '';
+      }
+      printed.step += parsed.text;
+      printed.all += parsed.text;
+      io.write?.(parsed.text);
+    }
+  }
+  return reply;
 }
 
 export const sendCommand: CliCommand = { name: 'send', summary: 'send a message to a running swarm and print the reply', usage, run: send };
