@@ -128,11 +128,19 @@ async function keepKilling(killer: Killer): Promise<void> {
   while (Date.now() < deadline && !(killer.counts.kills >= ENOUGH_KILLS && killer.counts.insideHandler >= ENOUGH_INSIDE)) await Bun.sleep(100);
 }
 
-/** Waits (≤ 60 s) until some tool handler is running, so that a kill at that moment interrupts it. */
-async function untilInsideHandler(stateRoot: string): Promise<void> {
+/**
+ * Waits (≤ 60 s) until some tool handler is running, so that a kill at that moment interrupts it.
+ * When nothing runs (everything sent so far is done), `nudge` sends more work every 500 ms.
+ */
+async function untilInsideHandler(stateRoot: string, nudge: () => Promise<void>): Promise<void> {
   const deadline = Date.now() + 60_000;
+  let nudgedAt = Date.now();
   while (pidInsideHandler(stateRoot) === undefined) {
     if (Date.now() > deadline) throw new Error('timed out after 60 s waiting for a counter handler to run (no fresh counter.jsonl line)');
+    if (Date.now() - nudgedAt > 500) {
+      nudgedAt = Date.now();
+      await nudge();
+    }
     await Bun.sleep(5);
   }
 }
@@ -210,11 +218,16 @@ describe('effects at most once under kill -9', () => {
     const started = Date.now();
     const killer = killAgentsAtRandom(stateRoot, () => daemon);
     const accepted: Array<{ eventId: string; label: string }> = [];
+    let extra = 1000;
+    const nudge = async () => {
+      const sent = daemon ? await sendCount(daemon, extra++) : undefined;
+      if (sent) accepted.push(sent);
+    };
     let daemonKills = 0;
     for (let i = 0; i < 240; i++) {
       if (i === 80 || i === 160) {
         // The daemon dies while a tool handler runs (its agents die with it): calls are interrupted.
-        await untilInsideHandler(stateRoot);
+        await untilInsideHandler(stateRoot, nudge);
         const victim: Daemon = daemon;
         daemon = undefined;
         victim.proc.kill('SIGKILL');
@@ -226,7 +239,7 @@ describe('effects at most once under kill -9', () => {
       if (sent) accepted.push(sent);
       if (i % 4 === 3) await Bun.sleep(60);
     }
-    await untilInsideHandler(stateRoot);
+    await untilInsideHandler(stateRoot, nudge);
     const { kills, insideHandler } = await killer.stop();
     await waitForAnswers(stateRoot, accepted.map((a) => a.label), 240_000, () => daemon);
     expect(await daemon.stop()).toBe(0);
