@@ -11,7 +11,7 @@
  * anew; the timeout counts from `createdAt`. "Always for this session" grants are kept per
  * instance and answer later asks for that tool at once.
  */
-import type { ApprovalDisplay, ApprovalPrompt } from '../../shared/ipc/control-protocol.ts';
+import { type ApprovalDisplay, type ApprovalPrompt, approvalDisplayOf } from '../../shared/ipc/control-protocol.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -32,8 +32,6 @@ export interface ApprovalBrokerOptions {
   /** Durable records; without one (unit tests of other rules) approvals live in memory only. */
   store?: ApprovalStore;
 }
-
-const DISPLAY_KEYS = ['summary', 'displayName', 'icon', 'preview'] as const;
 
 export const NO_APPROVER_REASON =
   'no approver is configured for this run: start goondan in a terminal to answer at the prompt, or set GOONDAN_APPROVALS=http and decide with POST /v1/approvals/{id}';
@@ -169,10 +167,7 @@ export class ApprovalBroker {
       ...(key !== undefined ? { key } : {}),
     };
     // The summary, display name, icon and the tool's preview are what a person reads first (issue 17).
-    for (const name of DISPLAY_KEYS) {
-      const value = request[name];
-      if (value !== undefined) record.approval[name] = value;
-    }
+    Object.assign(record.approval, approvalDisplayOf(request));
     state.records.push(record);
     this.prune(state);
     this.save(state);

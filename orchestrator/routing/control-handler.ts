@@ -6,7 +6,7 @@
  */
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
-import { type ControlMessage, type ControlPayloads, parseControl } from '../../shared/ipc/control-protocol.ts';
+import { type ControlMessage, type ControlPayloads, approvalDisplayOf, parseControl } from '../../shared/ipc/control-protocol.ts';
 import { type ControlRequestType, type ControlResults, resultJson } from '../../shared/ipc/control-results.ts';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, failureOutcome, makeReplyEvent, CONTROL_RESPONSE_TYPE } from '../../shared/ipc/reply-events.ts';
@@ -113,10 +113,7 @@ export class ControlHandler {
             processKey: from.key,
             ...(request.eventId !== undefined ? { eventId: request.eventId } : {}),
             // What a person reads first (issue 17): the call's summary, display name, icon and the tool's preview.
-            ...(request.summary !== undefined ? { summary: request.summary } : {}),
-            ...(request.displayName !== undefined ? { displayName: request.displayName } : {}),
-            ...(request.icon !== undefined ? { icon: request.icon } : {}),
-            ...(request.preview !== undefined ? { preview: request.preview } : {}),
+            ...approvalDisplayOf(request),
           },
           request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS,
           (decision) => this.reply(from, control.event, 'runtime.approval.request', decision),

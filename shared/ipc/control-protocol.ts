@@ -38,6 +38,18 @@ export type ApprovalDisplay = {
   preview?: string;
 };
 
+const APPROVAL_DISPLAY_KEYS = ['summary', 'displayName', 'icon', 'preview'] as const;
+
+/** The display fields `source` sets (and only those), to carry from a request to its record or prompt. */
+export function approvalDisplayOf(source: ApprovalDisplay): ApprovalDisplay {
+  const display: ApprovalDisplay = {};
+  for (const key of APPROVAL_DISPLAY_KEYS) {
+    const value = source[key];
+    if (value !== undefined) display[key] = value;
+  }
+  return display;
+}
+
 export type ApprovalPrompt = ApprovalDisplay & {
   id: string;
   agent: string;
