@@ -3,15 +3,10 @@
  * as a browser's EventSource would (fields `id`, `event`, `data`, `retry`; `:` comments ignored)
  * and waits for a condition on what arrived so far, with a deadline.
  */
+import { type SseFrame, sseFrames } from '../../shared/http/sse-frames.ts';
 import type { Daemon } from './daemon-harness.ts';
 
-export interface SseFrame {
-  id?: string;
-  /** The `event:` field; absent means a default `message` event. */
-  event?: string;
-  data: string;
-  retry?: number;
-}
+export type { SseFrame };
 
 export interface SseConnection {
   status: number;
@@ -27,22 +22,11 @@ export async function openStream(daemon: Daemon, query = '', headers: Record<str
   const frames: SseFrame[] = [];
   let changed = () => {};
   if (response.ok && response.body) {
-    const reader = response.body.getReader();
+    const body = response.body;
     void (async () => {
-      const decoder = new TextDecoder();
-      let buffer = '';
       try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let end = buffer.indexOf('\n\n');
-          while (end >= 0) {
-            const frame = parseFrame(buffer.slice(0, end));
-            buffer = buffer.slice(end + 2);
-            end = buffer.indexOf('\n\n');
-            if (frame) frames.push(frame);
-          }
+        for await (const frame of sseFrames(body)) {
+          frames.push(frame);
           changed();
         }
       } catch {
@@ -69,26 +53,6 @@ export async function openStream(daemon: Daemon, query = '', headers: Record<str
     },
     close: () => controller.abort(),
   };
-}
-
-function parseFrame(text: string): SseFrame | undefined {
-  const frame: SseFrame = { data: '' };
-  const data: string[] = [];
-  let fields = 0;
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    fields += 1;
-    if (name === 'data') data.push(value);
-    else if (name === 'id') frame.id = value;
-    else if (name === 'event') frame.event = value;
-    else if (name === 'retry') frame.retry = Number(value);
-  }
-  if (fields === 0) return undefined;
-  frame.data = data.join('\n');
-  return frame;
 }
 
 /** The runtime event a frame carries (`{type, …}`), or undefined for a frame without data. */

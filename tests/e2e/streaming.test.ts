@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { sseFrames } from '../../shared/http/sse-frames.ts';
 import { GOONDAN_BIN, REPO_ROOT, sharedDaemon } from './daemon-harness.ts';
 
 const daemon = sharedDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/streaming'));
@@ -16,26 +17,16 @@ interface SseEvent {
   data: Record<string, unknown>;
 }
 
-/** Reads an event stream to its end (or until `until` holds). */
+/** Reads an event stream to its end (or until `until` holds); a frame without `event:` is named by its data's type. */
 async function readEvents(response: Response, until?: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
-  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) throw new Error('no response body');
+  if (!response.body) throw new Error('no response body');
   const events: SseEvent[] = [];
-  let buffer = '';
-  while (!until?.(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (data === undefined) continue;
-      const parsed = JSON.parse(data) as Record<string, unknown>;
-      events.push({ name: /^event: (.*)$/m.exec(block)?.[1] ?? String(parsed.type), data: parsed });
-    }
+  for await (const frame of sseFrames(response.body)) {
+    if (frame.data === '') continue; // e.g. the stream's opening `retry:` frame
+    const data = JSON.parse(frame.data) as Record<string, unknown>;
+    events.push({ name: frame.event ?? String(data.type), data });
+    if (until?.(events)) break;
   }
-  await reader.cancel().catch(() => {});
   return events;
 }
 

@@ -1,4 +1,5 @@
 /** `goondan send TEXT`: one event into a running daemon; prints the reply (or the event id with --no-wait). */
+import { sseFrames } from '../../../shared/http/sse-frames.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
@@ -88,38 +89,25 @@ interface Printed {
  * returns the final `reply` event's body.
  */
 async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: Printed): Promise<unknown> {
-  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) return undefined;
-  let buffer = '';
+  if (!response.body) return undefined;
   let reply: unknown;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf('\n\n');
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf('\n\n');
-      const name = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (name === undefined || data === undefined) continue;
-      const parsed: unknown = JSON.parse(data);
-      if (name === 'reply') {
-        reply = parsed;
-        continue;
-      }
-      if (!isJsonObject(parsed)) continue;
-      if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
-      if (name !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
-      if (parsed.stepId !== printed.stepId) {
-        printed.stepId = String(parsed.stepId);
-        printed.step = '';
-      }
-      printed.step += parsed.text;
-      printed.all += parsed.text;
-      io.write?.(parsed.text);
+  for await (const frame of sseFrames(response.body)) {
+    if (frame.event === undefined || frame.data === '') continue;
+    const parsed: unknown = JSON.parse(frame.data);
+    if (frame.event === 'reply') {
+      reply = parsed;
+      continue;
     }
+    if (!isJsonObject(parsed)) continue;
+    if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
+    if (frame.event !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
+    if (parsed.stepId !== printed.stepId) {
+      printed.stepId = String(parsed.stepId);
+      printed.step = '';
+    }
+    printed.step += parsed.text;
+    printed.all += parsed.text;
+    io.write?.(parsed.text);
   }
   return reply;
 }
