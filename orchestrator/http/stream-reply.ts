@@ -5,29 +5,23 @@
  * event whose data is the body a non-streaming call returns.
  */
 import type { JsonObject } from '../../shared/types/json.ts';
-import type { StreamedEvent } from '../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Submitted } from '../routing/router.ts';
+import { type ReplyOutcome, traceStream } from './trace-stream.ts';
 
-export function streamReply(submitted: Submitted, runtimeEvents: RuntimeEventBus, replyBody: (outcome: NonNullable<Awaited<Submitted['reply']>>) => JsonObject, headers: Record<string, string>): Response {
-  const encoder = new TextEncoder();
-  let unsubscribe = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (name: string, data: unknown) => controller.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`));
-      unsubscribe = runtimeEvents.subscribe((event: StreamedEvent) => {
+const sseEvent = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+export function streamReply(submitted: Submitted, runtimeEvents: RuntimeEventBus, replyBody: (outcome: ReplyOutcome) => JsonObject, headers: Record<string, string>): Response {
+  return traceStream(
+    submitted,
+    runtimeEvents,
+    {
+      onEvent: (event) => {
         const record: Record<string, unknown> = { ...event };
-        if (record.traceId === submitted.traceId && typeof record.type === 'string') send(record.type, record);
-      });
-      void (submitted.reply ?? Promise.resolve(undefined)).then((outcome) => {
-        unsubscribe();
-        if (outcome) send('reply', replyBody(outcome));
-        controller.close();
-      });
+        return record.traceId === submitted.traceId && typeof record.type === 'string' ? sseEvent(record.type, record) : undefined;
+      },
+      onReply: (outcome) => (outcome ? sseEvent('reply', replyBody(outcome)) : ''),
     },
-    cancel() {
-      unsubscribe();
-    },
-  });
-  return new Response(stream, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } });
+    headers,
+  );
 }

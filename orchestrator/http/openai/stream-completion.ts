@@ -7,6 +7,7 @@
 import type { StreamedEvent } from '../../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
 import type { Submitted } from '../../routing/router.ts';
+import { traceStream } from '../trace-stream.ts';
 import { chatChunk } from './openai-format.ts';
 
 export interface StreamCompletionInput {
@@ -20,40 +21,31 @@ export interface StreamCompletionInput {
 
 export function streamCompletion(input: StreamCompletionInput): Response {
   const { id, model, created, submitted } = input;
-  const encoder = new TextEncoder();
-  let unsubscribe = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (data: unknown) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
-      send(chatChunk(id, model, created, { role: 'assistant', content: '' }, null));
-      let streamed = '';
-      unsubscribe = input.runtimeEvents.subscribe((event: StreamedEvent) => {
-        const delta = deltaText(event, submitted.traceId, model);
-        if (delta === undefined) return;
-        streamed += delta;
-        send(chatChunk(id, model, created, { content: delta }, null));
-      });
-      void (submitted.reply ?? Promise.resolve(undefined)).then((outcome) => {
-        unsubscribe();
-        if (!outcome || outcome.status !== 'ok') {
-          const error = outcome?.error;
-          send({ error: { message: error?.message ?? 'the turn failed', type: 'server_error', param: null, code: error?.code ?? null } });
-        } else {
-          // Text the deltas did not carry (a model that does not stream, or the final step's rest).
-          const rest = outcome.output.startsWith(streamed) ? outcome.output.slice(streamed.length) : streamed === '' ? outcome.output : '';
-          if (rest !== '') send(chatChunk(id, model, created, { content: rest }, null));
-          send(chatChunk(id, model, created, {}, 'stop'));
-          if (input.includeUsage) send({ ...chatChunk(id, model, created, {}, null, outcome.usage), choices: [] });
-        }
-        controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-        controller.close();
-      });
+  const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  let streamed = '';
+  return traceStream(submitted, input.runtimeEvents, {
+    opening: data(chatChunk(id, model, created, { role: 'assistant', content: '' }, null)),
+    onEvent: (event) => {
+      const delta = deltaText(event, submitted.traceId, model);
+      if (delta === undefined) return undefined;
+      streamed += delta;
+      return data(chatChunk(id, model, created, { content: delta }, null));
     },
-    cancel() {
-      unsubscribe();
+    onReply: (outcome) => {
+      let text = '';
+      if (!outcome || outcome.status !== 'ok') {
+        const error = outcome?.error;
+        text += data({ error: { message: error?.message ?? 'the turn failed', type: 'server_error', param: null, code: error?.code ?? null } });
+      } else {
+        // Text the deltas did not carry (a model that does not stream, or the final step's rest).
+        const rest = outcome.output.startsWith(streamed) ? outcome.output.slice(streamed.length) : streamed === '' ? outcome.output : '';
+        if (rest !== '') text += data(chatChunk(id, model, created, { content: rest }, null));
+        text += data(chatChunk(id, model, created, {}, 'stop'));
+        if (input.includeUsage) text += data({ ...chatChunk(id, model, created, {}, null, outcome.usage), choices: [] });
+      }
+      return `${text}data: [DONE]\n\n`;
     },
   });
-  return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } });
 }
 
 /** The text of a `step.delta` runtime event of this trace's entry agent, if it is one. */
