@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
+import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,16 +54,6 @@ spec:
     lifecycle: { ttlSeconds: ${TTL_SECONDS}, maxLiveProcesses: ${MAX_LIVE} }
 `;
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
-};
-const rssOf = async (pid: number) => {
-  const status = await Bun.file(`/proc/${pid}/status`)
-    .text()
-    .catch(() => '');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-};
 
 async function bareSpawnFloorMs(): Promise<number> {
   const times: number[] = [];
@@ -112,7 +104,7 @@ const sampler = (async () => {
       const { processes } = (await response.json()) as { processes: Array<{ kind: string; pid: number | null; rss: number | null }> };
       const live = processes.filter((p) => p.kind === 'agent' && p.pid !== null);
       peakLive = Math.max(peakLive, live.length);
-      const tree = processes.reduce((sum, p) => sum + (p.rss ?? 0), await rssOf(daemon.pid));
+      const tree = processes.reduce((sum, p) => sum + (p.rss ?? 0), (await processRssBytes(daemon.pid)) ?? 0);
       peakTreeRss = Math.max(peakTreeRss, tree);
     }
     await Bun.sleep(250);

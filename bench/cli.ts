@@ -9,6 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { median } from './stats.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 15);
 const ROOT = join(import.meta.dir, '..');
@@ -36,7 +37,6 @@ function runOnce(command: string[]): Sample {
   return { wallMs, cpuMs: Number(cpu.user + cpu.system) / 1000 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 // One warm-up each: the first run may generate cached validators.
 for (const c of cases) runOnce(c.command);

@@ -26,6 +26,8 @@ import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
+import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { median } from './stats.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
@@ -43,14 +45,6 @@ const ROUTING_ROUNDS = 5;
 process.env.GOONDAN_LOG_LEVEL ??= 'warn';
 const silent = pino({ level: 'silent' }, new Writable({ write: (_c, _e, cb) => cb() }));
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
-const rssOf = async (pid: number) => {
-  const status = await Bun.file(`/proc/${pid}/status`).text();
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-};
 
 /** Floors: bare child spawn → first IPC message, raw round trip, and its RSS. */
 async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number }> {
@@ -64,7 +58,7 @@ async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssByte
     });
     spawns.push(performance.now() - t0);
     await Bun.sleep(100);
-    if (child?.pid) rss.push(await rssOf(child.pid));
+    if (child?.pid) rss.push((await processRssBytes(child.pid)) ?? 0);
     child?.kill();
   }
   // Raw round trip.
@@ -170,7 +164,7 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
     const { ms, proc } = await spawnOnce(`cold-${i}`);
     cold.push(ms);
     await Bun.sleep(300);
-    if (proc?.pid) rss.push(await rssOf(proc.pid));
+    if (proc?.pid) rss.push((await processRssBytes(proc.pid)) ?? 0);
   }
   usePool = true;
   const warm: number[] = [];
@@ -267,7 +261,7 @@ async function httpReplies(stateRoot: string): Promise<{ floorMs: number; warmMs
   const rows = await fetch(`${orchestrator.apiUrl}/v1/processes`, { headers });
   const processes = ((await rows.json()) as { processes?: Array<{ instanceKey?: string; pid?: number | null }> }).processes ?? [];
   const rss: number[] = [];
-  for (const row of processes) if (row.instanceKey?.startsWith('new-') && row.pid) rss.push(await rssOf(row.pid));
+  for (const row of processes) if (row.instanceKey?.startsWith('new-') && row.pid) rss.push((await processRssBytes(row.pid)) ?? 0);
   await orchestrator.stop();
   return { floorMs: median(floor), warmMs: median(warm), newKeyMs: median(fresh), newKeyP95Ms: fresh[Math.floor(fresh.length * 0.95)] ?? 0, afterTurnRssBytes: median(rss) };
 }

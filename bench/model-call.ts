@@ -19,6 +19,7 @@ import { createMockLanguageModel } from '../agent-process/models/mock/mock-langu
 import { readModelStream } from '../agent-process/models/read-model-stream.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
+import { median } from './stats.ts';
 
 /** History lengths (messages) at which calls are sampled; each turn adds a user and an assistant message. */
 const CHECKPOINTS = [10, 100, 300, 600];
@@ -26,7 +27,6 @@ const CHECKPOINTS = [10, 100, 300, 600];
 const SAMPLES = 15;
 const SCRIPT = { latencyMs: 0 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 async function engineCalls(): Promise<Map<number, number>> {
   const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-model-'));

@@ -9,6 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import type { Policy } from '../bundles/base/extensions/tool-policy/policy-rules.ts';
+import { percentile } from './stats.ts';
 
 const CALLS = Number(process.argv[2] ?? 2000);
 const WARMUP = 300;
@@ -49,9 +50,8 @@ function regexSplitVerdict(line: string): string {
 }
 
 function percentiles(samples: number[]): { p50: number; p99: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99) };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+
 }
 
 /** Per-call microseconds over every line, CALLS times each, after a warm-up. */

@@ -14,6 +14,7 @@ import { handlers } from '../bundles/base/tools/bash/index.ts';
 import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
 import { consoleCompatibleLogger, type PinoLike } from '../agent-process/tools/tool-logger.ts';
 import type { SandboxPlan, ToolContext } from '../shared/types/index.ts';
+import { percentile } from './stats.ts';
 
 const CALLS = Number(process.argv[2] ?? 60);
 const ROUNDS = 5;
@@ -82,11 +83,7 @@ try {
   rmSync(root, { recursive: true, force: true });
 }
 
-const quantile = (xs: number[], q: number): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-};
-const [spawn, none, boxed, boxedNet] = variants.map((v) => ({ p50: quantile(v.samples, 0.5), p99: quantile(v.samples, 0.99) }));
+const [spawn, none, boxed, boxedNet] = variants.map((v) => ({ p50: percentile(v.samples, 50), p99: percentile(v.samples, 99) }));
 if (!spawn || !none || !boxed || !boxedNet) throw new Error('missing variant');
 
 console.log(`bash__exec "true": ${CALLS * ROUNDS} calls per variant in ${ROUNDS} interleaved rounds (ms per call)`);

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { STUDIO_DIST } from '../orchestrator/studio/studio-routes.ts';
+import { median } from './stats.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const RUNS = 15;
 const BUNDLE = join(import.meta.dir, '../bundles/demo');
 const GOONDAN_BIN = join(import.meta.dir, '../bin/goondan');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 if (!existsSync(CHROMIUM)) {
   console.error(`bench needs Debian's chromium at ${CHROMIUM} (apt-get install -y chromium)`);

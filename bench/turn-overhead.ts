@@ -16,6 +16,7 @@ import { createAgentEngine } from '../agent-process/engine/agent-engine.ts';
 import type { AgentPlan } from '../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { echoTool, makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
+import { percentile } from './stats.ts';
 
 const TURNS = Number(process.argv[2] ?? 300);
 const WARMUP = 30;
@@ -77,10 +78,6 @@ async function measure(scenario: string, plan: AgentPlan, input: string): Promis
   };
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 const results = [
   await measure('text reply (no tools)', makePlan({ systemPrompt: 'Bench agent.', script: { latencyMs: 0 } }), 'hello'),
