@@ -68,6 +68,8 @@ export interface AgentEngineOptions {
   modelGate?: ModelGate;
   /** How long close() waits for each extension's onClose handler (default 5 s). */
   closeTimeoutMs?: number;
+  /** Before each tool handler acts on the world, after its journal record (cluster mode: replicate state first). */
+  beforeToolEffect?: () => Promise<void>;
 }
 
 export interface AgentEngine {
@@ -130,6 +132,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
     ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     ...(options.allowRegistryDirectCalls !== undefined ? { allowRegistryDirectCalls: options.allowRegistryDirectCalls } : {}),
     journal,
+    ...(options.beforeToolEffect ? { beforeEffect: options.beforeToolEffect } : {}),
   });
   const pipeline = new PipelineRegistry();
   const toolRunner = new ToolCallRunner({

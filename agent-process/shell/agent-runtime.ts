@@ -16,6 +16,7 @@ import { createAgentEngine } from '../engine/agent-engine.ts';
 import { startAgentTelemetry } from '../observability/agent-telemetry.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
 import { createIpcApprovals } from './ipc-approvals.ts';
+import { ipcStateSync } from './ipc-state-sync.ts';
 import { createIpcModelGate, needsModelGate } from './ipc-model-gate.ts';
 import { TurnQueue } from './turn-queue.ts';
 
@@ -44,6 +45,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     agentsRuntime: agents,
     approvals: createIpcApprovals({ channel, self }, () => agents.currentEventId),
     ...(needsModelGate(assignment.agentPlan, assignment.swarmPlan) ? { modelGate: createIpcModelGate({ channel, self }) } : {}),
+    ...(assignment.replicateState ? { beforeToolEffect: ipcStateSync({ channel, self }) } : {}),
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).

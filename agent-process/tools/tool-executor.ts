@@ -50,6 +50,8 @@ export interface ToolExecutorOptions {
   onCompletion?: (completion: ToolCompletion) => void;
   /** Records each handler run before and after it (issue 10: effects at most once across crashes). */
   journal?: ToolJournal;
+  /** After the journal's `started` record, before the handler acts (cluster mode replicates the state here). */
+  beforeEffect?: () => Promise<void>;
 }
 
 export class ToolExecutor {
@@ -87,6 +89,7 @@ export class ToolExecutor {
     // After the approval: a turn resumed while it waited asks again (and finds the same record).
     const journal = this.options.journal;
     journal?.started(extras.message.id, toolCallId, toolName, args);
+    await this.options.beforeEffect?.();
     const result = await this.runHandler(tool, ctx, extras, args);
     journal?.finished(extras.message.id, toolCallId, result);
     return result;

@@ -27,7 +27,8 @@ import { type SpawnSpec, Supervisor } from '../process/supervisor.ts';
 import { InstanceLifecycle } from '../process/instance-lifecycle.ts';
 import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
-import { type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
+import { type ClusterRouting, type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import type { ProcessRow } from '../http/api-server.ts';
 import { usageRow } from '../usage/usage-row.ts';
 import { ModelCalls } from '../usage/model-calls.ts';
@@ -45,6 +46,17 @@ export interface CoreConfig {
   agentLaunchOptions(): LaunchOptions;
   /** The Model an agent uses (budgets price estimates, rate limits are per Model). */
   modelOf(agent: string): ModelPlan | undefined;
+}
+
+/** What cluster mode (issue 15) plugs into the core; absent, the core is the single-node daemon. */
+export interface CoreCluster {
+  routing: ClusterRouting;
+  /** An event left an instance's inbox here (done or given up). */
+  onSettled(id: AgentId, eventId: string): void;
+  /** `runtime.state.sync` of an agent. */
+  syncState(proc: ManagedProcess): Promise<void>;
+  /** The process stops because its instance moves to another node: its callers get the answer from there. */
+  isHandingOver(proc: ManagedProcess): boolean;
 }
 
 export interface OrchestratorCoreOptions {
@@ -66,6 +78,7 @@ export interface OrchestratorCoreOptions {
   requestSpans?: RequestSpans;
   /** After a process said `runtime.started` and its queued events were delivered. */
   onProcessStarted?(proc: ManagedProcess): void;
+  cluster?: CoreCluster;
 }
 
 export class OrchestratorCore {
@@ -94,6 +107,7 @@ export class OrchestratorCore {
       logger,
       fsync,
       inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
+      ...(options.cluster ? { onSettled: (id: AgentId, eventId: string) => options.cluster?.onSettled(id, eventId) } : {}),
       onDeadLetter: (id, event, eventId, reason) => {
         this.ledger.dead(eventId, reason);
         // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
@@ -173,6 +187,7 @@ export class OrchestratorCore {
       runtimeEvents: this.runtimeEvents,
       logger,
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
+      ...(options.cluster ? { cluster: options.cluster.routing, syncState: (proc: ManagedProcess) => options.cluster?.syncState(proc) ?? Promise.resolve() } : {}),
       onRestartRequested: (proc, reason) => {
         logger.info({ process: proc.key, reason }, 'agent requested a restart');
         void this.supervisor.stop(proc, config().swarm.shutdownGracePeriodMs, 'restart', true);
@@ -183,7 +198,9 @@ export class OrchestratorCore {
   /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
   start(isKnownAgent: (name: string) => boolean): void {
     this.approvals.restore();
-    for (const pending of this.delivery.recoverPending()) {
+    // In a cluster, JetStream holds the inboxes: the owner of each partition gets them redelivered.
+    const leftOver = this.options.cluster ? [] : this.delivery.recoverPending();
+    for (const pending of leftOver) {
       if (!isKnownAgent(pending.agent)) continue;
       this.options.logger.info(pending, 'redelivering events left unacknowledged by a previous run');
       this.supervisor.ensure('agent', pending.agent, pending.instanceKey);
@@ -262,11 +279,12 @@ export class OrchestratorCore {
       startedAt: proc.startedAt ?? null,
       lastError: proc.lastError ? { ...proc.lastError } : null,
       usage: proc.kind === 'agent' ? usageRow(this.modelCalls.ledger.instance(proc.name, proc.instanceKey)) : null,
+      node: null,
       ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
     }));
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null, usage: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null, usage: null, node: null });
     }
     await Promise.all(
       rows.map(async (row) => {
@@ -324,7 +342,7 @@ export class OrchestratorCore {
   private onExit(proc: ManagedProcess, exit: ProcessExit): void {
     this.approvals.dropFor(proc.key);
     this.modelCalls.dropFor(proc.key);
-    if (proc.kind === 'agent' && proc.retired) {
+    if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc)) {
       const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
       const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';
       this.router.failRequestsTargeting(proc.id, runtimeError(code, `agent '${proc.name}' stopped (${why}); the request stays queued for its next start`), { deadLetter: false });

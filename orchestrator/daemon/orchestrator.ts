@@ -27,6 +27,9 @@ import { usageRoutes } from '../usage/usage-routes.ts';
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type RequestSpans, startRequestSpans } from '../telemetry/request-spans.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
+import type { ClusterOptions } from '../cluster/cluster-options.ts';
+import { ClusterNode } from '../cluster/cluster-node.ts';
+import { clusterMetricsText } from '../cluster/cluster-metrics.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
@@ -54,6 +57,8 @@ export interface OrchestratorOptions {
   onInteractiveEnd?(): void;
   /** Something the person starting the daemon must see once (e.g. tools run unsandboxed). */
   onWarning?(text: string): void;
+  /** Cluster mode on NATS JetStream (issue 15); absent: the embedded single-node daemon. */
+  cluster?: ClusterOptions;
 }
 
 /** Warm agent processes kept ready at least; the pool grows with demand (GOONDAN_WARM_POOL overrides; 0 turns it off). */
@@ -75,6 +80,7 @@ export class Orchestrator {
   private requestSpans: RequestSpans | undefined;
   private readonly studioSessions = new StudioSessions();
   private credentials!: ApiCredentials;
+  private cluster: ClusterNode | undefined;
 
   constructor(private readonly options: OrchestratorOptions) {}
 
@@ -115,6 +121,13 @@ export class Orchestrator {
     migrateInstanceDirs(this.options.stateRoot, swarm.workspaceId, logger);
     this.requestSpans = await startRequestSpans(this.options.processEnv, swarm.name, (problem) => logger.warn({ code: 'W_OTEL_PROTOCOL' }, problem));
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
+    if (this.options.cluster) {
+      this.cluster = await ClusterNode.open(
+        this.options.cluster,
+        { workspaceId: swarm.workspaceId, stateRoot: this.options.stateRoot, logger, apiUrl: () => this.apiUrl, gracePeriodMs: () => this.config.swarm.shutdownGracePeriodMs },
+        () => this.core.metrics.malformedMessages.inc({ source: 'cluster' }),
+      );
+    }
     this.core = new OrchestratorCore({
       config: () => this.coreConfig(),
       stateRoot: this.options.stateRoot,
@@ -132,6 +145,7 @@ export class Orchestrator {
       ...(this.options.onExchange ? { onExchange: this.options.onExchange } : {}),
       ...(this.requestSpans ? { requestSpans: this.requestSpans } : {}),
       onProcessExit: (proc, exit) => this.onProcessExit(proc, exit),
+      ...(this.cluster ? { cluster: this.cluster.coreHooks() } : {}),
     });
     this.credentials = new ApiCredentials([ensureApiToken(this.options.stateRoot), this.options.apiToken], this.studioSessions);
     this.server = startApiServer({
@@ -146,6 +160,7 @@ export class Orchestrator {
     // Before any agent starts: built once per change of the sources (~40 ms), then cached.
     await prepareAgentEntry(this.options.processEnv, logger);
     this.core.start((name) => this.config.agents.has(name));
+    await this.cluster?.start(this.core, () => this.core.processRows());
     this.startConnectors();
     if (this.options.watch) this.stopWatching = watchBundle(this.config, logger, () => void this.reload());
     // Ready once a spare has booted: the first new instance is served warm, not raced against it.
@@ -178,7 +193,10 @@ export class Orchestrator {
       this.stopWatching?.();
       const grace = this.config?.swarm.shutdownGracePeriodMs ?? 30_000;
       this.options.logger.info({ gracePeriodMs: grace }, 'shutting down');
+      // A cluster node hands its partitions over first: their callers get answers from the new owners.
+      await this.cluster?.drain().catch((error: unknown) => this.options.logger.warn({ err: error }, 'cluster drain failed; leases expire instead'));
       await this.core?.stop(grace);
+      await this.cluster?.close();
       await this.requestSpans?.shutdown().catch((error: unknown) => this.options.logger.warn({ err: error }, 'exporting the last spans failed'));
       await this.server?.stop(true);
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
@@ -195,7 +213,7 @@ export class Orchestrator {
       swarm: config.swarm,
       connections: config.connections,
       spawnSpec: (kind, name, instanceKey) =>
-        kind === 'agent' ? agentSpawnSpec(config, this.options, name, instanceKey) : connectorSpawnSpec(config, this.options, name),
+        kind === 'agent' ? agentSpawnSpec(config, { ...this.options, replicateState: this.cluster !== undefined }, name, instanceKey) : connectorSpawnSpec(config, this.options, name),
       agentLaunchOptions: () => agentLaunchOptions(config, this.options.childOutput),
       modelOf: (agent) => config.agents.get(agent)?.model,
     };
@@ -289,16 +307,18 @@ export class Orchestrator {
   private daemonApi(): DaemonApi {
     const countMalformed = () => this.core.metrics.malformedMessages.inc({ source: 'http' });
     return {
-      isReady: () => this.ready,
+      // A cluster node that lost NATS cannot accept work: load balancers should send it elsewhere.
+      isReady: () => this.ready && (this.cluster?.connected() ?? true),
       entryAgent: () => this.config.swarm.entryAgent,
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
       agents: () => this.config.swarm.agents,
-      processes: () => this.core.processRows(),
+      processes: () => (this.cluster ? this.cluster.processRows(() => this.core.processRows()) : this.core.processRows()),
       submit: (submission) => this.core.submit(submission),
       eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
       metricsText: async () =>
-        this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity(), this.core.modelCalls.ledger.instances()),
+        this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity(), this.core.modelCalls.ledger.instances()) +
+        (this.cluster ? clusterMetricsText(this.cluster) : ''),
       deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: countMalformed,

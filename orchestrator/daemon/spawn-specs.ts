@@ -18,6 +18,8 @@ export interface SpawnContext {
   stateRoot: string;
   /** Log file for children whose stdout is the user's terminal (the interactive cli connector). */
   logFile?: string;
+  /** Cluster mode: agents ask for their state to be replicated before tool effects. */
+  replicateState?: boolean;
 }
 
 function childEnv(config: SwarmConfig): Record<string, string | undefined> {
@@ -44,7 +46,7 @@ export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent
   const { output: _output, ...launch } = agentLaunchOptions(config, 'inherit');
   return {
     launch,
-    assignment: { role: 'agent', agent, instanceKey, stateRoot: context.stateRoot, agentPlan, swarmPlan: config.swarm },
+    assignment: { role: 'agent', agent, instanceKey, stateRoot: context.stateRoot, agentPlan, swarmPlan: config.swarm, ...(context.replicateState ? { replicateState: true } : {}) },
   };
 }
 

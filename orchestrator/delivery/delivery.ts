@@ -27,6 +27,8 @@ export interface DeliveryOptions {
   inboxCompactLines?: number;
   /** An event was given up (the event ledger records it; the stream shows it). */
   onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string): void;
+  /** An event left the inbox, done or given up (cluster mode acks its JetStream message then). */
+  onSettled?(id: AgentId, eventId: string): void;
 }
 
 export class Delivery {
@@ -105,7 +107,12 @@ export class Delivery {
   ack(proc: ManagedProcess, eventId: string): boolean {
     if (this.current.get(proc.key) === eventId) this.current.delete(proc.key);
     this.attempts.delete(eventId);
-    return this.inbox(proc.id).ack(eventId);
+    return this.settled(proc.id, eventId, this.inbox(proc.id).ack(eventId));
+  }
+
+  /** Whether `eventId` waits in the instance's inbox (delivered here and not yet done). */
+  holds(id: AgentId, eventId: string): boolean {
+    return this.inbox(id).get(eventId) !== undefined;
   }
 
   /**
@@ -124,7 +131,7 @@ export class Delivery {
     if (attempts < MAX_DELIVERY_ATTEMPTS) return undefined;
     this.attempts.delete(eventId);
     const reason = `process crashed ${attempts} times while processing this event`;
-    inbox.ack(eventId, reason);
+    this.settled(proc.id, eventId, inbox.ack(eventId, reason));
     this.options.onDeadLetter?.(proc.id, event, eventId, reason);
     return event;
   }
@@ -141,7 +148,7 @@ export class Delivery {
     this.attempts.delete(eventId);
     const inbox = this.inbox(id);
     const event = inbox.get(eventId);
-    const given = inbox.ack(eventId, reason);
+    const given = this.settled(id, eventId, inbox.ack(eventId, reason));
     if (given) this.options.onDeadLetter?.(id, event, eventId, reason);
     return given;
   }
@@ -173,6 +180,11 @@ export class Delivery {
   close(): void {
     for (const inbox of this.inboxes.values()) inbox.close();
     this.inboxes.clear();
+  }
+
+  private settled(id: AgentId, eventId: string, acked: boolean): boolean {
+    if (acked) this.options.onSettled?.(id, eventId);
+    return acked;
   }
 
   private send(proc: ManagedProcess, event: AgentEvent, from: string): void {

@@ -7,7 +7,7 @@
  * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import type { Server } from 'bun';
-import { httpStatusOf } from '../../shared/errors/index.ts';
+import { httpStatusOf, RUNTIME_ERRORS, runtimeError } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -20,7 +20,7 @@ import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import type { ApiCredentials } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
-import { errorResponse, jsonResponse } from './http-errors.ts';
+import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 import { streamReply } from './stream-reply.ts';
 
@@ -39,6 +39,8 @@ export interface ProcessRow extends JsonObject {
   lastError: { code: string; message: string; at: string } | null;
   /** Model usage of this agent instance since the daemon started (null for connectors and warm processes). */
   usage: UsageRow | null;
+  /** Cluster mode: the node the process runs on (null on a single node). */
+  node: string | null;
 }
 
 export interface ApiRoute {
@@ -253,6 +255,12 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   });
   const replayHeader: Record<string, string> = submitted.replayed ? { 'idempotent-replayed': 'true' } : {};
+  // Cluster mode: "accepted" means stored by JetStream; a caller is never told so before.
+  const refused = submitted.accepted ? await submitted.accepted.then(() => undefined, (error: unknown) => error) : undefined;
+  if (refused !== undefined) {
+    const code = 'CLUSTER_UNAVAILABLE';
+    return errorBody(RUNTIME_ERRORS[code].httpStatus, runtimeError(code, `the cluster did not accept the event: ${refused instanceof Error ? refused.message : String(refused)}`, { eventId: submitted.eventId }));
+  }
   if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId }, replayHeader);
   if (stream) return streamReply(submitted, daemon.runtimeEvents, (outcome) => replyBody(outcome, submitted), replayHeader);
   return replyResponse(await submitted.reply, submitted, replayHeader);

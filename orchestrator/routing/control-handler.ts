@@ -46,6 +46,8 @@ export interface ControlHandlerDeps {
   owners: InstanceOwners;
   logger: RootLogger;
   onRestartRequested(proc: ManagedProcess, reason: string): void;
+  /** Cluster mode: store the instance's state in the cluster (`runtime.state.sync`). */
+  syncState?(proc: ManagedProcess): Promise<void>;
 }
 
 export class ControlHandler {
@@ -147,6 +149,15 @@ export class ControlHandler {
       case 'runtime.restart':
         this.deps.onRestartRequested(from, control.payload.reason);
         return;
+      case 'runtime.state.sync': {
+        const request = control.event;
+        const stored = this.deps.syncState?.(from) ?? Promise.resolve();
+        stored.then(
+          () => this.reply(from, request, 'runtime.state.sync', {}),
+          (error: unknown) => this.answer(from, request, failureOutcome(runtimeError('CLUSTER_UNAVAILABLE', `the instance state could not be stored in the cluster: ${(error as Error).message}`))),
+        );
+        return;
+      }
       default:
         this.deps.logger.warn({ process: from.key, type: control.type }, 'control event not expected from a child; dropped');
     }

@@ -8,7 +8,9 @@ import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 export type Requester =
   /** `async`: an agents__request with async: true — its reply outlives the requester's process (issue 10). */
   | { kind: 'process'; key: string; agent: string; instanceKey: string; incarnation: number; async: boolean }
-  | { kind: 'local'; resolve: (outcome: ReplyOutcome) => void };
+  | { kind: 'local'; resolve: (outcome: ReplyOutcome) => void }
+  /** Cluster mode: the caller waits on another node; the reply goes there over NATS (issue 15). */
+  | { kind: 'remote'; node: string };
 
 export interface PendingRequest {
   correlationId: string;

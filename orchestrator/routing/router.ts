@@ -46,6 +46,17 @@ export interface ExchangeNote {
   external: boolean;
 }
 
+/**
+ * Cluster mode (issue 15): events go to their instance's owner through JetStream, whichever node
+ * that is (this one included); replies to callers on other nodes go back over NATS.
+ */
+export interface ClusterRouting {
+  readonly nodeId: string;
+  /** Resolves once the event is durably accepted by the cluster; rejects when it is not. */
+  publish(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send'): Promise<void>;
+  sendReply(node: string, event: AgentEvent): void;
+}
+
 export interface RouterDeps {
   swarm(): SwarmPlan;
   connections(): ConnectionPlan[];
@@ -64,6 +75,9 @@ export interface RouterDeps {
   requestSpans?: RequestSpans;
   /** States, replies and idempotency keys of events accepted from outside (issue 10). */
   ledger?: EventLedger;
+  cluster?: ClusterRouting;
+  /** Cluster mode: `runtime.state.sync` from an agent. */
+  syncState?(proc: ManagedProcess): Promise<void>;
 }
 
 export interface ExternalSubmission {
@@ -87,6 +101,8 @@ export interface Submitted {
   reply?: Promise<ReplyOutcome>;
   /** The idempotency key was seen before: this is the original event (and its reply). */
   replayed?: boolean;
+  /** Cluster mode: settles when the cluster stored the event (a wait=false caller is told only then). */
+  accepted?: Promise<void>;
 }
 
 export class Router {
@@ -143,16 +159,16 @@ export class Router {
     // In the ledger before the inbox: a retry with the key after a crash finds this event.
     ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
     if (!correlationId) {
-      this.dispatch(target, event, submission.source.name, 'send', true);
+      const accepted = this.dispatch(target, event, submission.source.name, 'send', true);
       this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
-      return { eventId: event.id, traceId, instanceKey: target.instanceKey };
+      return { eventId: event.id, traceId, instanceKey: target.instanceKey, ...(accepted ? { accepted } : {}) };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
       this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
     });
-    this.dispatch(target, event, submission.source.name, 'request', true);
+    const accepted = this.dispatch(target, event, submission.source.name, 'request', true);
     this.deps.delivery.sync();
-    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply };
+    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply, ...(accepted ? { accepted } : {}) };
   }
 
   isKnownAgent(name: string): boolean {
@@ -193,7 +209,7 @@ export class Router {
     }
     const correlationId = inReplyToOf(event);
     if (correlationId) {
-      this.routeResponse(correlationId, event, from);
+      this.routeResponse(correlationId, event, from.name, from.key);
       return;
     }
     if (from.kind === 'connector') {
@@ -288,20 +304,20 @@ export class Router {
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
   }
 
-  private routeResponse(correlationId: string, event: AgentEvent, from: ManagedProcess): void {
+  private routeResponse(correlationId: string, event: AgentEvent, fromName: string, fromKey: string): void {
     const request = this.pending.take(correlationId);
     if (!request) {
-      this.deps.logger.debug({ correlationId, from: from.key, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
+      this.deps.logger.debug({ correlationId, from: fromKey, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
       return;
     }
     this.deps.metrics.eventsRouted.inc({ kind: 'response' });
     const outcome = replyOutcomeOf(event);
-    const external = request.requester.kind === 'local' || !this.isKnownAgent(request.requester.agent);
+    const external = request.requester.kind !== 'process' || !this.isKnownAgent(request.requester.agent);
     this.deps.onExchange?.({
       kind: outcome.status === 'ok' ? 'response' : 'error',
       external,
-      from: from.name,
-      to: request.requester.kind === 'local' ? 'you' : request.requester.agent,
+      from: fromName,
+      to: requesterName(request.requester),
       text: outcome.status === 'ok' ? outcome.output : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`,
       ...(event.traceId ? { traceId: event.traceId } : {}),
     });
@@ -310,14 +326,54 @@ export class Router {
 
   // ── shared mechanics ────────────────────────────────────────────────────
 
-  private dispatch(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): void {
-    const proc = this.deps.supervisor.ensure('agent', target.agent, target.instanceKey);
-    this.deps.delivery.deliver(proc, event, from);
+  /** To the instance: here, or in cluster mode through its partition's owner (a promise of acceptance). */
+  private dispatch(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): Promise<void> | undefined {
     this.deps.metrics.eventsRouted.inc({ kind });
-    this.deps.logger.debug({ eventId: event.id, kind, from, to: proc.key, traceId: event.traceId, parentSpanId: event.parentSpanId }, 'event routed');
+    this.deps.logger.debug({ eventId: event.id, kind, from, to: agentKey(target), traceId: event.traceId, parentSpanId: event.parentSpanId }, 'event routed');
     this.deps.onExchange?.({ kind, from, to: target.agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
+    const { cluster } = this.deps;
+    if (!cluster) {
+      this.deliverHere(target, event, from);
+      return undefined;
+    }
+    const accepted = cluster.publish(target, event, from, kind);
+    accepted.catch((error: unknown) => {
+      this.deps.logger.error({ eventId: event.id, target: agentKey(target), err: error }, 'the cluster did not accept an event');
+      const request = event.replyTo ? this.pending.take(event.replyTo.correlationId) : undefined;
+      if (request) this.answer(request, failureOutcome(runtimeError('CLUSTER_UNAVAILABLE', `the cluster did not accept the event for '${target.agent}': ${(error as Error).message}`), event.traceId));
+    });
+    return accepted;
+  }
+
+  /**
+   * Into this node's delivery for `target`. Cluster mode calls it for events pulled from an owned
+   * partition; `origin` is the node whose caller waits for the reply.
+   */
+  deliverHere(target: AgentId, event: AgentEvent, from: string, origin?: string): void {
+    const proc = this.deps.supervisor.ensure('agent', target.agent, target.instanceKey);
+    // A redelivery of an event this node still holds unfinished is the same work, not new work.
+    if (origin !== undefined && this.deps.delivery.holds(proc.id, event.id)) return;
+    if (event.replyTo && origin !== undefined && origin !== this.deps.cluster?.nodeId) {
+      // Answered over NATS; the caller's own node enforces its deadline (this entry only expires).
+      this.pending.add(
+        { correlationId: event.replyTo.correlationId, requester: { kind: 'remote', node: origin }, targetAgent: target.agent, targetKey: agentKey(target), requestEventId: event.id, ...(event.traceId ? { traceId: event.traceId } : {}), deadline: Date.now() + (requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS) },
+        () => {},
+      );
+    }
+    this.deps.delivery.deliver(proc, event, from);
     // An instance that cannot start answers at once with why (it is not retried by itself).
     if (proc.startFailure && event.replyTo) this.failRequestsTargeting(target, proc.startFailure, { deadLetter: true });
+  }
+
+  /** Cluster mode: `target` moved to another node, which answers its remote callers from now on. */
+  dropRemoteWaiters(target: AgentId): void {
+    for (const request of this.pending.forTarget(agentKey(target))) if (request.requester.kind === 'remote') this.pending.take(request.correlationId);
+  }
+
+  /** Cluster mode: a reply sent to this node for one of its waiting callers. */
+  receiveRemoteReply(event: AgentEvent): void {
+    const correlationId = inReplyToOf(event);
+    if (correlationId) this.routeResponse(correlationId, event, event.source.name, `remote/${event.source.name}`);
   }
 
   private addPending(correlationId: string, requester: Requester, target: AgentId, event: AgentEvent, timeoutMs: number | undefined): void {
@@ -360,6 +416,10 @@ export class Router {
       return;
     }
     const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
+    if (requester.kind === 'remote') {
+      this.deps.cluster?.sendReply(requester.node, payload.traceId === undefined && outcome.traceId !== undefined ? { ...payload, traceId: outcome.traceId } : payload);
+      return;
+    }
     const from = original?.source.name ?? ORCHESTRATOR;
     const proc = this.deps.supervisor.byKey(requester.key);
     if (proc && proc.incarnation === requester.incarnation && proc.alive) {
@@ -369,7 +429,9 @@ export class Router {
     if (requester.async && this.isKnownAgent(requester.agent)) {
       this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; async reply kept in its inbox');
       const kept: AgentEvent = { ...payload, metadata: { ...payload.metadata, [ASYNC_REPLY_FOR_KEY]: request.requestEventId } };
-      this.deps.delivery.deliver(this.deps.supervisor.ensure('agent', requester.agent, requester.instanceKey), kept, from);
+      const requesterId = { agent: requester.agent, instanceKey: requester.instanceKey };
+      if (this.deps.cluster) void this.deps.cluster.publish(requesterId, kept, from, 'send').catch((error: unknown) => this.deps.logger.error({ correlationId, err: error }, 'could not keep an async reply in the cluster'));
+      else this.deps.delivery.deliver(this.deps.supervisor.ensure('agent', requester.agent, requester.instanceKey), kept, from);
       return;
     }
     this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
@@ -384,6 +446,11 @@ export class Router {
       : controlEvent('runtime.error', ORCHESTRATOR_SOURCE, { eventId: event.id, error });
     from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload });
   }
+}
+
+function requesterName(requester: Requester): string {
+  if (requester.kind === 'local') return 'you';
+  return requester.kind === 'remote' ? `node ${requester.node}` : requester.agent;
 }
 
 /** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */

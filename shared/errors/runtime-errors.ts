@@ -36,6 +36,11 @@ export const RUNTIME_ERRORS = {
     suggestion: 'a Swarm.spec.policy.budget limit is reached (details name it); wait for the next UTC day, raise the limit, or set onExceeded: ask to decide per call',
   },
   DAEMON_STOPPING: { category: 'system', httpStatus: 503, suggestion: 'the daemon is shutting down; the event stays queued and runs after the next start' },
+  CLUSTER_UNAVAILABLE: {
+    category: 'system',
+    httpStatus: 503,
+    suggestion: 'this node cannot reach NATS JetStream (see its log and /readyz); retry, or send to another node of the cluster',
+  },
 } as const satisfies Record<string, RuntimeErrorInfo>;
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;

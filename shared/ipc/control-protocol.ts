@@ -20,6 +20,8 @@ export type AgentAssignment = {
   stateRoot: string;
   agentPlan: AgentPlan;
   swarmPlan: SwarmPlan;
+  /** Cluster mode (issue 15): ask `runtime.state.sync` before each tool handler acts. */
+  replicateState?: boolean;
 };
 /** … or the process of one Connection. */
 export type ConnectorAssignment = {
@@ -103,6 +105,8 @@ export interface ControlPayloads {
   'runtime.model.throttled': { retryAfterMs: number };
   /** agent → orchestrator: restart me after this turn (self-restart tool). */
   'runtime.restart': { reason: string };
+  /** agent → orchestrator (cluster mode): replicate my state now; answered once it is stored. */
+  'runtime.state.sync': Record<string, never>;
   /** orchestrator → child: a send could not be routed. */
   'runtime.error': { eventId: string; error: ErrorShape };
 }
@@ -136,6 +140,7 @@ const SCHEMAS: Record<ControlType, object> = {
         stateRoot: name,
         agentPlan: { $ref: agentPlanSchema.$id },
         swarmPlan: { $ref: swarmPlanSchema.$id },
+        replicateState: { type: 'boolean' },
       }),
       closed(['role', 'connection'], { role: { const: 'connector' }, connection: { $ref: connectionPlanSchema.$id }, logFile: name }),
     ],
@@ -184,6 +189,7 @@ const SCHEMAS: Record<ControlType, object> = {
   }),
   'runtime.model.throttled': closed(['retryAfterMs'], { retryAfterMs: count }),
   'runtime.restart': closed(['reason'], { reason: str }),
+  'runtime.state.sync': closed([], {}),
   'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
 };
 

@@ -14,6 +14,7 @@ export interface ControlResults {
   'runtime.approval.request': ApprovalDecision;
   /** The call may go; `waitedMs` it was held for rate limits (or a person's decision). */
   'runtime.model.admit': { admissionId: string; waitedMs: number };
+  'runtime.state.sync': Record<string, never>;
 }
 
 export type ControlRequestType = keyof ControlResults;
@@ -56,6 +57,7 @@ const SCHEMAS: Record<ControlRequestType, object> = {
     required: ['admissionId', 'waitedMs'],
     properties: { admissionId: { type: 'string', minLength: 1 }, waitedMs: { type: 'number', minimum: 0 } },
   },
+  'runtime.state.sync': { type: 'object' },
 };
 
 // Each is loaded on its first use.

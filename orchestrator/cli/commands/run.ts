@@ -3,6 +3,8 @@
  * SIGINT/SIGTERM drain everything and exit 0; `--input` sends one message, prints the reply and
  * exits; in a terminal without `--input` the `cli` connector holds the conversation.
  */
+import { GoondanError } from '../../../shared/errors/index.ts';
+import { type ClusterOptions, clusterOptionsFrom } from '../../cluster/cluster-options.ts';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BundleNotFoundError, ConfigError, discoverBundle, formatHelpPages, formatProblemsText } from '../../../shared/config/index.ts';
@@ -30,9 +32,15 @@ Options:
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
       --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
+      --cluster URL     join a cluster on NATS JetStream (nats://HOST:4222, tls://… for TLS;
+                        user:pass@ or token@ in the URL); every node runs the same bundle
+      --cluster-creds FILE   NATS credentials file (JWT + nkey seed)
+      --node-id ID      this node's name in the cluster (default: hostname-pid)
+      --cluster-lease-seconds N  how long a dead node's partitions wait before others take them (default 10)
 
 Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info),
-GOONDAN_BWRAP_PATH (the bubblewrap binary; default: bwrap on PATH).
+GOONDAN_BWRAP_PATH (the bubblewrap binary; default: bwrap on PATH), GOONDAN_CLUSTER_URL,
+GOONDAN_CLUSTER_CREDS, GOONDAN_NODE_ID, GOONDAN_CLUSTER_LEASE_SECONDS.
 Exit codes: 0 ok · 1 runtime error (also: an agent requires a sandbox bwrap cannot give here)
 · 2 usage · 3 bundle not found · 4 invalid bundle`;
 
@@ -45,6 +53,7 @@ interface RunOptions {
   watch: boolean;
   envFile?: string;
   input?: string;
+  cluster?: ClusterOptions;
 }
 
 function parseRunArgs(argv: string[]): RunOptions {
@@ -59,6 +68,10 @@ function parseRunArgs(argv: string[]): RunOptions {
         watch: { type: 'boolean' },
         'env-file': { type: 'string' },
         input: { type: 'string' },
+        cluster: { type: 'string' },
+        'cluster-creds': { type: 'string' },
+        'node-id': { type: 'string' },
+        'cluster-lease-seconds': { type: 'string' },
       },
     });
   const { values, positionals } = parsed;
@@ -67,6 +80,16 @@ function parseRunArgs(argv: string[]): RunOptions {
   const port = values.input !== undefined && values.port === undefined && !process.env.GOONDAN_PORT ? 0 : resolveApiPort(values.port);
   if (values.input !== undefined && values.input.trim() === '') throw new UsageError('--input needs a non-empty TEXT');
   if (values['env-file'] !== undefined && !existsSync(values['env-file'])) throw new UsageError(`--env-file '${values['env-file']}' does not exist`);
+  const cluster = clusterOptionsFrom(
+    {
+      ...(values.cluster !== undefined ? { cluster: values.cluster } : {}),
+      ...(values['cluster-creds'] !== undefined ? { clusterCreds: values['cluster-creds'] } : {}),
+      ...(values['node-id'] !== undefined ? { nodeId: values['node-id'] } : {}),
+      ...(values['cluster-lease-seconds'] !== undefined ? { leaseSeconds: values['cluster-lease-seconds'] } : {}),
+    },
+    process.env,
+  );
+  if (cluster?.credsFile !== undefined && !existsSync(cluster.credsFile)) throw new UsageError(`--cluster-creds '${cluster.credsFile}' does not exist`);
   return {
     path: resolve(positionals[0] ?? '.'),
     stateRoot: resolveStateRoot(values['state-root']),
@@ -76,6 +99,7 @@ function parseRunArgs(argv: string[]): RunOptions {
     ...(values.swarm ? { swarm: values.swarm } : {}),
     ...(values['env-file'] ? { envFile: resolve(values['env-file']) } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(cluster ? { cluster } : {}),
   };
 }
 
@@ -118,6 +142,7 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
     ...(logFile ? { logFile } : {}),
     ...(options.swarm ? { swarmName: options.swarm } : {}),
     ...(options.envFile ? { envFile: options.envFile } : {}),
+    ...(options.cluster ? { cluster: options.cluster } : {}),
     ...(process.env.GOONDAN_API_TOKEN ? { apiToken: process.env.GOONDAN_API_TOKEN } : {}),
     ...(oneShot || interactive ? { onExchange: exchangePrinter((line) => process.stderr.write(line), color) } : {}),
     onInteractiveEnd: () => void orchestrator.stop().then(() => finish(EXIT.ok)),
@@ -197,6 +222,10 @@ function reportStartFailure(error: unknown, io: CliIo): ExitCode {
   }
   if (error instanceof AlreadyRunningError) {
     io.stderr(`goondan run: ${error.message}`);
+    return EXIT.runtimeError;
+  }
+  if (GoondanError.isInstance(error) && error.code === 'CLUSTER_UNAVAILABLE') {
+    io.stderr(`goondan run: ${error.code}: ${error.message}${error.suggestion ? `. To fix: ${error.suggestion}.` : ''}`);
     return EXIT.runtimeError;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,180 @@
+/**
+ * Durable inboxes on JetStream: one work-queue stream per swarm, a subject per instance under
+ * its partition, one durable pull consumer per partition (never one per instance). A published
+ * event is accepted once JetStream acknowledged it; the partition's owner pulls it, hands it to
+ * local delivery, keeps it alive with in-progress acks while the turn runs, and acks it only after
+ * the turn is folded and replicated. A node that dies leaves its messages unacked: after the ack
+ * wait they go to whoever pulls the partition next.
+ */
+import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { headers, nanos } from '@nats-io/transport-node';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
+import { agentEventSchema } from '../../shared/ipc/ipc-schemas.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import { compiledValidator, describeErrors } from '../../shared/validation/compiled-validator.ts';
+import type { ClusterNames } from './cluster-names.ts';
+
+/** What travels on an inbox subject: the event plus what the owner needs to route its answer. */
+export interface InboxEnvelope {
+  target: AgentId;
+  /** Name of the sender (agent, connection or API source). */
+  from: string;
+  kind: 'request' | 'send';
+  /** The node whose caller waits for the reply (it holds the pending request). */
+  origin: string;
+  event: AgentEvent;
+}
+
+const isEnvelope = compiledValidator<InboxEnvelope>({
+  schema: {
+    type: 'object',
+    required: ['target', 'from', 'kind', 'origin', 'event'],
+    properties: {
+      target: { type: 'object', required: ['agent', 'instanceKey'], properties: { agent: { type: 'string', minLength: 1 }, instanceKey: { type: 'string', minLength: 1 } } },
+      from: { type: 'string' },
+      kind: { enum: ['request', 'send'] },
+      origin: { type: 'string', minLength: 1 },
+      event: { $ref: agentEventSchema.$id },
+    },
+  },
+  refs: [agentEventSchema],
+  options: { allErrors: true, strict: false },
+});
+
+export interface ClusterInboxOptions {
+  names: ClusterNames;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** Unacked messages of a vanished owner go back to the stream after this long. */
+  ackWaitMs: number;
+  logger: RootLogger;
+  /** A pulled event for an owned partition; resolves once it is in local delivery. */
+  onEvent(envelope: InboxEnvelope, partition: number): Promise<void>;
+  /** A message that is not an envelope (counted, then terminated: it can never succeed). */
+  onMalformed(): void;
+}
+
+interface InFlight {
+  msg: JsMsg;
+  partition: number;
+}
+
+export class ClusterInbox {
+  private readonly consumers = new Map<number, ConsumerMessages>();
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(private readonly options: ClusterInboxOptions) {}
+
+  async ensureStream(): Promise<void> {
+    const { jsm, names } = this.options;
+    const config = { name: names.inboxStream, subjects: [names.inboxSubjects()], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: nanos(120_000) };
+    try {
+      await jsm.streams.info(names.inboxStream);
+    } catch {
+      await jsm.streams.add(config).catch(async (error: unknown) => {
+        // Another node created it between our look and our add.
+        await jsm.streams.info(names.inboxStream).catch(() => Promise.reject(error));
+      });
+    }
+  }
+
+  /** Accepted once stored: the msgID lets JetStream drop a retried publish of the same event. */
+  async publish(partition: number, envelope: InboxEnvelope): Promise<void> {
+    const h = headers();
+    h.set('Gdn-Origin', envelope.origin);
+    await this.options.js.publish(this.options.names.inboxSubject(partition, envelope.target), JSON.stringify(envelope), { msgID: envelope.event.id, headers: h });
+  }
+
+  async startPartition(partition: number): Promise<void> {
+    if (this.consumers.has(partition)) return;
+    const { jsm, js, names } = this.options;
+    const durable = names.partitionConsumer(partition);
+    await jsm.consumers
+      .add(names.inboxStream, {
+        durable_name: durable,
+        filter_subject: names.partitionFilter(partition),
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: nanos(this.options.ackWaitMs),
+        max_deliver: -1,
+        max_ack_pending: 10_000,
+      })
+      .catch(() => undefined); // exists already (same config): fine
+    const consumer = await js.consumers.get(names.inboxStream, durable);
+    const messages = await consumer.consume({ max_messages: 256 });
+    this.consumers.set(partition, messages);
+    void this.pump(partition, messages);
+  }
+
+  /** No more events of `partition` are pulled; those in progress can still be acked. */
+  stopPulling(partition: number): void {
+    const messages = this.consumers.get(partition);
+    this.consumers.delete(partition);
+    messages?.stop();
+  }
+
+  /** Drops the partition's messages in progress; `giveBack` naks them so the next owner gets them at once. */
+  dropUnfinished(partition: number, giveBack: boolean): number {
+    let dropped = 0;
+    for (const [eventId, entry] of this.inFlight) {
+      if (entry.partition !== partition) continue;
+      this.inFlight.delete(eventId);
+      if (giveBack) entry.msg.nak();
+      dropped += 1;
+    }
+    return dropped;
+  }
+
+  owns(partition: number): boolean {
+    return this.consumers.has(partition);
+  }
+
+  /** The turn is folded and replicated: the message is done. */
+  ack(eventId: string): void {
+    const entry = this.inFlight.get(eventId);
+    if (!entry) return;
+    this.inFlight.delete(eventId);
+    entry.msg.ack();
+  }
+
+  /** Tells JetStream the running turns are still being worked on (each tick). */
+  keepAlive(): void {
+    for (const entry of this.inFlight.values()) entry.msg.working();
+  }
+
+  close(): void {
+    for (const partition of [...this.consumers.keys()]) {
+      this.stopPulling(partition);
+      this.dropUnfinished(partition, true);
+    }
+  }
+
+  private async pump(partition: number, messages: ConsumerMessages): Promise<void> {
+    for await (const msg of messages) {
+      let envelope: unknown;
+      try {
+        envelope = msg.json();
+      } catch {
+        envelope = undefined;
+      }
+      if (!isEnvelope(envelope)) {
+        this.options.onMalformed();
+        this.options.logger.warn({ partition, subject: msg.subject, problems: describeErrors(isEnvelope.errors) }, 'dropped a malformed cluster inbox message');
+        msg.term();
+        continue;
+      }
+      const eventId = envelope.event.id;
+      const known = this.inFlight.get(eventId);
+      this.inFlight.set(eventId, { msg, partition });
+      // A redelivery of a message still in progress here: the newer delivery is the one to ack.
+      if (known) continue;
+      try {
+        await this.options.onEvent(envelope, partition);
+      } catch (error) {
+        this.options.logger.error({ partition, eventId, err: error }, 'could not hand a cluster inbox event to its instance; it will be redelivered');
+        this.inFlight.delete(eventId);
+        msg.nak(1_000);
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Every NATS name of one swarm's cluster. Subject tokens and bucket names cannot hold `.`, `*`,
+ * `>` or whitespace, so the workspace id is folded to `[A-Za-z0-9_-]` and an instance is named by
+ * base64url of `agent NUL instanceKey` (injective, unlike a slug).
+ */
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
+
+export class ClusterNames {
+  readonly token: string;
+
+  constructor(workspaceId: string) {
+    this.token = workspaceId.replace(/[^A-Za-z0-9_-]/g, '_');
+  }
+
+  /** Durable inboxes: a work-queue stream, one subject per instance under its partition. */
+  get inboxStream(): string {
+    return `GDN_${this.token}_INBOX`;
+  }
+
+  inboxSubjects(): string {
+    return `gdn.${this.token}.in.>`;
+  }
+
+  inboxSubject(partition: number, id: AgentId): string {
+    return `gdn.${this.token}.in.${partition}.${instanceToken(id)}`;
+  }
+
+  partitionFilter(partition: number): string {
+    return `gdn.${this.token}.in.${partition}.>`;
+  }
+
+  partitionConsumer(partition: number): string {
+    return `p${partition}`;
+  }
+
+  get membersBucket(): string {
+    return `gdn_${this.token}_members`;
+  }
+
+  get leasesBucket(): string {
+    return `gdn_${this.token}_leases`;
+  }
+
+  /** Instance state snapshots (conversation, tool-call journal, extension state). */
+  get stateBucket(): string {
+    return `gdn_${this.token}_state`;
+  }
+
+  stateKey(partition: number, id: AgentId): string {
+    return `${partition}.${instanceToken(id)}`;
+  }
+
+  leaseKey(partition: number): string {
+    return `p${partition}`;
+  }
+
+  /** Core NATS: replies to requests a node's callers wait for. */
+  nodeReplies(nodeId: string): string {
+    return `gdn.${this.token}.node.${nodeId}.reply`;
+  }
+
+  /** Core NATS scatter/gather: every node answers with its process rows. */
+  get processesSubject(): string {
+    return `gdn.${this.token}.processes`;
+  }
+}
+
+export function instanceToken(id: AgentId): string {
+  return Buffer.from(`${id.agent}\u0000${id.instanceKey}`).toString('base64url');
+}

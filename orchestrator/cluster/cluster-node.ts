@@ -1,0 +1,247 @@
+/**
+ * One node of a goondan cluster on NATS JetStream (issue 15, deploy/cluster/README.md): the
+ * connection, membership, partition leases, the JetStream inboxes and state snapshots, and the
+ * core NATS subjects for replies and the cluster-wide process table. The orchestrator core sees
+ * it only through CoreCluster; agents still run as local subprocesses of their owner node.
+ */
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.ts';
+import type { ProcessRow } from '../http/api-server.ts';
+import type { ClusterRouting } from '../routing/router.ts';
+import { ClusterInbox } from './cluster-inbox.ts';
+import { ClusterNames } from './cluster-names.ts';
+import type { ClusterOptions } from './cluster-options.ts';
+import { KvObserver } from './kv-observer.ts';
+import { Membership } from './membership.ts';
+import { openNatsLink } from './nats-link.ts';
+import { PartitionLeases } from './partition-leases.ts';
+import { PartitionOwner } from './partition-owner.ts';
+import { rendezvousOwner } from './partitions.ts';
+import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
+import { StateReplica } from './state-replica.ts';
+
+export interface ClusterNodeDeps {
+  workspaceId: string;
+  stateRoot: string;
+  logger: RootLogger;
+  apiUrl(): string;
+  gracePeriodMs(): number;
+}
+
+/** Renewal and heartbeat period: a fifth of the lease timeout, within 200 ms – 2 s. */
+function tickMs(leaseTimeoutMs: number): number {
+  return Math.min(2_000, Math.max(200, Math.round(leaseTimeoutMs / 5)));
+}
+
+export class ClusterNode {
+  readonly names: ClusterNames;
+  readonly owner: PartitionOwner;
+  /** Partitions this node took over from a node that stopped renewing (not handed over). */
+  takeovers = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private ticking = false;
+  private draining = false;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly handOvers = new Map<number, Promise<void>>();
+  private core: OrchestratorCore | undefined;
+
+  private constructor(
+    readonly options: ClusterOptions,
+    private readonly deps: ClusterNodeDeps,
+    private readonly nc: NatsConnection,
+    readonly connected: () => boolean,
+    private readonly inbox: ClusterInbox,
+    readonly membership: Membership,
+    private readonly leases: PartitionLeases,
+    private readonly observers: KvObserver[],
+    replica: StateReplica,
+    names: ClusterNames,
+  ) {
+    this.names = names;
+    this.owner = new PartitionOwner({
+      inbox,
+      replica,
+      partitions: options.partitions,
+      logger: deps.logger,
+      gracePeriodMs: deps.gracePeriodMs,
+      onFenced: (partition) => void this.owner.lose(partition),
+    });
+  }
+
+  /** Connects and prepares the swarm's streams and buckets; throws CLUSTER_UNAVAILABLE when NATS cannot serve. */
+  static async open(options: ClusterOptions, deps: ClusterNodeDeps, onMalformed: () => void): Promise<ClusterNode> {
+    const link = await openNatsLink(options, deps.logger);
+    const { nc } = link;
+    const names = new ClusterNames(deps.workspaceId);
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const kvm = new Kvm(nc);
+    const [members, leaseBucket, state] = await Promise.all([
+      kvm.create(names.membersBucket, { history: 1 }),
+      kvm.create(names.leasesBucket, { history: 1 }),
+      kvm.create(names.stateBucket, { history: 1 }),
+    ]);
+    const memberView = await KvObserver.start(members, deps.logger);
+    const leaseView = await KvObserver.start(leaseBucket, deps.logger);
+    let node: ClusterNode | undefined;
+    const inbox = new ClusterInbox({
+      names,
+      js,
+      jsm,
+      ackWaitMs: options.leaseTimeoutMs,
+      logger: deps.logger,
+      onEvent: (envelope, partition) => (node ? node.owner.deliver(envelope, partition) : Promise.reject(new Error('cluster node not ready'))),
+      onMalformed,
+    });
+    await inbox.ensureStream();
+    const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl);
+    const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
+    const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
+    node = new ClusterNode(options, deps, nc, link.connected, inbox, membership, leases, [memberView, leaseView], replica, names);
+    return node;
+  }
+
+  /** What the orchestrator core plugs in (routing, acks after replication, state sync, hand-over). */
+  coreHooks(): CoreCluster {
+    return {
+      routing: this.routing(),
+      onSettled: (id, eventId) => this.owner.settled(id, eventId),
+      syncState: (proc) => this.owner.syncState(proc),
+      isHandingOver: (proc) => this.owner.isHandingOver(proc),
+    };
+  }
+
+  /** Starts serving: replies and process rows for other nodes, membership and partition ownership. */
+  async start(core: OrchestratorCore, localRows: () => Promise<ProcessRow[]>): Promise<void> {
+    this.core = core;
+    this.owner.attach(core);
+    this.subscriptions.push(
+      this.nc.subscribe(this.names.nodeReplies(this.options.nodeId), {
+        callback: (error, msg) => {
+          if (error) return;
+          this.receiveReply(msg.data);
+        },
+      }),
+      serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
+    );
+    await this.membership.heartbeat();
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
+  }
+
+  /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
+  async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
+    const expected = this.membership.records().length;
+    const gathered = this.connected() ? await gatherProcessRows(this.nc, this.names.processesSubject, Math.max(1, expected), this.deps.logger) : undefined;
+    if (gathered && gathered.some((row) => row.node === this.options.nodeId)) return gathered;
+    return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
+  }
+
+  ownedPartitions(): number {
+    return this.leases.held.size;
+  }
+
+  /** SIGTERM: leave the assignment, hand every partition over (no lease waits out its timeout), leave. */
+  async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    this.membership.draining = true;
+    await this.membership.heartbeat().catch(() => undefined);
+    await this.tick();
+    await Promise.all(this.handOvers.values());
+    if (this.timer) clearInterval(this.timer);
+    await this.membership.leave().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.inbox.close();
+    for (const observer of this.observers) observer.stop();
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  private routing(): ClusterRouting {
+    return {
+      nodeId: this.options.nodeId,
+      publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event }),
+      sendReply: (node, event) => this.sendReply(node, event),
+    };
+  }
+
+  private sendReply(node: string, event: AgentEvent): void {
+    if (node === this.options.nodeId) {
+      this.core?.router.receiveRemoteReply(event);
+      return;
+    }
+    try {
+      this.nc.publish(this.names.nodeReplies(node), JSON.stringify(event));
+    } catch (error) {
+      this.deps.logger.warn({ node, traceId: event.traceId, err: error }, 'could not send a reply to the node whose caller waits; it times out there');
+    }
+  }
+
+  private receiveReply(data: Uint8Array): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      value = undefined;
+    }
+    const checked = validateAgentEvent(value);
+    if (!checked.ok) {
+      this.core?.metrics.malformedMessages.inc({ source: 'cluster' });
+      this.deps.logger.warn({ problems: checked.ok ? [] : checked.problems }, 'dropped a malformed reply from another node');
+      return;
+    }
+    this.core?.router.receiveRemoteReply(checked.value);
+  }
+
+  /** Heartbeat, in-progress acks, then each partition: renew, hand over, or claim. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      if (!this.draining) await this.membership.heartbeat();
+      this.inbox.keepAlive();
+      const live = this.membership.live();
+      for (let partition = 0; partition < this.options.partitions; partition++) await this.tickPartition(partition, live);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'cluster tick failed (NATS unreachable?); retrying');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async tickPartition(partition: number, live: string[]): Promise<void> {
+    const wanted = !this.draining && rendezvousOwner(partition, live) === this.options.nodeId;
+    const held = this.leases.held.get(partition);
+    if (held) {
+      if (!(await this.leases.renew(held))) {
+        await this.owner.lose(partition);
+        return;
+      }
+      if (!wanted && !held.releasing) {
+        held.releasing = true;
+        const handOver = this.owner
+          .handOver(partition)
+          .then(() => this.leases.release(held))
+          .catch((error: unknown) => this.deps.logger.error({ partition, err: error }, 'hand-over failed; the lease expires instead'))
+          .finally(() => this.handOvers.delete(partition));
+        this.handOvers.set(partition, handOver);
+      }
+      return;
+    }
+    if (!wanted) return;
+    const previous = this.leases.holder(partition);
+    const lease = await this.leases.claim(partition);
+    if (!lease) return;
+    if (previous && previous.node !== this.options.nodeId) this.takeovers += 1;
+    await this.owner.acquire(partition);
+  }
+}

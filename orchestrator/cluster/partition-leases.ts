@@ -1,0 +1,123 @@
+/**
+ * Partition ownership through the leases bucket: `p<N> → {node, epoch}`. The owner renews with a
+ * compare-and-set on the revision it holds; a lease this node has not seen rewritten within the
+ * timeout may be taken by compare-and-set with epoch + 1; a release deletes it (CAS) so another
+ * node claims it at once. A failed renewal means someone else took it: the partition is lost.
+ */
+import type { KV } from '@nats-io/kv';
+import type { RootLogger } from '../../shared/logger.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
+import type { ClusterNames } from './cluster-names.ts';
+import type { KvObserver } from './kv-observer.ts';
+
+export interface LeaseRecord {
+  node: string;
+  epoch: number;
+}
+
+const isLeaseRecord = compiledValidator<LeaseRecord>({
+  schema: {
+    type: 'object',
+    required: ['node', 'epoch'],
+    properties: { node: { type: 'string' }, epoch: { type: 'integer', minimum: 0 } },
+  },
+});
+
+export interface HeldLease {
+  partition: number;
+  epoch: number;
+  revision: number;
+  /** Handing over: renewed until the release completes, never re-claimed meanwhile. */
+  releasing: boolean;
+}
+
+export class PartitionLeases {
+  readonly held = new Map<number, HeldLease>();
+
+  constructor(
+    private readonly kv: KV,
+    private readonly observer: KvObserver,
+    private readonly names: ClusterNames,
+    private readonly nodeId: string,
+    private readonly timeoutMs: number,
+    private readonly logger: RootLogger,
+  ) {}
+
+  /** Renews a held lease; false when another node holds it now. */
+  async renew(lease: HeldLease): Promise<boolean> {
+    try {
+      lease.revision = await this.write(lease.partition, lease.epoch, lease.revision);
+      return true;
+    } catch (error) {
+      this.logger.warn({ partition: lease.partition, epoch: lease.epoch, err: error }, 'partition lease could not be renewed; another node owns it now');
+      this.held.delete(lease.partition);
+      return false;
+    }
+  }
+
+  /** Claims a free or expired lease; undefined when it is not (yet) free or someone was faster. */
+  async claim(partition: number): Promise<HeldLease | undefined> {
+    const key = this.names.leaseKey(partition);
+    const seen = this.observer.entries.get(key);
+    const current = seen?.operation === 'PUT' ? parse(seen.value) : undefined;
+    const free = seen === undefined || seen.operation !== 'PUT' || current === undefined;
+    // Our own lease from an earlier run of this node id is ours to take back at once.
+    const expired = !free && (current?.node === this.nodeId || this.observer.isStale(key, this.timeoutMs));
+    if (!free && !expired) return undefined;
+    const epoch = (current?.epoch ?? 0) + 1;
+    try {
+      const revision = seen === undefined ? await this.create(partition, epoch) : await this.write(partition, epoch, seen.revision);
+      const lease: HeldLease = { partition, epoch, revision, releasing: false };
+      this.held.set(partition, lease);
+      this.logger.info({ partition, epoch, previous: current?.node ?? null }, current ? 'took over an expired partition lease' : 'claimed a partition lease');
+      return lease;
+    } catch {
+      return undefined; // another node claimed it between our look and our write
+    }
+  }
+
+  /** Deletes the lease (only if still ours) so another node can claim it without waiting. */
+  async release(lease: HeldLease): Promise<void> {
+    this.held.delete(lease.partition);
+    try {
+      await this.kv.delete(this.names.leaseKey(lease.partition), { previousSeq: lease.revision });
+    } catch (error) {
+      this.logger.warn({ partition: lease.partition, err: error }, 'releasing a partition lease failed; it expires after the lease timeout');
+    }
+  }
+
+  /** The node holding `partition` as this node last saw it. */
+  holder(partition: number): LeaseRecord | undefined {
+    const seen = this.observer.entries.get(this.names.leaseKey(partition));
+    return seen?.operation === 'PUT' ? parse(seen.value) : undefined;
+  }
+
+  private async create(partition: number, epoch: number): Promise<number> {
+    const key = this.names.leaseKey(partition);
+    const value = encode({ node: this.nodeId, epoch });
+    const revision = await this.kv.create(key, value);
+    this.observer.noteWrite(key, revision, 'PUT', value);
+    return revision;
+  }
+
+  private async write(partition: number, epoch: number, revision: number): Promise<number> {
+    const key = this.names.leaseKey(partition);
+    const value = encode({ node: this.nodeId, epoch });
+    const next = await this.kv.update(key, value, revision);
+    this.observer.noteWrite(key, next, 'PUT', value);
+    return next;
+  }
+}
+
+function encode(record: LeaseRecord): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(record));
+}
+
+function parse(value: Uint8Array): LeaseRecord | undefined {
+  try {
+    const record: unknown = JSON.parse(new TextDecoder().decode(value));
+    return isLeaseRecord(record) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
