@@ -125,8 +125,19 @@ export class ClusterInbox {
     return dropped;
   }
 
-  owns(partition: number): boolean {
-    return this.consumers.has(partition);
+  /**
+   * After a reconnect: pull requests made before a NATS restart can be forgotten by the server, so
+   * every consumer pulls afresh (messages in progress stay ackable; redeliveries are recognised).
+   */
+  async resumeAll(): Promise<void> {
+    for (const partition of [...this.consumers.keys()]) {
+      this.stopPulling(partition);
+      await this.startPartition(partition).catch((error: unknown) => this.options.logger.warn({ partition, err: error }, 'could not resume pulling a partition after a reconnect; retrying on the next one'));
+    }
+  }
+
+  isInFlight(eventId: string): boolean {
+    return this.inFlight.has(eventId);
   }
 
   /** The turn is folded and replicated: the message is done. */

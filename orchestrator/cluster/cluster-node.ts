@@ -55,6 +55,7 @@ export class ClusterNode {
     private readonly deps: ClusterNodeDeps,
     private readonly nc: NatsConnection,
     readonly connected: () => boolean,
+    private readonly downForMs: () => number,
     private readonly inbox: ClusterInbox,
     readonly membership: Membership,
     private readonly leases: PartitionLeases,
@@ -69,7 +70,11 @@ export class ClusterNode {
       partitions: options.partitions,
       logger: deps.logger,
       gracePeriodMs: deps.gracePeriodMs,
-      onFenced: (partition) => void this.owner.lose(partition),
+      // Stop what runs here, then claim the partition afresh: its instances restore the newer state.
+      onFenced: (partition) => {
+        this.leases.drop(partition);
+        void this.owner.lose(partition);
+      },
     });
   }
 
@@ -102,7 +107,12 @@ export class ClusterNode {
     const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl);
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
-    node = new ClusterNode(options, deps, nc, link.connected, inbox, membership, leases, [memberView, leaseView], replica, names);
+    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names);
+    link.onReconnect(() => {
+      memberView.refresh();
+      leaseView.refresh();
+      void inbox.resumeAll();
+    });
     return node;
   }
 
@@ -207,7 +217,7 @@ export class ClusterNode {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      if (!this.draining) await this.membership.heartbeat();
+      if (!this.draining && !(await this.heartbeat())) return;
       this.inbox.keepAlive();
       const live = this.membership.live();
       for (let partition = 0; partition < this.options.partitions; partition++) await this.tickPartition(partition, live);
@@ -218,14 +228,38 @@ export class ClusterNode {
     }
   }
 
+  /**
+   * False while NATS does not answer. Disconnected for a whole lease timeout, this node must assume
+   * its partitions were taken over: it stops their instances rather than run them beside a new
+   * owner. (A slow answer while connected is not that: others could not have written either.)
+   */
+  private async heartbeat(): Promise<boolean> {
+    try {
+      await this.membership.heartbeat();
+      return true;
+    } catch (error) {
+      const downForMs = this.downForMs();
+      this.deps.logger.warn({ err: error, downForMs }, 'cluster heartbeat failed (NATS unreachable?); retrying');
+      if (downForMs > this.options.leaseTimeoutMs && this.leases.held.size > 0) {
+        for (const partition of [...this.leases.held.keys()]) {
+          this.leases.drop(partition);
+          await this.owner.lose(partition);
+        }
+      }
+      return false;
+    }
+  }
+
   private async tickPartition(partition: number, live: string[]): Promise<void> {
     const wanted = !this.draining && rendezvousOwner(partition, live) === this.options.nodeId;
     const held = this.leases.held.get(partition);
     if (held) {
-      if (!(await this.leases.renew(held))) {
+      const renewal = await this.leases.renew(held);
+      if (renewal === 'lost') {
         await this.owner.lose(partition);
         return;
       }
+      if (renewal === 'unreachable') return;
       if (!wanted && !held.releasing) {
         held.releasing = true;
         const handOver = this.owner

@@ -37,6 +37,14 @@ export class KvObserver {
     return entry === undefined || now - entry.seenAt > timeoutMs;
   }
 
+  /**
+   * After this node was cut off from NATS, nothing it saw then can prove another node dead: every
+   * entry counts as just seen, so a reconnect never starts a grab for the others' partitions.
+   */
+  refresh(now = Date.now()): void {
+    for (const entry of this.entries.values()) entry.seenAt = now;
+  }
+
   /** A write of ours: known at once, without waiting for the watch to echo it. */
   noteWrite(key: string, revision: number, operation: ObservedEntry['operation'], value: Uint8Array): void {
     this.record({ key, revision, operation, value, seenAt: Date.now() });

@@ -14,6 +14,10 @@ const MIN_SERVER = [2, 9, 0] as const;
 export interface NatsLink {
   nc: NatsConnection;
   connected(): boolean;
+  /** How long the connection has been down (0 while connected). */
+  downForMs(): number;
+  /** Called after each reconnect. */
+  onReconnect(listener: () => void): void;
 }
 
 export async function openNatsLink(options: ClusterOptions, logger: RootLogger): Promise<NatsLink> {
@@ -47,19 +51,28 @@ export async function openNatsLink(options: ClusterOptions, logger: RootLogger):
     });
   }
   let connected = true;
+  let downSince = 0;
+  const reconnectListeners: Array<() => void> = [];
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') {
         connected = false;
+        downSince = Date.now();
         logger.warn({ server: redactUrl(options.url) }, 'disconnected from NATS; reconnecting');
       } else if (status.type === 'reconnect') {
         connected = true;
         logger.info({ server: redactUrl(options.url) }, 'reconnected to NATS');
+        for (const listener of reconnectListeners) listener();
       }
     }
   })();
   logger.info({ server: redactUrl(options.url), version: info.version, node: options.nodeId }, 'connected to NATS');
-  return { nc, connected: () => connected && !nc.isClosed() };
+  return {
+    nc,
+    connected: () => connected && !nc.isClosed(),
+    downForMs: () => (connected ? 0 : Date.now() - downSince),
+    onReconnect: (listener) => reconnectListeners.push(listener),
+  };
 }
 
 function atLeast(version: string, min: readonly number[]): boolean {

@@ -9,6 +9,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
 import type { KvObserver } from './kv-observer.ts';
+import { isWrongRevision } from './state-replica.ts';
 
 export interface LeaseRecord {
   node: string;
@@ -29,6 +30,8 @@ export interface HeldLease {
   revision: number;
   /** Handing over: renewed until the release completes, never re-claimed meanwhile. */
   releasing: boolean;
+  /** This node's clock at the last successful write. */
+  renewedAt: number;
 }
 
 export class PartitionLeases {
@@ -43,15 +46,21 @@ export class PartitionLeases {
     private readonly logger: RootLogger,
   ) {}
 
-  /** Renews a held lease; false when another node holds it now. */
-  async renew(lease: HeldLease): Promise<boolean> {
+  /**
+   * Renews a held lease: `lost` when another node wrote it since (or it could not be renewed for a
+   * whole timeout, so another node may have it); `unreachable` while NATS does not answer.
+   */
+  async renew(lease: HeldLease): Promise<'renewed' | 'lost' | 'unreachable'> {
     try {
       lease.revision = await this.write(lease.partition, lease.epoch, lease.revision);
-      return true;
+      lease.renewedAt = Date.now();
+      return 'renewed';
     } catch (error) {
-      this.logger.warn({ partition: lease.partition, epoch: lease.epoch, err: error }, 'partition lease could not be renewed; another node owns it now');
+      const conflict = isWrongRevision(error);
+      if (!conflict && Date.now() - lease.renewedAt <= this.timeoutMs) return 'unreachable';
+      this.logger.warn({ partition: lease.partition, epoch: lease.epoch, err: error }, 'partition lease could not be renewed; another node may own it now');
       this.held.delete(lease.partition);
-      return false;
+      return 'lost';
     }
   }
 
@@ -67,7 +76,7 @@ export class PartitionLeases {
     const epoch = (current?.epoch ?? 0) + 1;
     try {
       const revision = seen === undefined ? await this.create(partition, epoch) : await this.write(partition, epoch, seen.revision);
-      const lease: HeldLease = { partition, epoch, revision, releasing: false };
+      const lease: HeldLease = { partition, epoch, revision, releasing: false, renewedAt: Date.now() };
       this.held.set(partition, lease);
       this.logger.info({ partition, epoch, previous: current?.node ?? null }, current ? 'took over an expired partition lease' : 'claimed a partition lease');
       return lease;
@@ -84,6 +93,11 @@ export class PartitionLeases {
     } catch (error) {
       this.logger.warn({ partition: lease.partition, err: error }, 'releasing a partition lease failed; it expires after the lease timeout');
     }
+  }
+
+  /** Forgets a lease without writing it: the next claim by this node takes it again with a new epoch. */
+  drop(partition: number): void {
+    this.held.delete(partition);
   }
 
   /** The node holding `partition` as this node last saw it. */

@@ -12,6 +12,8 @@ import type { ClusterInbox, InboxEnvelope } from './cluster-inbox.ts';
 import { partitionOf } from './partitions.ts';
 import { StateFencedError, type StateReplica } from './state-replica.ts';
 
+const SETTLE_RETRY_MS = 500;
+
 export interface PartitionOwnerOptions {
   inbox: ClusterInbox;
   replica: StateReplica;
@@ -53,12 +55,19 @@ export class PartitionOwner {
     core.router.deliverHere(envelope.target, envelope.event, envelope.from, envelope.origin);
   }
 
-  /** Done here: replicate the folded state, then ack (a crash in between redelivers; the agent sees it finished). */
+  /**
+   * Done here: replicate the folded state, then ack (a crash in between redelivers; the agent sees
+   * it finished). While NATS is away the sync is retried for as long as the event is ours.
+   */
   settled(id: AgentId, eventId: string): void {
     const partition = this.partitionOf(id);
     this.options.replica.sync(partition, id).then(
       () => this.options.inbox.ack(eventId),
-      (error: unknown) => this.syncFailed(partition, id, error),
+      (error: unknown) => {
+        this.syncFailed(partition, id, error);
+        if (error instanceof StateFencedError || !this.options.inbox.isInFlight(eventId)) return;
+        setTimeout(() => this.options.inbox.isInFlight(eventId) && this.settled(id, eventId), SETTLE_RETRY_MS).unref?.();
+      },
     );
   }
 
@@ -129,7 +138,7 @@ export class PartitionOwner {
       this.options.onFenced(partition);
       return;
     }
-    this.options.logger.error({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'could not store instance state in the cluster; the event stays unacked and is redelivered');
+    this.options.logger.warn({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'could not store instance state in the cluster (NATS away?); retrying');
   }
 
   private requireCore(): OrchestratorCore {

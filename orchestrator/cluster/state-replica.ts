@@ -9,6 +9,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -106,12 +107,20 @@ export class StateReplica {
       else if (known.revision === null) revision = await this.kv.create(stateKey, value);
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
+      if (!isWrongRevision(error)) throw error; // NATS away: the caller retries; nothing was written
       this.shipped.delete(agentKey(id));
       throw new StateFencedError(`the state of ${agentKey(id)} was written by another node: ${(error as Error).message}`);
     }
     this.shipped.set(agentKey(id), { revision, digest });
   }
 }
+
+/** JetStream's "wrong last sequence" (10071): the compare-and-set lost to another writer. */
+export function isWrongRevision(error: unknown): boolean {
+  return error instanceof JetStreamApiError ? error.code === WRONG_LAST_SEQUENCE : /wrong last sequence/i.test(String((error as Error)?.message));
+}
+
+const WRONG_LAST_SEQUENCE = 10071;
 
 function localStateFiles(root: string): string[] {
   const found = STATE_FILES.filter((path) => existsSync(join(root, path)));
