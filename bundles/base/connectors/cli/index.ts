@@ -1,8 +1,8 @@
 /**
  * `cli` connector: the terminal conversation of `goondan run`. Each line is one turn on ONE stable
  * conversation key (config `instanceKey`, default `cli`) — not a new key per line (SPEC.md §9.15);
- * the reply is printed, then the prompt again. Ctrl-D ends the session; Ctrl-C is handled by the
- * daemon, which drains everything.
+ * the reply is printed as it streams (issue 13), then the prompt again. Ctrl-D ends the session;
+ * Ctrl-C is handled by the daemon, which drains everything.
  */
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
@@ -68,14 +68,14 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
       continue;
     }
     lineNo += 1;
-    const reply = await ctx.request({
-      name: 'stdin_message',
-      message: { type: 'text', text },
-      properties: { line: String(lineNo) },
-      instanceKey,
-    });
+    // The reply is printed as the model produces it; a model that does not stream prints it whole below.
+    const reply = await ctx.request(
+      { name: 'stdin_message', message: { type: 'text', text }, properties: { line: String(lineNo) }, instanceKey },
+      { onText: (chunk) => process.stdout.write(chunk) },
+    );
     if (ctx.signal.aborted) break;
-    process.stdout.write(reply.status === 'ok' ? `${reply.text}\n` : `[${reply.status}] ${reply.text}\n`);
+    if (reply.status !== 'ok') process.stdout.write(`[${reply.status}] ${reply.text}\n`);
+    else if (!reply.streamed) process.stdout.write(`${reply.text}\n`);
     rl.prompt();
   }
 }
