@@ -1,0 +1,117 @@
+/**
+ * Token streaming in the terminal (issue 13): the `cli` connector's chat and the one-shot
+ * `goondan run --input` print the entry agent's reply as the model produces it. The model is a
+ * fake server that holds its reply after the first words until the test has seen them, so text
+ * seen then was printed before the turn could complete; once released, the whole reply is printed
+ * exactly once and the screen ends as a non-streaming print would. Text of an agent the entry
+ * agent calls (same trace) is not the reply and is not printed as it.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { GOONDAN_BIN, startTerminalRun, tempStateRoot, terminalShows, waitFor } from './daemon-harness.ts';
+import { FIRST_WORDS, type GatedChatServer, LAST_WORDS, REPLY, startGatedChatServer } from './gated-chat-server.ts';
+
+const HELPER_TEXT = 'helper whispers secret words';
+const servers: GatedChatServer[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.stop();
+});
+
+function gatedServer(): GatedChatServer {
+  const server = startGatedChatServer();
+  servers.push(server);
+  return server;
+}
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+/** What the terminal shows as plain text: without readline's cursor escapes and carriage returns. */
+const screen = (output: string) => output.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replaceAll('\r', '');
+
+/** `goondan run --input TEXT` with stdout read as it comes. */
+function oneShot(bundle: string, input: string) {
+  const proc = Bun.spawn([GOONDAN_BIN, 'run', bundle, '--input', input, '--state-root', tempStateRoot()], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  let stdout = '';
+  const reading = (async () => {
+    for await (const text of proc.stdout.pipeThrough(new TextDecoderStream())) stdout += text;
+  })();
+  const stderr = new Response(proc.stderr).text();
+  return {
+    stdout: () => stdout,
+    async finished() {
+      const code = await proc.exited;
+      await reading;
+      return { code, stdout, stderr: await stderr };
+    },
+    kill: () => proc.exitCode === null && proc.kill('SIGKILL'),
+  };
+}
+
+describe('the terminal chat (cli connector) streams the reply', () => {
+  test('the first words are on the terminal while the model still holds the rest; then the whole reply, once, and the prompt', async () => {
+    const server = gatedServer();
+    const terminal = await startTerminalRun(server.bundle, tempStateRoot());
+    try {
+      terminal.type('hello\n');
+      await terminalShows(terminal, FIRST_WORDS.trim(), 'the first streamed words while the model holds the rest');
+      // The server has not sent these yet: the turn cannot have completed.
+      expect(server.held()).toBe(1);
+      expect(terminal.output()).not.toContain(LAST_WORDS);
+      server.release();
+      await terminalShows(terminal, LAST_WORDS, 'the rest of the reply');
+      await waitFor('the prompt after the reply', () => screen(terminal.output()), (shown) => shown.includes(`${REPLY}\n> `));
+      expect(occurrences(terminal.output(), REPLY)).toBe(1);
+      // The next line is a turn like the first (the reply is not held any more).
+      terminal.type('again\n');
+      await waitFor('the second reply', () => occurrences(terminal.output(), REPLY), (count) => count === 2);
+      terminal.type('\u0004');
+      expect(await terminal.exited()).toBe(0);
+    } finally {
+      if (terminal.proc.exitCode === null) terminal.proc.kill('SIGKILL');
+    }
+  });
+
+  test("a called agent's streamed text is not printed as the reply", async () => {
+    const server = gatedServer();
+    server.release();
+    const terminal = await startTerminalRun(server.bundle, tempStateRoot());
+    try {
+      terminal.type('ask the helper\n');
+      await waitFor('the reply and the prompt after it', () => screen(terminal.output()), (shown) => shown.includes(`${REPLY}\n> `));
+      // The helper's words show once: in the exchange line on stderr ("helper → talker  replies: …"), not in the reply.
+      const shown = terminal.output();
+      expect(shown).toContain(`replies: ${HELPER_TEXT}`);
+      expect(occurrences(shown, HELPER_TEXT)).toBe(1);
+      terminal.type('\u0004');
+      expect(await terminal.exited()).toBe(0);
+    } finally {
+      if (terminal.proc.exitCode === null) terminal.proc.kill('SIGKILL');
+    }
+  });
+});
+
+describe('goondan run --input streams the reply', () => {
+  test('stdout has the first words while the model holds the rest, and ends byte-identical to a non-streaming print', async () => {
+    const server = gatedServer();
+    const run = oneShot(server.bundle, 'hello');
+    try {
+      await waitFor('the first streamed words on stdout while the model holds the rest', run.stdout, (stdout) => stdout.includes(FIRST_WORDS.trim()));
+      expect(server.held()).toBe(1);
+      expect(run.stdout()).not.toContain(LAST_WORDS);
+      server.release();
+      const { code, stdout } = await run.finished();
+      expect(code).toBe(0);
+      expect(stdout).toBe(`${REPLY}\n`);
+    } finally {
+      run.kill();
+    }
+  });
+
+  test("a called agent's streamed text is not printed: stdout is the entry agent's reply alone", async () => {
+    const server = gatedServer();
+    server.release();
+    const { code, stdout, stderr } = await oneShot(server.bundle, 'ask the helper').finished();
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${REPLY}\n`);
+    // The helper did answer in the same turn (its exchange is on stderr), so its text was streamed and left out.
+    expect(stderr).toContain(`replies: ${HELPER_TEXT}`);
+  });
+});
