@@ -26,9 +26,14 @@ const occurrences = (text: string, part: string) => text.split(part).length - 1;
 /** What the terminal shows as plain text: without readline's cursor escapes and carriage returns. */
 const screen = (output: string) => output.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replaceAll('\r', '');
 
-/** `goondan run --input TEXT` with stdout read as it comes. */
-function oneShot(bundle: string, input: string) {
-  const proc = Bun.spawn([GOONDAN_BIN, 'run', bundle, '--input', input, '--state-root', tempStateRoot()], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+/**
+ * `goondan run --input TEXT` with its output read as it comes: in a terminal (under `script`, a
+ * real pseudo-terminal; stderr shows there too), or with stdout a pipe.
+ */
+function oneShot(bundle: string, input: string, where: 'terminal' | 'pipe') {
+  const command = [GOONDAN_BIN, 'run', bundle, '--input', input, '--state-root', tempStateRoot()];
+  const argv = where === 'terminal' ? ['script', '-qfec', command.map((arg) => `'${arg}'`).join(' '), '/dev/null'] : command;
+  const proc = Bun.spawn(argv, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   let stdout = '';
   const reading = (async () => {
     for await (const text of proc.stdout.pipeThrough(new TextDecoderStream())) stdout += text;
@@ -88,30 +93,41 @@ describe('the terminal chat (cli connector) streams the reply', () => {
   });
 });
 
-describe('goondan run --input streams the reply', () => {
-  test('stdout has the first words while the model holds the rest, and ends byte-identical to a non-streaming print', async () => {
+describe('goondan run --input in a terminal streams the reply', () => {
+  test('the first words are on the terminal while the model holds the rest; then the rest, the reply shown once', async () => {
     const server = gatedServer();
-    const run = oneShot(server.bundle, 'hello');
+    const run = oneShot(server.bundle, 'hello', 'terminal');
     try {
-      await waitFor('the first streamed words on stdout while the model holds the rest', run.stdout, (stdout) => stdout.includes(FIRST_WORDS.trim()));
+      await waitFor('the first streamed words in the terminal while the model holds the rest', run.stdout, (shown) => shown.includes(FIRST_WORDS.trim()));
       expect(server.held()).toBe(1);
       expect(run.stdout()).not.toContain(LAST_WORDS);
       server.release();
       const { code, stdout } = await run.finished();
       expect(code).toBe(0);
-      expect(stdout).toBe(`${REPLY}\n`);
+      expect(occurrences(screen(stdout), `${REPLY}\n`)).toBe(1);
     } finally {
       run.kill();
     }
   });
 
-  test("a called agent's streamed text is not printed: stdout is the entry agent's reply alone", async () => {
+  test("a called agent's streamed text is not printed as the reply", async () => {
     const server = gatedServer();
     server.release();
-    const { code, stdout, stderr } = await oneShot(server.bundle, 'ask the helper').finished();
+    const { code, stdout } = await oneShot(server.bundle, 'ask the helper', 'terminal').finished();
     expect(code).toBe(0);
+    expect(occurrences(screen(stdout), `${REPLY}\n`)).toBe(1);
+    // Once, in the exchange line on stderr ("helper → talker  replies: …"): the helper did stream, and was left out.
+    expect(screen(stdout)).toContain(`replies: ${HELPER_TEXT}`);
+    expect(occurrences(stdout, HELPER_TEXT)).toBe(1);
+  });
+});
+
+describe('goondan run --input into a pipe prints the reply alone', () => {
+  test('stdout is byte-identical to the reply and its line end (text cannot be taken back from a pipe)', async () => {
+    const server = gatedServer();
+    server.release();
+    const { code, stdout, stderr } = await oneShot(server.bundle, 'ask the helper', 'pipe').finished();
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toBe(`${REPLY}\n`);
-    // The helper did answer in the same turn (its exchange is on stderr), so its text was streamed and left out.
-    expect(stderr).toContain(`replies: ${HELPER_TEXT}`);
   });
 });

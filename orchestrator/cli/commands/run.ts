@@ -31,7 +31,8 @@ Options:
       --port N          API port (default $GOONDAN_PORT, else 7420; with --input a free one; 0 picks any free port)
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
-      --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
+      --input TEXT      one-shot: send TEXT to the entry agent, print the reply (as it streams
+                        when stdout is a terminal), exit
 
 Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info),
 GOONDAN_BWRAP_PATH (the bubblewrap binary; default: bwrap on PATH).
@@ -155,9 +156,12 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
       source: { kind: 'cli', name: 'you' },
       wait: true,
     });
+    // A person at a terminal sees the reply as it streams. A pipe or file gets the reply alone: text
+    // of earlier steps (said before a tool call, or nudged away) cannot be taken back there.
     // Subscribed in the tick of the submit, before any of the turn's events can arrive.
     const shown = new StreamedReply();
-    const stopShowing = io.write ? showReplyAsItStreams(orchestrator.runtimeEvents, { traceId: submitted.traceId, agent: swarm.entryAgent, instanceKey: submitted.instanceKey }, shown, io.write) : () => {};
+    const write = process.stdout.isTTY === true ? io.write : undefined;
+    const stopShowing = write ? showReplyAsItStreams(orchestrator.runtimeEvents, { traceId: submitted.traceId, agent: swarm.entryAgent, instanceKey: submitted.instanceKey }, shown, write) : () => {};
     // A signal mid-turn drains the swarm (onSignal); the reply may then never come, and waiting
     // for it would keep the process alive after 'orchestrator stopped'.
     const outcome = await Promise.race([submitted.reply, finished.then(() => 'stopped' as const)]);
