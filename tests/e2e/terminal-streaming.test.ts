@@ -7,14 +7,24 @@
  * agent calls (same trace) is not the reply and is not printed as it.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { GOONDAN_BIN, startTerminalRun, tempStateRoot, terminalShows, waitFor } from './daemon-harness.ts';
 import { FIRST_WORDS, type GatedChatServer, LAST_WORDS, REPLY, startGatedChatServer } from './gated-chat-server.ts';
 
 const HELPER_TEXT = 'helper whispers secret words';
 const servers: GatedChatServer[] = [];
+const stateRoots: string[] = [];
 afterEach(() => {
   for (const server of servers.splice(0)) server.stop();
+  for (const dir of stateRoots.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+function stateRoot(): string {
+  const dir = tempStateRoot();
+  stateRoots.push(dir);
+  return dir;
+}
 
 function gatedServer(): GatedChatServer {
   const server = startGatedChatServer();
@@ -31,7 +41,7 @@ const screen = (output: string) => output.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''
  * real pseudo-terminal; stderr shows there too), or with stdout a pipe.
  */
 function oneShot(bundle: string, input: string, where: 'terminal' | 'pipe') {
-  const command = [GOONDAN_BIN, 'run', bundle, '--input', input, '--state-root', tempStateRoot()];
+  const command = [GOONDAN_BIN, 'run', bundle, '--input', input, '--state-root', stateRoot()];
   const argv = where === 'terminal' ? ['script', '-qfec', command.map((arg) => `'${arg}'`).join(' '), '/dev/null'] : command;
   const proc = Bun.spawn(argv, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   let stdout = '';
@@ -53,7 +63,7 @@ function oneShot(bundle: string, input: string, where: 'terminal' | 'pipe') {
 describe('the terminal chat (cli connector) streams the reply', () => {
   test('the first words are on the terminal while the model still holds the rest; then the whole reply, once, and the prompt', async () => {
     const server = gatedServer();
-    const terminal = await startTerminalRun(server.bundle, tempStateRoot());
+    const terminal = await startTerminalRun(server.bundle, stateRoot());
     try {
       terminal.type('hello\n');
       await terminalShows(terminal, FIRST_WORDS.trim(), 'the first streamed words while the model holds the rest');
@@ -74,10 +84,29 @@ describe('the terminal chat (cli connector) streams the reply', () => {
     }
   });
 
+  test('Ctrl-D while a reply streams: the reply is finished, then the run exits 0', async () => {
+    const server = gatedServer();
+    const root = stateRoot();
+    const terminal = await startTerminalRun(server.bundle, root);
+    try {
+      terminal.type('hello\n');
+      await terminalShows(terminal, FIRST_WORDS.trim(), 'the first streamed words while the model holds the rest');
+      terminal.type('\u0004');
+      // The reply comes only after the connector has taken the Ctrl-D (it logs that).
+      const log = join(root, 'runtime', 'logs', 'goondan.log');
+      await waitFor(`the cli connector to log that its input closed (${log})`, () => (existsSync(log) ? readFileSync(log, 'utf8') : ''), (text) => text.includes('"msg":"terminal input closed"'));
+      server.release();
+      expect(await terminal.exited()).toBe(0);
+      expect(occurrences(screen(terminal.output()), `${REPLY}\n`)).toBe(1);
+    } finally {
+      if (terminal.proc.exitCode === null) terminal.proc.kill('SIGKILL');
+    }
+  });
+
   test("a called agent's streamed text is not printed as the reply", async () => {
     const server = gatedServer();
     server.release();
-    const terminal = await startTerminalRun(server.bundle, tempStateRoot());
+    const terminal = await startTerminalRun(server.bundle, stateRoot());
     try {
       terminal.type('ask the helper\n');
       await waitFor('the reply and the prompt after it', () => screen(terminal.output()), (shown) => shown.includes(`${REPLY}\n> `));

@@ -45,6 +45,16 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
   const instanceKey = ctx.config.instanceKey || 'cli';
   const prompt = ctx.config.prompt || '> ';
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt, terminal: process.stdin.isTTY === true });
+  // Ctrl-D may come while a turn runs (its text can be on screen before it ends): the reply is still
+  // printed, but prompting a closed readline throws, which would crash the connector and restart it.
+  let closed = false;
+  rl.once('close', () => {
+    closed = true;
+    ctx.logger.info('terminal input closed');
+  });
+  const promptAgain = () => {
+    if (!closed) rl.prompt();
+  };
   ctx.signal.addEventListener('abort', () => rl.close(), { once: true });
   // The terminal is in raw mode while readline reads it, so Ctrl-C arrives here as a key, not a
   // signal: it ends the session like Ctrl-D, and the daemon then drains and exits.
@@ -64,7 +74,7 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
   for await (const line of rl) {
     const text = line.trim();
     if (text === '') {
-      rl.prompt();
+      promptAgain();
       continue;
     }
     lineNo += 1;
@@ -76,6 +86,6 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
     if (ctx.signal.aborted) break;
     if (reply.status !== 'ok') process.stdout.write(`[${reply.status}] ${reply.text}\n`);
     else if (!reply.streamed) process.stdout.write(`${reply.text}\n`);
-    rl.prompt();
+    promptAgain();
   }
 }
