@@ -8,10 +8,11 @@
 import type { ChildRuntime, ShellChannel } from '../shared/child/child-shell.ts';
 import { GoondanError, errorMessageOf } from '../shared/errors/index.ts';
 import { ORCHESTRATOR, makeEvent } from '../shared/ipc/control-events.ts';
-import type { Assignment, ControlMessage } from '../shared/ipc/control-protocol.ts';
-import { TIMEOUT_KEY } from '../shared/ipc/request-metadata.ts';
+import type { Assignment, ControlMessage, ControlPayloads } from '../shared/ipc/control-protocol.ts';
+import { STREAM_REPLY_KEY, TIMEOUT_KEY } from '../shared/ipc/request-metadata.ts';
 import type { ReplyOutcome } from '../shared/ipc/reply-events.ts';
 import { newId } from '../shared/ids.ts';
+import { StreamedReply } from '../shared/streaming/streamed-reply.ts';
 import { compiledValidator, describeErrors } from '../shared/validation/compiled-validator.ts';
 import { createDeferredLogger } from '../shared/deferred-logger.ts';
 import type { RootLogger } from '../shared/logger.ts';
@@ -53,6 +54,8 @@ export async function startConnector(assignment: Assignment, channel: ShellChann
   const self: EventSource = { kind: 'connector', name: plan.name };
   const abort = new AbortController();
   let approvalHandler: Parameters<ConnectorContext['onApproval']>[0] | undefined;
+  /** Requests shown as they stream (`onText`), by correlationId: where a `runtime.reply.delta` goes. */
+  const streams = new Map<string, (stepId: string, text: string) => void>();
 
   const ctx: ConnectorContext = {
     async emit(event) {
@@ -62,16 +65,23 @@ export async function startConnector(assignment: Assignment, channel: ShellChann
       const correlationId = newId('corr');
       const payload = toAgentEvent(plan, self, logger, event, { target: plan.name, correlationId });
       const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECTOR_REQUEST_TIMEOUT_MS;
-      payload.metadata = { ...payload.metadata, [TIMEOUT_KEY]: timeoutMs };
+      const { onText } = options;
+      payload.metadata = { ...payload.metadata, [TIMEOUT_KEY]: timeoutMs, ...(onText ? { [STREAM_REPLY_KEY]: true } : {}) };
+      const shown = new StreamedReply();
+      if (onText) streams.set(correlationId, (stepId, text) => onText(shown.chunk(stepId, text)));
       const reply = new Promise<ReplyOutcome>((resolve) => channel.replies.wait(correlationId, timeoutMs, resolve));
       channel.post(ORCHESTRATOR, payload);
       const outcome = await reply;
+      streams.delete(correlationId);
+      const streamed = onText !== undefined && shown.started;
+      if (streamed) onText(outcome.status === 'ok' ? shown.finish(outcome.output) : shown.lineBreak());
       return {
         status: outcome.status,
         text: outcome.status === 'ok' ? outcome.output : (outcome.error?.message ?? outcome.status),
         ...(outcome.turnId ? { turnId: outcome.turnId } : {}),
         ...(outcome.traceId ? { traceId: outcome.traceId } : {}),
         ...(outcome.error ? { error: outcome.error } : {}),
+        ...(streamed ? { streamed } : {}),
       };
     },
     config: plan.config,
@@ -105,7 +115,10 @@ export async function startConnector(assignment: Assignment, channel: ShellChann
     logger,
     ackPayload: { connection: plan.name },
     onEvent: (event) => logger.warn({ eventId: event.id, type: event.type }, 'a connector receives no events; dropped'),
-    onControl: (control) => void answerApproval(control, approvalHandler, channel, logger),
+    onControl: (control) => {
+      if (control.type === 'runtime.reply.delta') showDelta(streams, control.payload, logger);
+      else void answerApproval(control, approvalHandler, channel, logger);
+    },
     async drain(reason) {
       abort.abort();
       const grace = new Promise<void>((resolve) => setTimeout(resolve, 5_000));
@@ -154,6 +167,15 @@ function toAgentEvent(plan: ConnectionPlan, self: EventSource, logger: RootLogge
     metadata: { connection: plan.name, message: { ...message }, ...(event.idempotencyKey !== undefined ? { idempotencyKey: event.idempotencyKey } : {}) },
     ...(replyTo ? { replyTo } : {}),
   });
+}
+
+/** A chunk of a streaming reply to the request's `onText` (a late chunk, after the reply, has no one to go to). */
+function showDelta(streams: Map<string, (stepId: string, text: string) => void>, delta: ControlPayloads['runtime.reply.delta'], logger: RootLogger): void {
+  try {
+    streams.get(delta.correlationId)?.(delta.stepId, delta.text);
+  } catch (error) {
+    logger.warn({ err: error, correlationId: delta.correlationId }, 'onText of a streaming request threw; chunk dropped');
+  }
 }
 
 async function answerApproval(

@@ -10,7 +10,7 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf } from '../../shared/ipc/request-metadata.ts';
+import { ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -33,7 +33,7 @@ import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { routeIngress } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
-
+import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -109,8 +109,10 @@ export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
   private readonly control: ControlHandler;
+  private readonly replyDeltas: ReplyDeltaRelay;
 
   constructor(private readonly deps: RouterDeps) {
+    this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
     this.control = new ControlHandler({
       ...deps,
       owners: this.owners,
@@ -281,7 +283,8 @@ export class Router {
       return;
     }
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
-    const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId: event.traceId ?? newTraceId() };
+    const traceId = event.traceId ?? newTraceId();
+    const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId };
     // A connector names a redelivery by the provider's id (e.g. a webhook delivery id): one turn per id.
     const suppliedKey = event.metadata?.idempotencyKey;
     const idempotencyKey = typeof suppliedKey === 'string' && suppliedKey !== '' ? `connection/${from.name}/${suppliedKey}` : undefined;
@@ -296,10 +299,11 @@ export class Router {
       }
       return;
     }
-    this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId: delivered.traceId ?? '', ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+    this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
       const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: false };
       this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
+      if (wantsStreamedReply(event)) this.replyDeltas.follow(event.replyTo.correlationId, traceId, target, from);
     }
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
   }
@@ -410,6 +414,7 @@ export class Router {
    */
   private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
     const { requester, correlationId } = request;
+    this.replyDeltas.end(correlationId);
     this.deps.requestSpans?.end(correlationId, outcome.status === 'ok' ? undefined : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`);
     if (requester.kind === 'local') {
       requester.resolve(outcome);

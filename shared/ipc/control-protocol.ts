@@ -95,6 +95,11 @@ export interface ControlPayloads {
   /** interactive connector → orchestrator. */
   'runtime.approval.decision': { id: string; approved: boolean; scope: 'once' | 'session'; reason?: string };
   /**
+   * orchestrator → connector, for a request that asked for it (`__streamReply`): a chunk of the
+   * reply's text as the model produces it — the `step.delta` text of the agent the request went to.
+   */
+  'runtime.reply.delta': { correlationId: string; stepId: string; text: string };
+  /**
    * agent → orchestrator, before each model call when a budget or a rate limit applies to the agent:
    * answered (ControlResults) once the call may go, or with BUDGET_EXCEEDED.
    */
@@ -180,6 +185,7 @@ const SCHEMAS: Record<ControlType, object> = {
     ...APPROVAL_DISPLAY,
   }),
   'runtime.approval.decision': closed(['id', 'approved', 'scope'], { id: name, approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, reason: str }),
+  'runtime.reply.delta': closed(['correlationId', 'stepId', 'text'], { correlationId: name, stepId: name, text: str }),
   'runtime.model.admit': closed(['traceId', 'estimatedInputTokens'], { traceId: name, estimatedInputTokens: count }),
   'runtime.model.release': closed(['admissionId', 'stepId'], {
     admissionId: name,

@@ -13,11 +13,18 @@ export const TIMEOUT_KEY = '__timeoutMs';
 /** An `async: true` request: its reply is injected into the conversation, so it outlives the requester's process (issue 10). */
 export const ASYNC_KEY = '__async';
 
+/** A connector's request whose reply it shows as it is produced: the orchestrator relays the reply's text (`runtime.reply.delta`). */
+export const STREAM_REPLY_KEY = '__streamReply';
+
 /** On a reply kept in a requester's durable inbox: the id of the async request it answers. */
 export const ASYNC_REPLY_FOR_KEY = '__asyncReplyFor';
 
 export function isAsyncRequest(event: AgentEvent): boolean {
   return event.metadata?.[ASYNC_KEY] === true;
+}
+
+export function wantsStreamedReply(event: AgentEvent): boolean {
+  return event.metadata?.[STREAM_REPLY_KEY] === true;
 }
 
 /** The chain of calls that led to `event` (empty for events from outside the swarm). */

@@ -31,6 +31,22 @@ export interface ConnectorReply {
   turnId?: string;
   traceId?: string;
   error?: ErrorShape;
+  /**
+   * The request passed `onText` and the reply streamed through it: `onText` has then also been
+   * given the rest of an ok reply and its line end (the whole reply is shown), or a line break
+   * before a failure, whose message is still to be shown.
+   */
+  streamed?: boolean;
+}
+
+export interface ConnectorRequestOptions {
+  timeoutMs?: number;
+  /**
+   * Show the reply as the model produces it: called with each chunk of text to append to what is
+   * shown (a line break between the text of successive model steps). A model that does not
+   * stream never calls it; the reply is then only in the resolved ConnectorReply.
+   */
+  onText?: (text: string) => void;
 }
 
 /** A tool call an agent wants to make, shown to the person at an interactive connector. */
@@ -54,7 +70,7 @@ export interface ConnectorContext {
   /** Emits one event; it becomes an independent Turn with its own traceId. */
   emit(event: ConnectorEvent): Promise<void>;
   /** Emits one event and resolves with the agent's reply (used by interactive connectors). */
-  request(event: ConnectorEvent, options?: { timeoutMs?: number }): Promise<ConnectorReply>;
+  request(event: ConnectorEvent, options?: ConnectorRequestOptions): Promise<ConnectorReply>;
   config: Record<string, string>;
   secrets: Record<string, string>;
   logger: Logger;

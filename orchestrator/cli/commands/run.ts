@@ -10,7 +10,9 @@ import { dirname, resolve } from 'node:path';
 import { BundleNotFoundError, ConfigError, discoverBundle, formatHelpPages, formatProblemsText } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { StreamedReply } from '../../../shared/streaming/streamed-reply.ts';
 import { AlreadyRunningError, Orchestrator, daemonLogFile } from '../../daemon/orchestrator.ts';
+import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
 import { SandboxUnavailableError } from '../../daemon/sandbox-check.ts';
 import { ApiConfigError } from '../../http/api-server.ts';
 import { resolveApiPort } from '../api-port.ts';
@@ -31,7 +33,8 @@ Options:
       --port N          API port (default $GOONDAN_PORT, else 7420; with --input a free one; 0 picks any free port)
       --watch           reload when the bundle changes, restarting only what changed
       --env-file FILE   environment file (wins over .env.local, .env and the OS environment)
-      --input TEXT      one-shot: send TEXT to the entry agent, print the reply, exit
+      --input TEXT      one-shot: send TEXT to the entry agent, print the reply (as it streams
+                        when stdout is a terminal), exit
       --cluster URL     join a cluster on NATS JetStream (nats://HOST:4222, tls://… for TLS;
                         user:pass@ or token@ in the URL); every node runs the same bundle
       --cluster-creds FILE   NATS credentials file (JWT + nkey seed)
@@ -178,19 +181,29 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
       source: { kind: 'cli', name: 'you' },
       wait: true,
     });
+    // A person at a terminal sees the reply as it streams. A pipe or file gets the reply alone: text
+    // of earlier steps (said before a tool call, or nudged away) cannot be taken back there.
+    // Subscribed in the tick of the submit, before any of the turn's events can arrive.
+    const shown = new StreamedReply();
+    const write = process.stdout.isTTY === true ? io.write : undefined;
+    const stopShowing = write ? showReplyAsItStreams(orchestrator.runtimeEvents, { traceId: submitted.traceId, agent: swarm.entryAgent, instanceKey: submitted.instanceKey }, shown, write) : () => {};
     // A signal mid-turn drains the swarm (onSignal); the reply may then never come, and waiting
     // for it would keep the process alive after 'orchestrator stopped'.
     const outcome = await Promise.race([submitted.reply, finished.then(() => 'stopped' as const)]);
+    stopShowing();
     if (outcome === 'stopped') {
+      io.write?.(shown.lineBreak());
       io.stderr(`goondan run: stopped by a signal before the reply arrived (trace ${submitted.traceId}; log ${logFile})`);
       return EXIT.runtimeError;
     }
     await orchestrator.stop();
     if (!outcome) return EXIT.runtimeError;
     if (outcome.status === 'ok') {
-      io.stdout(outcome.output);
+      // What the stream did not show (all of it for a model that does not stream), and the line end.
+      (io.write ?? io.stdout)(shown.finish(outcome.output));
       return EXIT.ok;
     }
+    io.write?.(shown.lineBreak());
     io.stderr(formatFailure('goondan run', outcome.error, outcome.status, `trace ${outcome.traceId ?? submitted.traceId}; log ${logFile}`));
     return EXIT.runtimeError;
   }
@@ -199,6 +212,14 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   io.stderr(`goondan: swarm '${swarm.name}' running (agents: ${swarm.agents.join(', ')}) — API ${orchestrator.apiUrl}${where}`);
   if (interactive) io.stderr(`Talk to '${swarm.entryAgent}' below. Ctrl-D or Ctrl-C to quit.`);
   return finished;
+}
+
+/** Writes the replying agent's `step.delta` text of one trace as it is published; returns the unsubscribe. */
+function showReplyAsItStreams(events: RuntimeEventBus, reply: { traceId: string; agent: string; instanceKey: string }, shown: StreamedReply, write: (text: string) => void): () => void {
+  return events.subscribe((event) => {
+    if (event.type !== 'step.delta' || event.traceId !== reply.traceId || event.agentName !== reply.agent || event.instanceKey !== reply.instanceKey) return;
+    write(shown.chunk(event.stepId, event.text));
+  });
 }
 
 function reportStartFailure(error: unknown, io: CliIo): ExitCode {

@@ -1,5 +1,6 @@
 /** `goondan send TEXT`: one event into a running daemon; prints the reply (or the event id with --no-wait). */
 import { sseFrames } from '../../../shared/http/sse-frames.ts';
+import { StreamedReply } from '../../../shared/streaming/streamed-reply.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
@@ -48,7 +49,7 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   // Tokens are printed as they arrive when the reply is waited for and printed as text.
   const streaming = body.wait && values.json !== true && io.write !== undefined;
   const response = await client.request('POST', '/v1/events', streaming ? { ...body, stream: true } : body);
-  const printed: Printed = { all: '', step: '', stepId: '' };
+  const printed = new StreamedReply();
   const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed) : await response.json().catch(() => undefined);
   if (!isJsonObject(result)) {
     io.stderr(`goondan send: unexpected response ${response.status} from ${client.url}`);
@@ -64,23 +65,13 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
     return EXIT.ok;
   }
   if (result.status !== 'ok') {
+    io.write?.(printed.lineBreak()); // streamed text ends its line before the failure is told
     io.stderr(formatFailure('goondan send', result.error, String(result.status).toUpperCase(), `trace ${String(result.traceId)}`));
     return EXIT.runtimeError;
   }
-  if (!values.json) {
-    const output = String(result.output ?? '');
-    // The reply is the last step's text: print what its deltas did not carry (all of it for a model that does not stream).
-    if (printed.step !== '' && output.startsWith(printed.step)) io.stdout(output.slice(printed.step.length));
-    else io.stdout(printed.all === '' ? output : `\n${output}`);
-  }
+  // What the deltas did not carry (all of it for a model that does not stream).
+  if (!values.json) (io.write ?? io.stdout)(printed.finish(String(result.output ?? '')));
   return EXIT.ok;
-}
-
-/** Streamed text written so far: all of it, and that of the latest step (the reply is the last step's text). */
-interface Printed {
-  all: string;
-  step: string;
-  stepId: string;
 }
 
 /**
@@ -88,7 +79,7 @@ interface Printed {
  * agent of the trace's first event unless --agent names it; callees' text is not printed) and
  * returns the final `reply` event's body.
  */
-async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: Printed): Promise<unknown> {
+async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: StreamedReply): Promise<unknown> {
   if (!response.body) return undefined;
   let reply: unknown;
   for await (const frame of sseFrames(response.body)) {
@@ -101,13 +92,7 @@ async function readStreamedReply(response: Response, agent: string | undefined, 
     if (!isJsonObject(parsed)) continue;
     if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
     if (frame.event !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
-    if (parsed.stepId !== printed.stepId) {
-      printed.stepId = String(parsed.stepId);
-      printed.step = '';
-    }
-    printed.step += parsed.text;
-    printed.all += parsed.text;
-    io.write?.(parsed.text);
+    io.write?.(printed.chunk(String(parsed.stepId), parsed.text));
   }
   return reply;
 }

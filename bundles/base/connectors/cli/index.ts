@@ -1,8 +1,8 @@
 /**
  * `cli` connector: the terminal conversation of `goondan run`. Each line is one turn on ONE stable
  * conversation key (config `instanceKey`, default `cli`) — not a new key per line (SPEC.md §9.15);
- * the reply is printed, then the prompt again. Ctrl-D ends the session; Ctrl-C is handled by the
- * daemon, which drains everything.
+ * the reply is printed as it streams (issue 13), then the prompt again. Ctrl-D ends the session;
+ * Ctrl-C is handled by the daemon, which drains everything.
  */
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
@@ -45,6 +45,16 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
   const instanceKey = ctx.config.instanceKey || 'cli';
   const prompt = ctx.config.prompt || '> ';
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt, terminal: process.stdin.isTTY === true });
+  // Ctrl-D may come while a turn runs (its text can be on screen before it ends): the reply is still
+  // printed, but prompting a closed readline throws, which would crash the connector and restart it.
+  let closed = false;
+  rl.once('close', () => {
+    closed = true;
+    ctx.logger.info('terminal input closed');
+  });
+  const promptAgain = () => {
+    if (!closed) rl.prompt();
+  };
   ctx.signal.addEventListener('abort', () => rl.close(), { once: true });
   // The terminal is in raw mode while readline reads it, so Ctrl-C arrives here as a key, not a
   // signal: it ends the session like Ctrl-D, and the daemon then drains and exits.
@@ -64,18 +74,18 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
   for await (const line of rl) {
     const text = line.trim();
     if (text === '') {
-      rl.prompt();
+      promptAgain();
       continue;
     }
     lineNo += 1;
-    const reply = await ctx.request({
-      name: 'stdin_message',
-      message: { type: 'text', text },
-      properties: { line: String(lineNo) },
-      instanceKey,
-    });
+    // The reply is printed as the model produces it; a model that does not stream prints it whole below.
+    const reply = await ctx.request(
+      { name: 'stdin_message', message: { type: 'text', text }, properties: { line: String(lineNo) }, instanceKey },
+      { onText: (chunk) => process.stdout.write(chunk) },
+    );
     if (ctx.signal.aborted) break;
-    process.stdout.write(reply.status === 'ok' ? `${reply.text}\n` : `[${reply.status}] ${reply.text}\n`);
-    rl.prompt();
+    if (reply.status !== 'ok') process.stdout.write(`[${reply.status}] ${reply.text}\n`);
+    else if (!reply.streamed) process.stdout.write(`${reply.text}\n`);
+    promptAgain();
   }
 }
