@@ -109,6 +109,17 @@ export function interruptedError(toolName: string): ToolError {
   };
 }
 
+/** Cluster mode (issue 15): the instance's state could not be stored first, so the handler did not run. */
+export function stateNotStoredError(toolName: string, reason: string): ToolError {
+  return {
+    code: 'E_TOOL_STATE_NOT_STORED',
+    name: 'ToolStateNotStoredError',
+    category: 'tool',
+    message: `The call to '${toolName}' did not run: the cluster could not store this conversation first (${reason}).`,
+    suggestion: 'Call the tool again; if it keeps failing, the cluster has lost its NATS connection.',
+  };
+}
+
 /** Issue 10: the process died while the handler ran; it may or may not have had its effect. */
 export function interruptedByCrashError(toolName: string): ToolError {
   return {

@@ -17,7 +17,7 @@ import type { PendingMark, PendingResults } from './pending-results.ts';
 import { runInToolCallScope, type ToolCallScope } from './tool-call-scope.ts';
 import type { ToolCompletion } from './tool-completion.ts';
 import type { ToolContextFactory } from './tool-context.ts';
-import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, resultInvalidError, shuttingDownError, timeoutError } from './tool-errors.ts';
+import { errorResult, handlerNotFoundError, invalidArgsError, notInCatalogError, outputNotJsonError, resultInvalidError, shuttingDownError, stateNotStoredError, timeoutError } from './tool-errors.ts';
 import type { ToolJournal } from './tool-journal.ts';
 import type { ToolPermissionGate } from './tool-permission-gate.ts';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.ts';
@@ -89,10 +89,20 @@ export class ToolExecutor {
     // After the approval: a turn resumed while it waited asks again (and finds the same record).
     const journal = this.options.journal;
     journal?.started(extras.message.id, toolCallId, toolName, args);
-    await this.options.beforeEffect?.();
-    const result = await this.runHandler(tool, ctx, extras, args);
+    const unstored = await this.storeState();
+    const result = unstored === undefined ? await this.runHandler(tool, ctx, extras, args) : errorResult(toolCallId, toolName, stateNotStoredError(toolName, unstored));
     journal?.finished(extras.message.id, toolCallId, result);
     return result;
+  }
+
+  /** Undefined once the state is stored (or nothing must be stored), else why it could not be. */
+  private async storeState(): Promise<string | undefined> {
+    try {
+      await this.options.beforeEffect?.();
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   private async runHandler(tool: RegisteredTool, ctx: ToolCallMiddlewareContext, extras: ToolCallExtras, args: JsonObject): Promise<ToolResult> {

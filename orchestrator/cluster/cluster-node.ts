@@ -98,7 +98,9 @@ export class ClusterNode {
       names,
       js,
       jsm,
-      ackWaitMs: options.leaseTimeoutMs,
+      // Half the lease: a dead owner's unfinished messages are due again well before its lease is
+      // taken, so the new owner gets them before newer events of the same instances (FIFO per instance).
+      ackWaitMs: Math.max(1_000, Math.round(options.leaseTimeoutMs / 2)),
       logger: deps.logger,
       onEvent: (envelope, partition) => (node ? node.owner.deliver(envelope, partition) : Promise.reject(new Error('cluster node not ready'))),
       onMalformed,

@@ -13,6 +13,8 @@ import { partitionOf } from './partitions.ts';
 import { StateFencedError, type StateReplica } from './state-replica.ts';
 
 const SETTLE_RETRY_MS = 500;
+/** How long a tool call waits for its state to be stored before it fails without running. */
+const STATE_SYNC_PATIENCE_MS = 30_000;
 
 export interface PartitionOwnerOptions {
   inbox: ClusterInbox;
@@ -71,12 +73,20 @@ export class PartitionOwner {
     );
   }
 
-  syncState(proc: ManagedProcess): Promise<void> {
+  /** Before a tool acts: retried while NATS is away (a server restart takes seconds), up to a limit. */
+  async syncState(proc: ManagedProcess): Promise<void> {
     const partition = this.partitionOf(proc.id);
-    return this.options.replica.sync(partition, proc.id).catch((error: unknown) => {
-      this.syncFailed(partition, proc.id, error);
-      throw error;
-    });
+    const deadline = Date.now() + STATE_SYNC_PATIENCE_MS;
+    for (;;) {
+      try {
+        await this.options.replica.sync(partition, proc.id);
+        return;
+      } catch (error) {
+        this.syncFailed(partition, proc.id, error);
+        if (error instanceof StateFencedError || Date.now() + SETTLE_RETRY_MS > deadline || !proc.alive) throw error;
+        await Bun.sleep(SETTLE_RETRY_MS);
+      }
+    }
   }
 
   isHandingOver(proc: ManagedProcess): boolean {

@@ -45,7 +45,7 @@ export async function auditCluster(url: string, workspaceId: string): Promise<Cl
       const history: string[] = [];
       audit.histories.set(key, history);
       for (const message of lines.map((line) => JSON.parse(line) as Message)) {
-        history.push(`${message.data?.role}: ${textOf(message.data?.content) || JSON.stringify(message.data?.content).slice(0, 160)}`);
+        history.push(`${message.data?.role}: ${textOf(message.data?.content) || JSON.stringify(message.data?.content).slice(0, 400)}`);
         const eventId = message.metadata?.eventId;
         if (message.data?.role === 'user' && typeof eventId === 'string') audit.inputs.set(eventId, (audit.inputs.get(eventId) ?? 0) + 1);
         if (message.data?.role === 'assistant') audit.answers.add(textOf(message.data.content));

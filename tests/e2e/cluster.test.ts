@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { resolve } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
 import { auditCluster, type ClusterAudit, counterExecutions } from './cluster-audit.ts';
 import { type Daemon, readRuntimeEvents, startDaemon, waitFor } from './daemon-harness.ts';
@@ -53,12 +54,13 @@ async function metric(daemon: Daemon, name: string): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
 }
 
-/** Every partition owned, and by each of `nodes` some. */
-async function partitionsSpread(nodes: Daemon[]): Promise<number[]> {
+/** Each node owns exactly its rendezvous share: the start-up hand-overs are over. */
+async function partitionsSpread(nodes: Daemon[], ids: string[]): Promise<number[]> {
+  const share = ids.map((id) => Array.from({ length: PARTITIONS }, (_, p) => rendezvousOwner(p, ids)).filter((owner) => owner === id).length);
   return waitFor(
-    `all ${PARTITIONS} partitions owned, spread over ${nodes.length} nodes`,
+    `the ${PARTITIONS} partitions owned as rendezvous hashing assigns them over ${ids.join(', ')} (${share.join('/')})`,
     () => Promise.all(nodes.map((node) => metric(node, 'goondan_cluster_partitions_owned'))),
-    (owned) => owned.every((n) => n > 0) && owned.reduce((a, b) => a + b, 0) === PARTITIONS,
+    (owned) => owned.every((n, i) => n === share[i]),
   );
 }
 
@@ -103,9 +105,10 @@ describe('a swarm on three nodes over NATS JetStream', () => {
     'every accepted event gets exactly one turn and no tool side effect twice while nodes are killed and drained; A→B→A crosses nodes under one traceId',
     async () => {
       const h = await harness();
-      const nodes = await Promise.all(['n1', 'n2', 'n3'].map((id) => startNode(h, id)));
+      const ids = ['n1', 'n2', 'n3'];
+      const nodes = await Promise.all(ids.map((id) => startNode(h, id)));
       const [n1, n2, n3] = nodes as [Daemon, Daemon, Daemon];
-      await partitionsSpread(nodes);
+      await partitionsSpread(nodes, ids);
 
       // A→B→A: alpha asks beta; some key puts them on different nodes.
       const asked = await Promise.all(
@@ -165,8 +168,9 @@ describe('a swarm on three nodes over NATS JetStream', () => {
     'a NATS server restart in the middle of traffic loses nothing accepted; /readyz follows the connection',
     async () => {
       const h = await harness();
-      const nodes = await Promise.all(['m1', 'm2'].map((id) => startNode(h, id)));
-      await partitionsSpread(nodes);
+      const ids = ['m1', 'm2'];
+      const nodes = await Promise.all(ids.map((id) => startNode(h, id)));
+      await partitionsSpread(nodes, ids);
       const accepted = new Map<string, string>();
       const sendSome = async (from: number, count: number) => {
         for (let i = from; i < from + count; i++) {
@@ -175,7 +179,9 @@ describe('a swarm on three nodes over NATS JetStream', () => {
         }
       };
       await sendSome(0, 40);
-      await h.nats.kill9();
+      // A restart as an operator does it (SIGTERM: the server flushes its store). A kill -9 of a
+      // single NATS 2.9 server can lose its last acknowledged writes — see deploy/cluster/README.md.
+      process.kill(h.nats.pid(), 'SIGTERM');
       await waitFor('/readyz of a node cut off from NATS to answer 503', async () => (await nodes[0]?.api('/readyz'))?.status, (status) => status === 503);
       await h.nats.restart();
       for (const node of nodes) await waitFor('/readyz to answer 200 again after NATS came back', async () => (await node.api('/readyz')).status, (status) => status === 200);
