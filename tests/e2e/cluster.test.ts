@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
 import { auditCluster, type ClusterAudit, counterExecutions } from './cluster-audit.ts';
-import { type Daemon, readRuntimeEvents, startDaemon, waitFor } from './daemon-harness.ts';
+import { type Daemon, GOONDAN_BIN, readRuntimeEvents, startDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 const WORKSPACE = 'cluster';
@@ -117,6 +117,11 @@ describe('a swarm on three nodes over NATS JetStream', () => {
       asked.forEach((reply, i) => expect(reply.body.output).toBe(`alpha got: beta got: echo q${i}`));
       const rows = await n1.processes();
       expect(new Set(rows.map((row) => row.node))).toEqual(new Set(['n1', 'n2', 'n3']));
+      // `goondan ps` on one node shows the whole cluster, with a NODE column.
+      const ps = Bun.spawnSync([GOONDAN_BIN, 'ps', '--state-root', n2.stateRoot], { stdout: 'pipe', stderr: 'pipe' });
+      const table = ps.stdout.toString();
+      expect(table.split('\n')[0]).toStartWith('NODE');
+      for (const id of ids) expect(table).toContain(`\n${id} `);
       const nodeOf = (agent: string, key: string) => rows.find((row) => row.agent === agent && row.instanceKey === key)?.node;
       const crossing = Array.from({ length: 9 }, (_, i) => i).find((i) => nodeOf('alpha', `q${i}`) !== nodeOf('beta', `q${i}`));
       expect(crossing).toBeDefined();
@@ -195,4 +200,13 @@ describe('a swarm on three nodes over NATS JetStream', () => {
     },
     600_000,
   );
+
+  test('a node that cannot reach NATS at start says so and exits 1', async () => {
+    const run = Bun.spawn([GOONDAN_BIN, 'run', BUNDLE, '--port', '0', '--state-root', mkdtempSync(join(tmpdir(), 'goondan-cluster-')), '--cluster', 'nats://user:secret@127.0.0.1:1'], { stdout: 'pipe', stderr: 'pipe' });
+    const [code, stderr] = await Promise.all([run.exited, new Response(run.stderr).text()]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('CLUSTER_UNAVAILABLE');
+    expect(stderr).toContain('nats://***@127.0.0.1:1');
+    expect(stderr).not.toContain('secret');
+  }, 60_000);
 });

@@ -11,7 +11,8 @@ const usage = `Usage: goondan ps [--json] [--state-root DIR]
 List the processes of the running daemon: agent instances and connectors with pid, status,
 consecutive crashes, restarts, resident memory, model tokens (input + output) and cost
 (Model.spec.pricing) since the daemon started, and the last error (why it could not start, or
-how it last crashed).`;
+how it last crashed). In cluster mode (goondan run --cluster) the processes of every node, with
+a NODE column.`;
 
 const LAST_ERROR_WIDTH = 72;
 
@@ -56,10 +57,14 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
     return EXIT.ok;
   }
   const name = (r: JsonObject) => (r.kind === 'agent' ? String(r.agent) : r.kind === 'pool' ? '(warm)' : `connection/${String(r.connection)}`);
+  // Cluster mode: the rows of every node, each naming where it runs.
+  const clustered = rows.some((r) => typeof r.node === 'string');
+  const nodeColumn = (r: JsonObject) => (clustered ? [String(r.node ?? '-')] : []);
   io.stdout(
     formatTable(
-      ['NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS', 'TOKENS', 'COST', 'LAST ERROR'],
+      [...(clustered ? ['NODE'] : []), 'NAME', 'INSTANCE', 'PID', 'STATUS', 'CRASHES', 'RESTARTS', 'RSS', 'TOKENS', 'COST', 'LAST ERROR'],
       rows.map((r) => [
+        ...nodeColumn(r),
         name(r),
         String(r.instanceKey),
         String(r.pid ?? '-'),
