@@ -28,7 +28,7 @@ import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type RequestSpans, startRequestSpans } from '../telemetry/request-spans.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import type { ClusterOptions } from '../cluster/cluster-options.ts';
-import { ClusterNode } from '../cluster/cluster-node.ts';
+import type { ClusterNode } from '../cluster/cluster-node.ts';
 import { clusterMetricsText } from '../cluster/cluster-metrics.ts';
 import { isProcessAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
@@ -122,6 +122,8 @@ export class Orchestrator {
     this.requestSpans = await startRequestSpans(this.options.processEnv, swarm.name, (problem) => logger.warn({ code: 'W_OTEL_PROTOCOL' }, problem));
     const poolSize = Number(this.options.processEnv.GOONDAN_WARM_POOL ?? DEFAULT_WARM_POOL_SIZE);
     if (this.options.cluster) {
+      // Loaded only in cluster mode: a single-node daemon never pays for the NATS clients.
+      const { ClusterNode } = await import('../cluster/cluster-node.ts');
       this.cluster = await ClusterNode.open(
         this.options.cluster,
         { workspaceId: swarm.workspaceId, stateRoot: this.options.stateRoot, logger, apiUrl: () => this.apiUrl, gracePeriodMs: () => this.config.swarm.shutdownGracePeriodMs },
