@@ -38,6 +38,7 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_AGENTS_', 'agent'],
   ['AGENT_', 'agent'],
   ['CIRCULAR_CALL_DETECTED', 'agent'],
+  ['CLUSTER_UNAVAILABLE', 'agent'],
   ['IPC_', 'agent'],
   ['INVALID_REQUEST', 'agent'],
   ['E_EVENT_', 'agent'],
