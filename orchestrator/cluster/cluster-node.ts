@@ -148,9 +148,7 @@ export class ClusterNode {
 
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
   async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
-    // Live members answer; a dead node's stale record must not hold `goondan ps` for the full wait.
-    const expected = this.membership.live().length;
-    const gathered = this.connected() ? await gatherProcessRows(this.nc, this.names.processesSubject, Math.max(1, expected), this.deps.logger) : undefined;
+    const gathered = this.connected() ? await gatherProcessRows(this.nc, this.names.processesSubject, this.deps.logger) : undefined;
     if (gathered && gathered.some((row) => row.node === this.options.nodeId)) return gathered;
     return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
   }

@@ -23,8 +23,10 @@ const isNodeRows = compiledValidator<NodeRows>({
   },
 });
 
-/** A slow or vanished node must not hold `goondan ps` for long. */
+/** A slow node must not hold `goondan ps` for long … */
 const GATHER_WAIT_MS = 1_500;
+/** … and once answers stop coming for this long, every live node has answered (a dead one never will). */
+const GATHER_STALL_MS = 500;
 
 export function serveProcessRows(nc: NatsConnection, subject: string, nodeId: string, localRows: () => Promise<ProcessRow[]>, logger: RootLogger): Subscription {
   return nc.subscribe(subject, {
@@ -37,9 +39,9 @@ export function serveProcessRows(nc: NatsConnection, subject: string, nodeId: st
   });
 }
 
-export async function gatherProcessRows(nc: NatsConnection, subject: string, expectedNodes: number, logger: RootLogger): Promise<ProcessRow[] | undefined> {
+export async function gatherProcessRows(nc: NatsConnection, subject: string, logger: RootLogger): Promise<ProcessRow[] | undefined> {
   try {
-    const replies = await nc.requestMany(subject, '', { strategy: 'count', maxMessages: expectedNodes, maxWait: GATHER_WAIT_MS });
+    const replies = await nc.requestMany(subject, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
     const rows: ProcessRow[] = [];
     for await (const reply of replies) {
       let value: unknown;
