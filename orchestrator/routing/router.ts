@@ -10,7 +10,7 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -26,12 +26,13 @@ import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import { extendCallChain } from './call-chain.ts';
+import { RequesterReplies, requesterName } from './requester-replies.ts';
 import type { ModelCalls } from '../usage/model-calls.ts';
 import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
-import { routeIngress } from './ingress.ts';
+import { connectorIdempotencyKey, routeConnectorEvent } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 
@@ -110,9 +111,20 @@ export class Router {
   private readonly owners = new InstanceOwners();
   private readonly control: ControlHandler;
   private readonly replyDeltas: ReplyDeltaRelay;
+  private readonly replies: RequesterReplies;
 
   constructor(private readonly deps: RouterDeps) {
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
+    const { cluster } = deps;
+    this.replies = new RequesterReplies({
+      supervisor: deps.supervisor,
+      logger: deps.logger,
+      ...(deps.requestSpans ? { requestSpans: deps.requestSpans } : {}),
+      isKnownAgent: (name) => this.isKnownAgent(name),
+      ...(cluster ? { sendToNode: (node: string, event: AgentEvent) => cluster.sendReply(node, event) } : {}),
+      keep: (target, event, from) => void this.toInstance(target, event, from, 'send'),
+      onAnswered: (correlationId) => this.replyDeltas.end(correlationId),
+    });
     this.control = new ControlHandler({
       ...deps,
       owners: this.owners,
@@ -239,8 +251,7 @@ export class Router {
         this.refuse(from, event, runtimeError('CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`));
         return;
       }
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: isAsyncRequest(event) };
-      this.addPending(event.replyTo.correlationId, requester, target, event, requestTimeoutOf(event));
+      this.addPending(event.replyTo.correlationId, processRequester(from, isAsyncRequest(event)), target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
     const spanId = event.traceId === undefined ? undefined : this.deps.requestSpans?.begin({
@@ -257,37 +268,18 @@ export class Router {
   }
 
   private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
-    const connection = this.deps.connections().find((c) => c.name === from.name);
-    const swarm = this.deps.swarm();
-    const properties: Record<string, string> = {};
-    for (const [key, value] of Object.entries(event.source)) {
-      if (key !== 'kind' && key !== 'name' && key !== 'event' && value !== null && typeof value !== 'object') properties[key] = String(value);
-    }
-    const eventName = typeof event.source.event === 'string' ? event.source.event : event.type.replace(/^connector\./, '');
-    const emitted = targetOf(swarm.entryAgent, event.instanceKey);
-    const routed = routeIngress(connection?.rules ?? [], swarm.entryAgent, { name: eventName, properties, instanceKey: emitted.instanceKey });
-    if (!routed) {
-      this.deps.logger.info({ connection: from.name, event: eventName, eventId: event.id }, 'no ingress rule matched; event dropped');
-      if (event.replyTo) this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `no ingress rule of connection '${from.name}' matched event '${eventName}'`));
+    const rules = this.deps.connections().find((c) => c.name === from.name)?.rules ?? [];
+    const route = routeConnectorEvent(event, from.name, rules, this.deps.swarm());
+    if (!route.ok) {
+      if (route.log) this.deps.logger[route.log.level]({ connection: from.name, eventId: event.id, ...route.log.fields }, route.log.message);
+      if (route.tell === 'always' || event.replyTo) this.refuse(from, event, route.error);
       return;
     }
-    if (!this.isKnownAgent(routed.agent)) {
-      this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `ingress routes to '${routed.agent}', which is not part of swarm '${swarm.name}'`));
-      return;
-    }
-    const target: AgentId = { agent: routed.agent, instanceKey: routed.instanceKey };
-    const badKey = validateInstanceKey(target.instanceKey);
-    if (badKey) {
-      this.deps.logger.warn({ connection: from.name, eventId: event.id, problem: badKey }, 'connector event with an unusable instance key; dropped');
-      if (event.replyTo) this.refuse(from, event, runtimeError('INVALID_REQUEST', badKey));
-      return;
-    }
+    const { target } = route;
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
     const traceId = event.traceId ?? newTraceId();
     const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId };
-    // A connector names a redelivery by the provider's id (e.g. a webhook delivery id): one turn per id.
-    const suppliedKey = event.metadata?.idempotencyKey;
-    const idempotencyKey = typeof suppliedKey === 'string' && suppliedKey !== '' ? `connection/${from.name}/${suppliedKey}` : undefined;
+    const idempotencyKey = connectorIdempotencyKey(event, from.name);
     const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
     if (known) {
       this.deps.logger.info({ connection: from.name, eventId: event.id, original: known.eventId, idempotencyKey }, 'connector event already accepted under its idempotency key; not run again');
@@ -301,8 +293,7 @@ export class Router {
     }
     this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
-      const requester: Requester = { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async: false };
-      this.addPending(event.replyTo.correlationId, requester, target, delivered, requestTimeoutOf(event));
+      this.addPending(event.replyTo.correlationId, processRequester(from, false), target, delivered, requestTimeoutOf(event));
       if (wantsStreamedReply(event)) this.replyDeltas.follow(event.replyTo.correlationId, traceId, target, from);
     }
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
@@ -330,11 +321,16 @@ export class Router {
 
   // ── shared mechanics ────────────────────────────────────────────────────
 
-  /** To the instance: here, or in cluster mode through its partition's owner (a promise of acceptance). */
+  /** To the instance, counted and shown in the exchange. */
   private dispatch(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send', external: boolean): Promise<void> | undefined {
     this.deps.metrics.eventsRouted.inc({ kind });
     this.deps.logger.debug({ eventId: event.id, kind, from, to: agentKey(target), traceId: event.traceId, parentSpanId: event.parentSpanId }, 'event routed');
     this.deps.onExchange?.({ kind, from, to: target.agent, text: event.input ?? '', external, ...(event.traceId ? { traceId: event.traceId } : {}) });
+    return this.toInstance(target, event, from, kind);
+  }
+
+  /** Into the instance's inbox: here, or in cluster mode its owner's (a promise of acceptance then). */
+  private toInstance(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send'): Promise<void> | undefined {
     const { cluster } = this.deps;
     if (!cluster) {
       this.deliverHere(target, event, from);
@@ -358,11 +354,7 @@ export class Router {
     // A redelivery of an event this node still holds unfinished is the same work, not new work.
     if (origin !== undefined && this.deps.delivery.holds(proc.id, event.id)) return;
     if (event.replyTo && origin !== undefined && origin !== this.deps.cluster?.nodeId) {
-      // Answered over NATS; the caller's own node enforces its deadline (this entry only expires).
-      this.pending.add(
-        { correlationId: event.replyTo.correlationId, requester: { kind: 'remote', node: origin }, targetAgent: target.agent, targetKey: agentKey(target), requestEventId: event.id, ...(event.traceId ? { traceId: event.traceId } : {}), deadline: Date.now() + (requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS) },
-        () => {},
-      );
+      this.addPending(event.replyTo.correlationId, { kind: 'remote', node: origin }, target, event, requestTimeoutOf(event));
     }
     this.deps.delivery.deliver(proc, event, from);
     // An instance that cannot start answers at once with why (it is not retried by itself).
@@ -393,10 +385,16 @@ export class Router {
         deadline: Date.now() + timeout,
       },
       (request) => {
+        // A caller on another node: its own node enforces the deadline; this entry only expires.
+        if (request.requester.kind === 'remote') return;
         this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
         this.answer(request, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
       },
     );
+  }
+
+  private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
+    this.replies.answer(request, outcome, original);
   }
 
   private fail(requests: PendingRequest[], error: ErrorShape): void {
@@ -404,42 +402,6 @@ export class Router {
       this.pending.take(request.correlationId);
       this.answer(request, failureOutcome(error, request.traceId));
     }
-  }
-
-  /**
-   * Delivers an outcome to the requester: a local waiter, or the exact process incarnation that
-   * asked. The reply to an async request whose asker is gone goes into its instance's durable
-   * inbox instead (issue 10): the instance's next process puts it into the conversation. A sync
-   * reply is dropped then — the resumed tool call asks again under the same correlationId.
-   */
-  private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {
-    const { requester, correlationId } = request;
-    this.replyDeltas.end(correlationId);
-    this.deps.requestSpans?.end(correlationId, outcome.status === 'ok' ? undefined : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`);
-    if (requester.kind === 'local') {
-      requester.resolve(outcome);
-      return;
-    }
-    const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
-    if (requester.kind === 'remote') {
-      this.deps.cluster?.sendReply(requester.node, payload.traceId === undefined && outcome.traceId !== undefined ? { ...payload, traceId: outcome.traceId } : payload);
-      return;
-    }
-    const from = original?.source.name ?? ORCHESTRATOR;
-    const proc = this.deps.supervisor.byKey(requester.key);
-    if (proc && proc.incarnation === requester.incarnation && proc.alive) {
-      proc.send({ type: 'event', from, to: proc.name, payload });
-      return;
-    }
-    if (requester.async && this.isKnownAgent(requester.agent)) {
-      this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; async reply kept in its inbox');
-      const kept: AgentEvent = { ...payload, metadata: { ...payload.metadata, [ASYNC_REPLY_FOR_KEY]: request.requestEventId } };
-      const requesterId = { agent: requester.agent, instanceKey: requester.instanceKey };
-      if (this.deps.cluster) void this.deps.cluster.publish(requesterId, kept, from, 'send').catch((error: unknown) => this.deps.logger.error({ correlationId, err: error }, 'could not keep an async reply in the cluster'));
-      else this.deps.delivery.deliver(this.deps.supervisor.ensure('agent', requester.agent, requester.instanceKey), kept, from);
-      return;
-    }
-    this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
   }
 
   /** Unknown target, cycle, no route: a structured error back to the sender (and no delivery). */
@@ -453,9 +415,9 @@ export class Router {
   }
 }
 
-function requesterName(requester: Requester): string {
-  if (requester.kind === 'local') return 'you';
-  return requester.kind === 'remote' ? `node ${requester.node}` : requester.agent;
+/** The exact process incarnation that asked (its reply never reaches a successor by mistake). */
+function processRequester(from: ManagedProcess, async: boolean): Requester {
+  return { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async };
 }
 
 /** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */
