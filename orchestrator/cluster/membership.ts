@@ -6,6 +6,7 @@
 import type { KV } from '@nats-io/kv';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { KvObserver } from './kv-observer.ts';
+import { decodeJson, encodeJson } from './kv-json.ts';
 
 export interface MemberRecord {
   node: string;
@@ -38,7 +39,7 @@ export class Membership {
 
   async heartbeat(): Promise<void> {
     const record: MemberRecord = { node: this.nodeId, apiUrl: this.apiUrl(), draining: this.draining, startedAt: this.startedAt, beat: ++this.beat };
-    const value = new TextEncoder().encode(JSON.stringify(record));
+    const value = encodeJson(record);
     const revision = await this.kv.put(this.nodeId, value);
     this.observer.noteWrite(this.nodeId, revision, 'PUT', value);
   }
@@ -48,7 +49,7 @@ export class Membership {
     const nodes: string[] = [];
     for (const [key, entry] of this.observer.entries) {
       if (entry.operation !== 'PUT') continue;
-      const record = parse(entry.value);
+      const record = decodeJson(entry.value, isMemberRecord);
       if (!record || record.draining) continue;
       if (key !== this.nodeId && this.observer.isStale(key, this.timeoutMs, now)) continue;
       nodes.push(key);
@@ -57,26 +58,7 @@ export class Membership {
     return nodes.sort();
   }
 
-  /** Every member record still in the bucket (live or not), for `goondan ps` and /metrics. */
-  records(): MemberRecord[] {
-    const found: MemberRecord[] = [];
-    for (const entry of this.observer.entries.values()) {
-      const record = entry.operation === 'PUT' ? parse(entry.value) : undefined;
-      if (record) found.push(record);
-    }
-    return found;
-  }
-
   async leave(): Promise<void> {
     await this.kv.delete(this.nodeId);
-  }
-}
-
-function parse(value: Uint8Array): MemberRecord | undefined {
-  try {
-    const record: unknown = JSON.parse(new TextDecoder().decode(value));
-    return isMemberRecord(record) ? record : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -9,7 +9,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
 import type { KvObserver } from './kv-observer.ts';
-import { isWrongRevision } from './state-replica.ts';
+import { decodeJson, encodeJson, isWrongRevision } from './kv-json.ts';
 
 export interface LeaseRecord {
   node: string;
@@ -68,7 +68,7 @@ export class PartitionLeases {
   async claim(partition: number): Promise<HeldLease | undefined> {
     const key = this.names.leaseKey(partition);
     const seen = this.observer.entries.get(key);
-    const current = seen?.operation === 'PUT' ? parse(seen.value) : undefined;
+    const current = seen?.operation === 'PUT' ? decodeJson(seen.value, isLeaseRecord) : undefined;
     const free = seen === undefined || seen.operation !== 'PUT' || current === undefined;
     // Our own lease from an earlier run of this node id is ours to take back at once.
     const expired = !free && (current?.node === this.nodeId || this.observer.isStale(key, this.timeoutMs));
@@ -103,12 +103,12 @@ export class PartitionLeases {
   /** The node holding `partition` as this node last saw it. */
   holder(partition: number): LeaseRecord | undefined {
     const seen = this.observer.entries.get(this.names.leaseKey(partition));
-    return seen?.operation === 'PUT' ? parse(seen.value) : undefined;
+    return seen?.operation === 'PUT' ? decodeJson(seen.value, isLeaseRecord) : undefined;
   }
 
   private async create(partition: number, epoch: number): Promise<number> {
     const key = this.names.leaseKey(partition);
-    const value = encode({ node: this.nodeId, epoch });
+    const value = encodeJson({ node: this.nodeId, epoch });
     const revision = await this.kv.create(key, value);
     this.observer.noteWrite(key, revision, 'PUT', value);
     return revision;
@@ -116,22 +116,9 @@ export class PartitionLeases {
 
   private async write(partition: number, epoch: number, revision: number): Promise<number> {
     const key = this.names.leaseKey(partition);
-    const value = encode({ node: this.nodeId, epoch });
+    const value = encodeJson({ node: this.nodeId, epoch });
     const next = await this.kv.update(key, value, revision);
     this.observer.noteWrite(key, next, 'PUT', value);
     return next;
-  }
-}
-
-function encode(record: LeaseRecord): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(record));
-}
-
-function parse(value: Uint8Array): LeaseRecord | undefined {
-  try {
-    const record: unknown = JSON.parse(new TextDecoder().decode(value));
-    return isLeaseRecord(record) ? record : undefined;
-  } catch {
-    return undefined;
   }
 }

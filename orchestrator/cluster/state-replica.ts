@@ -9,13 +9,13 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { isWrongRevision } from './kv-json.ts';
 
 interface Snapshot {
   v: 1;
@@ -114,13 +114,6 @@ export class StateReplica {
     this.shipped.set(agentKey(id), { revision, digest });
   }
 }
-
-/** JetStream's "wrong last sequence" (10071): the compare-and-set lost to another writer. */
-export function isWrongRevision(error: unknown): boolean {
-  return error instanceof JetStreamApiError ? error.code === WRONG_LAST_SEQUENCE : /wrong last sequence/i.test(String((error as Error)?.message));
-}
-
-const WRONG_LAST_SEQUENCE = 10071;
 
 function localStateFiles(root: string): string[] {
   const found = STATE_FILES.filter((path) => existsSync(join(root, path)));
