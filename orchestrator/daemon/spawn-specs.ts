@@ -34,7 +34,7 @@ const preloads = new WeakMap<SwarmConfig, string>();
 export function agentLaunchOptions(config: SwarmConfig, output: LaunchOptions['output']): LaunchOptions {
   let preload = preloads.get(config);
   if (preload === undefined) {
-    preload = JSON.stringify(agentPreloadOf(config.agents.values()));
+    preload = JSON.stringify(agentPreloadOf(config.agents.values(), config.swarm));
     preloads.set(config, preload);
   }
   return { command: [process.execPath, agentEntry()], env: { ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore', output };

@@ -8,6 +8,7 @@
  * one spare can boot (enough to cover the arrivals of two boot times), bounded by `room()` (what
  * memory allows) and MAX_SPARES; extra spares are stopped once the demand has passed.
  */
+import { AGENT_SPARE_ENV } from '../../shared/ipc/agent-preload.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { DemandRate } from './demand-rate.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
@@ -125,7 +126,9 @@ export class WarmPool {
   }
 
   private startOne(): void {
-    const child = this.options.launcher.launch(this.options.launchOptions());
+    const launch = this.options.launchOptions();
+    // A spare has time before anyone waits for it: it rehearses a turn (agent-rehearsal.ts).
+    const child = this.options.launcher.launch({ ...launch, env: { ...launch.env, [AGENT_SPARE_ENV]: '1' } });
     const entry: PoolEntry = {
       child,
       launchedAt: this.now(),

@@ -4,12 +4,14 @@
  * modules and real model providers. Bad preload input never keeps a process from becoming ready.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
-import { echoTool, makePlan } from './helpers/engine-fixture.ts';
+import { rehearseAgent } from '../../agent-process/shell/agent-rehearsal.ts';
+import type { AgentPlan } from '../../shared/types/bundle.ts';
+import { echoTool, makePlan, makeSwarm } from './helpers/engine-fixture.ts';
 
 const AGENT_MAIN = join(import.meta.dir, '../../agent-process/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'goondan-preload-'));
@@ -66,5 +68,56 @@ describe('what the orchestrator lists', () => {
     const b = makePlan({ name: 'b' });
     b.tools = [{ ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' }];
     expect(agentPreloadOf([a, b])).toEqual({ modules: ['/base/extensions/context-message/index.ts', '/base/tools/agents/index.ts'], providers: ['openai'] });
+  });
+});
+
+describe('the rehearsal a warm spare runs', () => {
+  const base = { ...echoTool(), packageName: BASE_PACKAGE };
+  const secretive = (): AgentPlan => {
+    const plan = makePlan({ name: 'a', systemPrompt: 'internal instructions', model: { provider: 'openai', apiKey: 'sk-secret', endpoint: 'https://models.example', options: { temperature: 1 } } });
+    plan.tools = [
+      { ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts' },
+      { ...base, name: 'mine', packageName: '', entryPath: '/bundle/tools/mine/index.ts' },
+      { ...base, name: 'web', entryPath: undefined, exports: [{ ...base.exports[0]!, http: { method: 'GET', url: 'https://api.example', headers: { authorization: 'Bearer secret' } } }] },
+    ];
+    plan.extensions = [{ name: 'mcp', packageName: BASE_PACKAGE, entryPath: '/base/extensions/mcp/index.ts', config: {} }];
+    return plan;
+  };
+
+  test('is one of the swarm agents with built-in coded tools only, no extension, and the mock model without key, endpoint or prompt', () => {
+    const { rehearsal } = agentPreloadOf([secretive()], makeSwarm(['a']));
+    expect(rehearsal?.agentPlan.tools.map((t) => t.name)).toEqual(['agents']);
+    expect(rehearsal?.agentPlan.extensions).toEqual([]);
+    expect(rehearsal?.agentPlan.model).toEqual({ name: 'mock', provider: 'mock', model: 'scripted', options: {}, capabilities: {} });
+    // The environment is inherited by tool processes: no secret may travel in it.
+    const text = JSON.stringify(rehearsal);
+    for (const secret of ['sk-secret', 'Bearer secret', 'internal instructions', 'models.example']) expect(text).not.toContain(secret);
+    expect(rehearsal?.swarmPlan.durability.fsync).toBe('never');
+  });
+
+  test('is left out when the swarm is unknown or the plan would not fit in an environment variable', () => {
+    expect(agentPreloadOf([secretive()]).rehearsal).toBeUndefined();
+    const huge = secretive();
+    huge.tools = [{ ...base, name: 'agents', entryPath: '/base/tools/agents/index.ts', exports: [{ ...base.exports[0]!, description: 'x'.repeat(70_000) }] }];
+    const preload = agentPreloadOf([huge], makeSwarm(['a']));
+    expect(preload.rehearsal).toBeUndefined();
+    expect(preload.modules).toEqual(['/base/extensions/mcp/index.ts', '/base/tools/agents/index.ts']);
+  });
+
+  test('builds an engine and runs a turn in a scratch directory it removes, also when the plan is refused', async () => {
+    const scratchParent = mkdtempSync(join(dir, 'tmp-'));
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = scratchParent;
+    try {
+      const good = agentPreloadOf([makePlan({ name: 'a' })], makeSwarm(['a'])).rehearsal;
+      if (!good) throw new Error('expected a rehearsal');
+      expect(await rehearseAgent(good)).toBe(true);
+      // A plan the runtime.assign schema refuses is not built.
+      expect(await rehearseAgent({ ...good, agentPlan: { ...good.agentPlan, name: '' } })).toBe(false);
+      expect(readdirSync(scratchParent)).toEqual([]);
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
   });
 });

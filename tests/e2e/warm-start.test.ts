@@ -4,6 +4,8 @@
  * new instanceKey is served by that spare instead of racing it with a cold start.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
 
@@ -29,3 +31,29 @@ describe('the first message after /readyz', () => {
     expect(served?.pid).toBe(spares[0]?.pid);
   });
 });
+
+describe('a warm spare rehearses before it says ready', () => {
+  test('it ran a turn, and nothing of it reaches the state root, the event stream or its temp directory', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'goondan-spare-tmp-'));
+    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_WARM_POOL: '1', TMPDIR: scratch } });
+    daemons.push(daemon);
+    try {
+      const line = await daemon.waitForLog('the spare rehearsed', (l) => typeof l.msg === 'string' && l.msg.includes('warm spare'));
+      expect({ msg: line.msg, rehearsed: line.rehearsed }).toEqual({ msg: 'warm spare rehearsed a turn', rehearsed: true });
+      const { status, body } = await daemon.send({ input: 'first', instanceKey: 'first-real' });
+      expect({ status, output: body.output }).toEqual({ status: 200, output: 'alpha got: first' });
+      // The rehearsal's instance never existed for the daemon: no directory, no process row, no runtime event.
+      const rehearsalPaths = listTree(daemon.stateRoot).filter((path) => path.includes('rehearsal'));
+      expect(rehearsalPaths).toEqual([]);
+      expect((await daemon.processes()).map((p) => p.instanceKey)).not.toContain('rehearsal');
+      expect(daemon.logs.filter((l) => l.instanceKey === 'rehearsal')).toEqual([]);
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+function listTree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((entry) => join(dir, entry));
+}
