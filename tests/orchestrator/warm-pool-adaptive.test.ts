@@ -70,6 +70,24 @@ describe('warm pool size follows the rate of new instances', () => {
     expect(f.launcher.children).toHaveLength(5);
   });
 
+  test('a burst is seen before it fills the window: 5 new instances 100 ms apart already read as 10/s (4 spares)', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 5, 100);
+    // 4 intervals in 0.5 s = 8/s → 8 × 0.2 s × 2 = 3.2 → 4; over the whole 2 s window it would be 2.5/s → 1.
+    expect(f.pool.target).toBe(4);
+  });
+
+  test('two new instances close together are not a flood: the pool keeps its minimum', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 2, 10);
+    // Read over at least half a second: 2/s × 0.2 s × 2 = 0.8 → the minimum, not 100/s → MAX_SPARES.
+    expect(f.pool.target).toBe(1);
+  });
+
   test('the pool never grows beyond the room memory leaves (the live-process budget)', async () => {
     const f = poolFixture({ room: () => 2 });
     f.pool.fill();
