@@ -82,6 +82,8 @@ export interface AgentEngine {
    * grace period is ending, so their processes must end while this process can still end them.
    */
   abortToolCalls(reason: string): void;
+  /** Tool handlers running now (an agents__request waiting for its reply is one). */
+  runningToolCalls(): number;
   /** Flushes state and releases files; running tool handlers are aborted. */
   close(): Promise<void>;
 }
@@ -215,6 +217,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       // The caller may now acknowledge the reply to the orchestrator: it is on disk first.
       fsync.barrier();
     },
+    runningToolCalls: () => executor.runningCount,
     abortToolCalls(reason) {
       executor.abortAll(reason);
     },

@@ -31,6 +31,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
   let restartReason: string | undefined;
+  const approvals = createIpcApprovals({ channel, self }, () => agents.currentEventId);
   const telemetry = await startAgentTelemetry(
     process.env,
     { agent: agentName, instanceKey, model: assignment.agentPlan.model, swarm: assignment.swarmPlan.name },
@@ -43,7 +44,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     stateRoot: assignment.stateRoot,
     logger: rootLogger,
     agentsRuntime: agents,
-    approvals: createIpcApprovals({ channel, self }, () => agents.currentEventId),
+    approvals,
     ...(needsModelGate(assignment.agentPlan, assignment.swarmPlan) ? { modelGate: createIpcModelGate({ channel, self }) } : {}),
     ...(assignment.replicateState ? { beforeToolEffect: ipcStateSync({ channel, self }) } : {}),
     env: process.env,
@@ -94,6 +95,13 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       return true;
     },
     async drain(reason, gracePeriodMs) {
+      if (reason === 'passivate' && onlyWaits(approvals.waiting, agents.syncRequestsWaiting, engine.runningToolCalls())) {
+        // Stop here, as a crash would: the unacked event and the durable records (approval,
+        // tool-call journal) resume the turn in the next process, which the answer starts.
+        logger.info({ approvals: approvals.waiting, requests: agents.syncRequestsWaiting }, 'passivated while the turn waits; it resumes when the answer comes');
+        await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'exporting the last spans failed'));
+        return;
+      }
       // SPEC.md §2.3: the current turn may finish within the grace period, but no tool process may
       // outlive this agent (issue 9): running tool calls are cancelled shortly before the deadline.
       const abortTimer = setTimeout(
@@ -106,6 +114,14 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
       await telemetry?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'exporting the last spans failed'));
     },
   };
+}
+
+/**
+ * The turn does nothing but wait for a human's decision or another agent's reply: every running
+ * tool handler is an agents__request waiting for its reply (an approval is asked before the handler).
+ */
+export function onlyWaits(approvalsWaiting: number, requestsWaiting: number, runningHandlers: number): boolean {
+  return approvalsWaiting + requestsWaiting > 0 && runningHandlers === requestsWaiting;
 }
 
 /** Before the orchestrator's SIGKILL: time for a tool's process group to take SIGTERM, then SIGKILL, and for the turn to fold. */

@@ -54,6 +54,7 @@ export interface IpcAgentsRuntimeOptions {
 export class IpcAgentsRuntime implements AgentToolRuntime {
   private currentEvent: AgentEvent | undefined;
   private asyncReplyHandler: ((reply: InterAgentReply) => void) | undefined;
+  private syncWaits = 0;
 
   constructor(private readonly options: IpcAgentsRuntimeOptions) {}
 
@@ -64,6 +65,11 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 
   get currentEventId(): string | undefined {
     return this.currentEvent?.id;
+  }
+
+  /** Sync requests waiting for their reply now. */
+  get syncRequestsWaiting(): number {
+    return this.syncWaits;
   }
 
   onAsyncReply(handler: (reply: InterAgentReply) => void): void {
@@ -91,7 +97,10 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     }
     const reply = new Promise<ReplyOutcome>((resolve) => replies.wait(correlationId, timeoutMs, resolve));
     this.options.channel.post(target, outgoing);
-    const outcome = await reply;
+    this.syncWaits += 1;
+    const outcome = await reply.finally(() => {
+      this.syncWaits -= 1;
+    });
     if (outcome.status !== 'ok') throw new AgentCallError(outcome.error ?? runtimeError('AGENT_TURN_FAILED', `request to '${target}' failed`), target);
     return { eventId: outgoing.id, target, correlationId, response: outcome.output };
   }

@@ -5,14 +5,29 @@
 import type { ApprovalDecision, ApprovalRequest } from '../../shared/types/extensions.ts';
 import { type ControlChannel, requestControl } from './control-request.ts';
 
-export function createIpcApprovals(control: ControlChannel, currentEventId: () => string | undefined): { request(request: ApprovalRequest): Promise<ApprovalDecision> } {
+export interface IpcApprovals {
+  request(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /** Asks waiting for a decision now. */
+  readonly waiting: number;
+}
+
+export function createIpcApprovals(control: ControlChannel, currentEventId: () => string | undefined): IpcApprovals {
+  let waiting = 0;
   return {
     async request(request) {
       const eventId = currentEventId();
-      // The orchestrator's record counts the timeout from its createdAt; the local wait only guards a lost channel.
-      const answer = await requestControl(control, 'runtime.approval.request', { ...request, ...(eventId !== undefined ? { eventId } : {}) }, request.timeoutMs);
-      if (answer.ok) return answer.value;
-      return { approved: false, scope: 'once', decidedBy: answer.error.code === 'AGENT_REQUEST_TIMEOUT' ? 'timeout' : 'error', reason: answer.error.message };
+      waiting += 1;
+      try {
+        // The orchestrator's record counts the timeout from its createdAt; the local wait only guards a lost channel.
+        const answer = await requestControl(control, 'runtime.approval.request', { ...request, ...(eventId !== undefined ? { eventId } : {}) }, request.timeoutMs);
+        if (answer.ok) return answer.value;
+        return { approved: false, scope: 'once', decidedBy: answer.error.code === 'AGENT_REQUEST_TIMEOUT' ? 'timeout' : 'error', reason: answer.error.message };
+      } finally {
+        waiting -= 1;
+      }
+    },
+    get waiting() {
+      return waiting;
     },
   };
 }

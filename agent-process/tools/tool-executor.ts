@@ -61,6 +61,11 @@ export class ToolExecutor {
 
   constructor(private readonly options: ToolExecutorOptions) {}
 
+  /** Handlers running now (pending work included). */
+  get runningCount(): number {
+    return this.inFlight.size;
+  }
+
   /** Aborts every running handler and pending work, and refuses later calls (drain deadline, engine shutdown). */
   abortAll(reason: string): void {
     this.abortReason ??= reason;

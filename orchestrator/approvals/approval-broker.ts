@@ -31,6 +31,8 @@ export interface ApprovalBrokerOptions {
   promptInteractive(approval: PendingApproval): boolean;
   /** Durable records; without one (unit tests of other rules) approvals live in memory only. */
   store?: ApprovalStore;
+  /** A decision was made while the asking instance had no process (e.g. it was passivated while it waited). */
+  onDecidedWhileAway?(agent: string, instanceKey: string): void;
 }
 
 export const NO_APPROVER_REASON =
@@ -53,6 +55,8 @@ export type ApprovalAsk = ApprovalDisplay & {
 
 interface Waiter {
   processKey: string;
+  /** When the process started waiting (ms since the epoch). */
+  since: number;
   answer(outcome: ApprovalOutcome): void;
 }
 
@@ -97,7 +101,7 @@ export class ApprovalBroker {
       answer({ approved: false, scope: 'once', decidedBy: 'no-approver', reason: NO_APPROVER_REASON });
       return;
     }
-    this.waiters.set(record.approval.id, { processKey: request.processKey, answer });
+    this.waiters.set(record.approval.id, { processKey: request.processKey, since: Date.now(), answer });
     this.options.logger.info({ approvalId: record.approval.id, agent: request.agent, toolName: request.toolName, prompted, resumed: existing !== undefined }, 'tool call waits for approval');
   }
 
@@ -122,8 +126,21 @@ export class ApprovalBroker {
     this.options.logger.info({ approvalId: id, approved: outcome.approved, decidedBy: outcome.decidedBy, scope: outcome.scope }, 'approval decided');
     const waiter = this.waiters.get(id);
     this.waiters.delete(id);
-    waiter?.answer(outcome);
+    if (waiter) waiter.answer(outcome);
+    else this.options.onDecidedWhileAway?.(state.agent, state.instanceKey);
     return true;
+  }
+
+  /** Since when the process has waited for a decision (its oldest open ask); undefined when it waits for none. */
+  waitingSince(processKey: string): number | undefined {
+    let since: number | undefined;
+    for (const waiter of this.waiters.values()) if (waiter.processKey === processKey && (since === undefined || waiter.since < since)) since = waiter.since;
+    return since;
+  }
+
+  /** Whether an instance has an approval nobody has decided yet (its resumed turn would wait again). */
+  hasUndecided(agent: string, instanceKey: string): boolean {
+    return this.instances.get(agentKey({ agent, instanceKey }))?.records.some((r) => !r.decision) ?? false;
   }
 
   /** The asking process is gone: nobody can be answered now, but the records stay for its resumed turn. */

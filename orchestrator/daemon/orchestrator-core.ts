@@ -136,6 +136,7 @@ export class OrchestratorCore {
     this.supervisor = new Supervisor({
       maxLiveAgents: () => this.liveBudget.limit,
       isIdle: (proc) => this.lifecycle.isIdle(proc),
+      waitingSince: (proc) => this.waitingSince(proc),
       passivateGraceMs: () => config().swarm.shutdownGracePeriodMs,
       logger,
       launcher: options.launcher,
@@ -148,7 +149,8 @@ export class OrchestratorCore {
       onStarted: (proc) => this.onStarted(proc),
       onStartFailed: (proc, error, retryable) => this.onStartFailed(proc, error, retryable),
       onExit: (proc, exit) => this.onExit(proc, exit),
-      wantsRestartAfterCleanExit: (proc) => (proc.kind === 'connector' ? false : this.delivery.pendingCount(proc.id) > 0),
+      // A suspended instance comes back when its answer does, not because its waiting event is pending.
+      wantsRestartAfterCleanExit: (proc) => proc.kind === 'agent' && this.delivery.pendingCount(proc.id) > 0 && !(proc.suspended && this.stillWaiting(proc)),
       onRestart: (proc) => this.metrics.restarts.inc({ process: proc.kind === 'agent' ? proc.name : `connection/${proc.name}` }),
     });
     this.lifecycle = new InstanceLifecycle({
@@ -160,9 +162,11 @@ export class OrchestratorCore {
       delivery: this.delivery,
       metrics: this.metrics,
       logger,
+      waitingSince: (proc) => this.waitingSince(proc),
     });
     this.approvals = new ApprovalBroker({
       logger,
+      onDecidedWhileAway: (agent, instanceKey) => this.supervisor.wake(agent, instanceKey),
       httpApprovals: options.httpApprovals,
       promptInteractive: (a) => options.promptInteractive(a),
       store: new ApprovalStore(options.stateRoot, () => config().swarm.workspaceId, fsync),
@@ -330,6 +334,22 @@ export class OrchestratorCore {
       }
     }
     this.options.onProcessStarted?.(proc);
+  }
+
+  /**
+   * Since when an agent's turn has only waited for a human approval or another agent's sync reply
+   * (the older of the two); undefined when it waits for neither. The agent itself has the last
+   * word: told to passivate, it stops at once only if the turn still just waits.
+   */
+  private waitingSince(proc: ManagedProcess): number | undefined {
+    if (proc.kind !== 'agent' || proc.status !== 'processing') return undefined;
+    const since = [this.approvals.waitingSince(proc.key), this.router.syncWaitSince(proc.key)].filter((t): t is number => t !== undefined);
+    return since.length > 0 ? Math.min(...since) : undefined;
+  }
+
+  /** A suspended instance whose answer has not come yet: an undecided approval or an unanswered sync request. */
+  private stillWaiting(proc: ManagedProcess): boolean {
+    return this.approvals.hasUndecided(proc.name, proc.instanceKey) || this.router.syncWaitSince(proc.key) !== undefined;
   }
 
   private onStartFailed(proc: ManagedProcess, error: ErrorShape, retryable: boolean): void {

@@ -2,8 +2,10 @@
  * The instance lifecycle (SPEC.md §1.2 `Swarm.spec.policy.lifecycle`, issue 12): an instance idle
  * for `ttlSeconds` is passivated (its process drains and stops, its row stays, its next event
  * starts it again), and one idle for `gcGraceSeconds` loses its state. Idle means: ready, status
- * idle, nothing in its durable inbox. Live-process admission (maxLiveProcesses) is the
- * supervisor's; this sweeps on a clock.
+ * idle, nothing in its durable inbox. An instance whose turn has only waited for a human approval
+ * or another agent's reply for `ttlSeconds` is passivated too, and the answer wakes it
+ * (Supervisor.suspend). Live-process admission (maxLiveProcesses) is the supervisor's; this sweeps
+ * on a clock.
  */
 import { rmSync, statSync } from 'node:fs';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -23,6 +25,8 @@ export interface InstanceLifecycleOptions {
   delivery: Delivery;
   metrics: Metrics;
   logger: RootLogger;
+  /** Since when (ms since the epoch) its turn only waits for an approval or a reply; undefined when it does not. */
+  waitingSince?(proc: ManagedProcess): number | undefined;
 }
 
 /** How often idle instances are looked for: a quarter of the TTL, within these bounds. */
@@ -57,9 +61,13 @@ export class InstanceLifecycle {
     const { ttlMs, gcGraceMs } = this.options.lifecycle();
     if (ttlMs > 0) {
       for (const proc of this.options.supervisor.list()) {
-        if (proc.kind === 'agent' && proc.alive && this.isIdle(proc) && now - proc.lastActiveAt >= ttlMs) {
+        if (proc.kind !== 'agent' || !proc.alive) continue;
+        if (this.isIdle(proc) && now - proc.lastActiveAt >= ttlMs) {
           void this.options.supervisor.passivate(proc, this.options.gracePeriodMs());
+          continue;
         }
+        const waitingSince = proc.ready && !proc.passivating ? this.options.waitingSince?.(proc) : undefined;
+        if (waitingSince !== undefined && now - waitingSince >= ttlMs) void this.options.supervisor.suspend(proc, this.options.gracePeriodMs(), waitingSince);
       }
     }
     if (gcGraceMs !== undefined && now - this.lastGcAt >= Math.min(MAX_GC_INTERVAL_MS, Math.max(MIN_SWEEP_MS, gcGraceMs / 4))) {

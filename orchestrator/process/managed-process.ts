@@ -103,6 +103,11 @@ export class ManagedProcess {
   lastActiveAt = Date.now();
   /** Draining because it was idle (or made room); it ends `passivated`, not `terminated`. */
   passivating = false;
+  /**
+   * Passivated while its turn waited for a human approval or another agent's reply: the
+   * unfinished event stays in its inbox, and the answer (not the event) starts it again.
+   */
+  suspended = false;
   private child: LaunchedChild | undefined;
   private shutdownAcked = false;
   private startupTimer: ReturnType<typeof setTimeout> | undefined;
@@ -139,6 +144,7 @@ export class ManagedProcess {
     this.startFailure = undefined;
     this.failedToStart = false;
     this.passivating = false;
+    this.suspended = false;
     this.status = 'spawning';
     this.touch();
     const incarnation = this.incarnation;

@@ -41,6 +41,8 @@ export interface SupervisorOptions {
   maxLiveAgents?(): number;
   /** Whether an agent process has nothing to do (no queued event, no turn): it may be passivated. */
   isIdle?(process: ManagedProcess): boolean;
+  /** Since when (ms since the epoch) its turn only waits for an approval or a reply; undefined when it does not. */
+  waitingSince?(process: ManagedProcess): number | undefined;
   /** How long a passivated process may take to drain. */
   passivateGraceMs?(): number;
 }
@@ -112,6 +114,27 @@ export class Supervisor {
     proc.passivating = true;
     this.options.logger.info({ process: proc.key, childPid: proc.pid, idleMs: Date.now() - proc.lastActiveAt }, 'passivating an idle instance');
     await proc.shutdown(gracePeriodMs, 'passivate');
+  }
+
+  /**
+   * Passivates an instance whose turn waits for an approval or a reply (issue 12): the agent stops
+   * without finishing the turn (as if it had crashed there, which durable execution resumes from),
+   * and the answer wakes it (`wake`).
+   */
+  async suspend(proc: ManagedProcess, gracePeriodMs: number, waitingSince: number): Promise<void> {
+    if (!proc.alive || proc.passivating || proc.status === 'draining') return;
+    proc.passivating = true;
+    proc.suspended = true;
+    this.options.logger.info({ process: proc.key, childPid: proc.pid, waitingMs: Date.now() - waitingSince }, 'passivating an instance that waits for an approval or a reply');
+    await proc.shutdown(gracePeriodMs, 'passivate');
+  }
+
+  /** The approval or reply a suspended instance waited for has come: its process starts again and resumes the turn. */
+  wake(agent: string, instanceKey: string): void {
+    const proc = this.get('agent', agent, instanceKey);
+    if (!proc?.suspended || proc.alive || proc.status !== 'passivated' || this.stopping) return;
+    this.options.logger.info({ process: proc.key }, 'waking a passivated instance: what it waited for has come');
+    this.spawn(proc);
   }
 
   /** Graceful stop; `restart` brings it back with a fresh spawn spec (and a clean record) afterwards. */
@@ -211,10 +234,18 @@ export class Supervisor {
     const draining = agents.filter((p) => p.passivating).length;
     const needed = this.admission.length - draining;
     if (needed <= 0) return;
+    const grace = this.options.passivateGraceMs?.() ?? 5_000;
     const idle = agents
       .filter((p) => p.ready && !p.passivating && p.status === 'idle' && this.options.isIdle?.(p) !== false)
       .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
-    for (const victim of idle.slice(0, needed)) void this.passivate(victim, this.options.passivateGraceMs?.() ?? 5_000);
+    for (const victim of idle.slice(0, needed)) void this.passivate(victim, grace);
+    // Then instances that only wait for a human or another agent, longest waiting first.
+    const waiting = agents
+      .filter((p) => p.ready && !p.passivating)
+      .map((p) => ({ p, since: this.options.waitingSince?.(p) }))
+      .filter((w): w is { p: ManagedProcess; since: number } => w.since !== undefined)
+      .sort((a, b) => a.since - b.since);
+    for (const { p, since } of waiting.slice(0, Math.max(0, needed - idle.length))) void this.suspend(p, grace, since);
   }
 
   /** An instance just became idle: if others wait for a slot, it may make room for them. */

@@ -19,6 +19,8 @@ export interface PendingRequest {
   targetKey: string;
   requestEventId: string;
   traceId?: string;
+  /** When it was sent (ms since the epoch): how long a requester has waited. */
+  sentAt: number;
   deadline: number;
 }
 
@@ -55,6 +57,16 @@ export class PendingRequests {
   /** Entries waiting on a request event (used when that event is dead-lettered). */
   forRequestEvent(eventId: string): PendingRequest[] {
     return [...this.entries.values()].map((e) => e.request).filter((r) => r.requestEventId === eventId);
+  }
+
+  /** Since when the process has waited for a sync reply (its oldest open request); undefined when it waits for none. */
+  syncWaitSince(processKey: string): number | undefined {
+    let since: number | undefined;
+    for (const { request } of this.entries.values()) {
+      const { requester } = request;
+      if (requester.kind === 'process' && requester.key === processKey && !requester.async && (since === undefined || request.sentAt < since)) since = request.sentAt;
+    }
+    return since;
   }
 
   all(): PendingRequest[] {

@@ -3,7 +3,8 @@
  * another cluster node, or the exact process incarnation that asked. The reply to an async
  * request whose asker is gone goes into its instance's durable inbox instead (issue 10): the
  * instance's next process puts it into the conversation. A sync reply is dropped then — the
- * resumed tool call asks again under the same correlationId.
+ * resumed tool call asks again under the same correlationId (and a requester passivated while it
+ * waited is woken for that).
  */
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
@@ -57,6 +58,8 @@ export class RequesterReplies {
       return;
     }
     this.deps.logger.info({ correlationId, requester: requester.key, traceId: outcome.traceId }, 'requester is gone; reply dropped');
+    // Passivated while it waited for this: its resumed call asks again and the callee answers from its history.
+    this.deps.supervisor.wake(requester.agent, requester.instanceKey);
   }
 }
 

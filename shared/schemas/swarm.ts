@@ -44,7 +44,7 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
             ttlSeconds: {
               type: 'integer',
               minimum: 0,
-              description: 'Passivate an instance idle this many seconds (default 300; 0 = never): its process drains and stops, its state stays on disk, and its next event starts it again.',
+              description: 'Passivate an instance idle this many seconds (default 300; 0 = never): its process drains and stops, its state stays on disk, and its next event starts it again. A turn that has only waited this long for a human approval or another agent\'s reply is passivated too; the answer starts it again.',
             },
             gcGraceSeconds: {
               type: 'integer',

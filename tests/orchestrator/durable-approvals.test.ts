@@ -76,3 +76,45 @@ describe('approvals are durable records', () => {
     restored.clear();
   });
 });
+
+describe('what the lifecycle asks about waiting instances (issue 12)', () => {
+  test('a process waits from its ask until the decision; the instance has an undecided approval until then, also with no process', () => {
+    const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-approvals-'));
+    const b = broker(stateRoot);
+    expect(b.waitingSince('a:k')).toBeUndefined();
+    const before = Date.now();
+    b.open(ask, 600_000, () => {});
+    expect(b.waitingSince('a:k')).toBeGreaterThanOrEqual(before);
+    expect(b.waitingSince('b:k')).toBeUndefined();
+    b.dropFor('a:k');
+    // The process is gone (passivated): it waits no more, the instance still does.
+    expect(b.waitingSince('a:k')).toBeUndefined();
+    expect(b.hasUndecided('a', 'k')).toBe(true);
+    const [pending] = b.list();
+    b.decide(pending!.id, { approved: true, scope: 'once', decidedBy: 'http', reason: '' });
+    expect(b.hasUndecided('a', 'k')).toBe(false);
+    b.clear();
+  });
+
+  test('a decision with nobody waiting for it is announced (it wakes a passivated instance); one with a waiter goes to the waiter only', () => {
+    const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-approvals-'));
+    const away: string[] = [];
+    const b = new ApprovalBroker({
+      logger: pino({ level: 'silent' }),
+      httpApprovals: true,
+      promptInteractive: () => false,
+      store: new ApprovalStore(stateRoot, () => 'ws', new FsyncPolicy('never')),
+      onDecidedWhileAway: (agent, instanceKey) => away.push(`${agent}/${instanceKey}`),
+    });
+    const answered: boolean[] = [];
+    b.open(ask, 600_000, (outcome) => answered.push(outcome.approved));
+    b.open({ ...ask, toolCallId: 'call_2' }, 600_000, () => {});
+    const [first, second] = b.list();
+    b.decide(first!.id, { approved: true, scope: 'once', decidedBy: 'http', reason: '' });
+    expect({ answered, away }).toEqual({ answered: [true], away: [] });
+    b.dropFor('a:k');
+    b.decide(second!.id, { approved: false, scope: 'once', decidedBy: 'http', reason: '' });
+    expect(away).toEqual(['a/k']);
+    b.clear();
+  });
+});
