@@ -129,7 +129,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
     deps.metadataFile.write('idle');
   }
   // Whatever the reply and the ack that follow tell others is on disk first (durability policy).
-  engine.fsync.barrier();
+  await engine.fsync.settle();
   return result;
 }
 

