@@ -232,6 +232,7 @@ export class OrchestratorCore {
     this.router.failPendingWhere(() => true, 'the daemon is shutting down');
     this.approvals.clear();
     this.delivery.close();
+    this.modelCalls.ledger.flush();
     this.ledger.close();
     this.runtimeEvents.close();
   }

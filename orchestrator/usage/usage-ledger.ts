@@ -3,7 +3,9 @@
  * by its admission's release and again by its step.completed event): totals per agent instance,
  * per trace (the most recent traces) and per UTC day for each instance key and the whole swarm.
  * The day totals are kept in `workspaces/<id>/usage-today.json` so a daemon restart does not
- * reset a day budget.
+ * reset a day budget. The file is rewritten at most every DAY_FILE_SAVE_MS (and on flush()): it
+ * holds every instance key of the day, and writing it per step put O(instances) of work on every
+ * model call's path (issue 12); a crash forgets at most that much of the day.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -15,6 +17,7 @@ import { addToTotals, emptyTotals, type UsageTotals } from '../../shared/usage/u
 const MAX_TRACES = 2_000;
 /** Step ids remembered to count each step once. */
 const MAX_STEP_IDS = 10_000;
+export const DAY_FILE_SAVE_MS = 1_000;
 
 export interface UsageRecord {
   stepId: string;
@@ -36,6 +39,8 @@ export class UsageLedger {
   private readonly byTrace = new Map<string, UsageTotals>();
   private readonly counted = new Set<string>();
   private today: DayTotals;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private dirMade = false;
 
   constructor(
     private readonly dayFile: string | undefined,
@@ -62,8 +67,25 @@ export class UsageLedger {
     addToTotals(day.swarm, entry.usage, entry.cost);
     day.instances[entry.instanceKey] ??= emptyTotals();
     addToTotals(day.instances[entry.instanceKey] ?? emptyTotals(), entry.usage, entry.cost);
-    this.saveDay();
+    this.scheduleSave();
     return true;
+  }
+
+  /** Writes the day totals now if they changed since the last write (daemon stop). */
+  flush(): void {
+    if (this.saveTimer === undefined) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    this.saveDay();
+  }
+
+  private scheduleSave(): void {
+    if (!this.dayFile || this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.saveDay();
+    }, DAY_FILE_SAVE_MS);
+    this.saveTimer.unref?.();
   }
 
   instance(agent: string, instanceKey: string): UsageTotals | undefined {
@@ -121,7 +143,8 @@ export class UsageLedger {
   private saveDay(): void {
     if (!this.dayFile) return;
     try {
-      mkdirSync(dirname(this.dayFile), { recursive: true });
+      if (!this.dirMade) mkdirSync(dirname(this.dayFile), { recursive: true });
+      this.dirMade = true;
       const temp = `${this.dayFile}.tmp`;
       writeFileSync(temp, JSON.stringify(this.today));
       renameSync(temp, this.dayFile);

@@ -4,11 +4,12 @@
  * survive a restart.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageLedger } from '../../orchestrator/usage/usage-ledger.ts';
 import { priceUsage } from '../../shared/usage/price-usage.ts';
+import { waitUntil } from '../helpers/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'goondan-ledger-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,9 +53,24 @@ describe('UsageLedger', () => {
     const file = join(dir, 'usage-today.json');
     const ledger = new UsageLedger(file, () => now);
     ledger.record({ stepId: 's1', agent: 'a', instanceKey: 'k', traceId: 't1', usage: usage(10, 5) });
+    ledger.flush();
     expect(new UsageLedger(file, () => now).swarmToday().promptTokens).toBe(10);
     now = new Date('2026-03-02T00:00:01Z');
     expect(ledger.swarmToday().promptTokens).toBe(0);
     expect(new UsageLedger(file, () => now).swarmToday().promptTokens).toBe(0);
+  });
+
+  test('the day file is written once per DAY_FILE_SAVE_MS, not per step, and flush() writes what is pending', async () => {
+    const now = new Date('2026-03-01T12:00:00Z');
+    const file = join(dir, 'debounced.json');
+    const ledger = new UsageLedger(file, () => now);
+    for (let i = 0; i < 50; i++) ledger.record({ stepId: `d${i}`, agent: 'a', instanceKey: `k${i}`, traceId: 't', usage: usage(1, 1) });
+    // Nothing written yet: 50 steps did not rewrite a file that grows with every instance key.
+    expect(existsSync(file)).toBe(false);
+    await waitUntil(() => existsSync(file), 'the debounced day file', 30_000);
+    expect(new UsageLedger(file, () => now).swarmToday().promptTokens).toBe(50);
+    ledger.record({ stepId: 'late', agent: 'a', instanceKey: 'k', traceId: 't', usage: usage(7, 1) });
+    ledger.flush();
+    expect(new UsageLedger(file, () => now).swarmToday().promptTokens).toBe(57);
   });
 });
