@@ -2,7 +2,7 @@
 /** Runs every benchmark in turn (`npm run bench`); each prints its own table and JSON line. */
 import { join } from 'node:path';
 
-const BENCHES = ['cli.ts', 'config-load.ts', 'turn-overhead.ts', 'model-call.ts', 'durability.ts', 'pipeline-overhead.ts', 'policy-parse.ts', 'daemon.ts', 'cluster.ts', 'sandbox.ts', 'studio-first-paint.ts'];
+const BENCHES = ['cli.ts', 'config-load.ts', 'turn-overhead.ts', 'model-call.ts', 'durability.ts', 'pipeline-overhead.ts', 'policy-parse.ts', 'daemon.ts', 'agent-rss.ts', 'cluster.ts', 'sandbox.ts', 'studio-first-paint.ts'];
 
 let failed = 0;
 for (const bench of BENCHES) {

@@ -11,7 +11,7 @@
  * logged with the call id and the process goes on. Promises that native code creates outside
  * these three entry points (e.g. an un-awaited async function) fall back to rule 2.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../../shared/types/tools.ts';
 
 export interface ToolCallScope {
@@ -28,7 +28,8 @@ export type Attribution =
   | { kind: 'calls'; scopes: ToolCallScope[] }
   | { kind: 'none' };
 
-const storage = new AsyncLocalStorage<ToolCallScope>();
+/** Made by the first tool call: until then no promise can belong to one, and node:async_hooks stays unloaded. */
+let storage: AsyncLocalStorage<ToolCallScope> | undefined;
 const creators = new WeakMap<object, ToolCallScope>();
 const running = new Set<ToolCallScope>();
 let installed = false;
@@ -36,6 +37,8 @@ let installed = false;
 /** Runs `fn` (a tool handler) inside `scope`. */
 export function runInToolCallScope<T>(scope: ToolCallScope, fn: () => Promise<T>): Promise<T> {
   running.add(scope);
+  // require() is untyped: this is the module's own declared type.
+  storage ??= new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<ToolCallScope>();
   return storage.run(scope, fn).finally(() => {
     scope.done = true;
     running.delete(scope);
@@ -44,7 +47,7 @@ export function runInToolCallScope<T>(scope: ToolCallScope, fn: () => Promise<T>
 
 /** Who owns an unhandled rejection of `promise` (or, without one, an uncaught exception thrown now). */
 export function attribute(promise: unknown): Attribution {
-  const creator = (typeof promise === 'object' && promise !== null ? creators.get(promise) : undefined) ?? storage.getStore();
+  const creator = (typeof promise === 'object' && promise !== null ? creators.get(promise) : undefined) ?? storage?.getStore();
   if (creator) return { kind: 'call', scope: creator };
   const calls = [...running];
   const only = calls[0];
@@ -57,7 +60,7 @@ export function installToolCallScopes(): void {
   if (installed) return;
   installed = true;
   const remember = (value: unknown): void => {
-    const scope = storage.getStore();
+    const scope = storage?.getStore();
     if (scope && typeof value === 'object' && value !== null) creators.set(value, scope);
   };
   const originalThen = Promise.prototype.then;

@@ -32,7 +32,17 @@ export interface AjvCache {
 }
 
 /** Bump when the generated files change shape (a new key for every schema). */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
+
+/**
+ * ajv's string-length helper (code points, for minLength/maxLength) walks the string in a
+ * JavaScript loop: on a long string (a prompt, a message) it turns hot at once and JSC compiles it
+ * with its optimizing JIT, which alone adds ~2 MB of RSS to an agent that otherwise never needs
+ * that compiler. Generated code gets this one instead, with the same answers: the regexp engine
+ * counts the surrogate pairs (two UTF-16 units, one code point; a lone surrogate counts as one).
+ */
+const AJV_UCS2_LENGTH = 'ajv/dist/runtime/ucs2length';
+const UCS2_LENGTH = '({ default: (str) => str.length - (str.match(/[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]/g)?.length ?? 0) })';
 
 let besideAjv: AjvCache | undefined;
 
@@ -75,7 +85,7 @@ function compileAndStore(spec: AjvSpec, cache: AjvCache, file: string): Compiled
   try {
     const standalone = (cache.require('ajv/dist/standalone') as typeof import('ajv/dist/standalone')).default;
     // The generated code requires ajv's runtime helpers by package name: pin them to this install.
-    const code = standalone(ajv, validate).replace(/require\("([^"]+)"\)/g, (_all, id: string) => `require(${JSON.stringify(cache.require.resolve(id))})`);
+    const code = standalone(ajv, validate).replace(/require\("([^"]+)"\)/g, (_all, id: string) => (id === AJV_UCS2_LENGTH ? UCS2_LENGTH : `require(${JSON.stringify(cache.require.resolve(id))})`));
     mkdirSync(cache.dir, { recursive: true });
     // Atomic: concurrent processes may generate the same file; a reader never sees half of one.
     const temp = `${file}.${process.pid}.tmp`;

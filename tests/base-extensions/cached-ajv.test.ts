@@ -4,7 +4,7 @@
  * reported) without loading ajv's compiler, which costs ~20 MB of RSS in every agent.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -47,10 +47,27 @@ describe('cached standalone validators', () => {
     expect(JSON.stringify(bad.errors)).toContain('additionalProperties');
   });
 
+  test('string lengths count code points exactly as ajv’s own validator does (surrogate pairs, lone surrogates), without ajv’s looping helper', async () => {
+    const strings = ['', 'a', 'ab', 'abc', 'abcd', '😀', '😀😀', 'a😀b', '😀😀😀😀', '\uD83D', '\uDE00', '\uD83Dx', 'x\uDE00\uD83D', '\uD83D\uD83D\uDE00', 'é👍🏽', 'x'.repeat(10_000)];
+    const schema = { type: 'array', items: { type: 'string', minLength: 2, maxLength: 3 } };
+    const { Ajv } = await import('ajv');
+    const reference = new Ajv({ allErrors: true, strict: false }).compile({ type: 'string', minLength: 2, maxLength: 3 });
+    const expected = strings.map((s) => reference(s));
+    expect(expected).toContain(true);
+    expect(expected).toContain(false);
+    for (const pass of ['generated', 'cached']) {
+      const result = await checkInFreshProcess(schema, strings);
+      const failed = new Set((result.errors as Array<{ instancePath: string }> | null ?? []).map((e) => Number(e.instancePath.slice(1))));
+      expect({ pass, answers: strings.map((_s, i) => !failed.has(i)) }).toEqual({ pass, answers: expected });
+    }
+    const generated = readdirSync(dir).filter((f) => f.endsWith('.cjs')).map((f) => readFileSync(join(dir, f), 'utf8'));
+    expect(generated.some((code) => code.includes('ucs2length'))).toBe(false);
+  });
+
   test('an edited schema is a new cache entry, never the stale validator', async () => {
     const edited = { ...SCHEMA, properties: { maxMessages: { type: 'integer', minimum: 1, default: 50 } } };
     const result = await checkInFreshProcess(edited, {});
     expect(result).toMatchObject({ ok: true, value: { maxMessages: 50 } });
-    expect(readdirSync(dir).filter((f) => f.endsWith('.cjs'))).toHaveLength(2);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.cjs'))).toHaveLength(3);
   });
 });

@@ -4,7 +4,6 @@
  * checked address itself (see `pinnedRequest`), so a DNS answer that changes between the check
  * and the connection (DNS rebinding) cannot redirect it.
  */
-import { lookup } from 'node:dns/promises';
 import { abortedError, BaseToolError, describeError, systemErrorCode } from '../tool-error.ts';
 import { type AllowList, allowingEntry } from './allow-list.ts';
 import { formatIp, type IpAddress, parseIp } from './ip-address.ts';
@@ -12,7 +11,8 @@ import { privateRangeOf } from './private-ranges.ts';
 
 export type HostResolver = (host: string) => Promise<ReadonlyArray<{ address: string }>>;
 
-export const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
+/** node:dns is loaded by the first lookup: the agent bundle includes this module, and most agents never send HTTP. */
+export const systemResolver: HostResolver = async (host) => (await import('node:dns/promises')).lookup(host, { all: true, verbatim: true });
 
 export interface TargetCheck {
   allow: AllowList;
