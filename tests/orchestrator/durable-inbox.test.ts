@@ -44,14 +44,21 @@ describe('durable inbox (ARCHITECTURE §3)', () => {
     expect(DurableInbox.peekIdentity(path)).toEqual({ agent: 'alpha', instanceKey: 'k1', pending: 1 });
   });
 
-  test('acks may lag one loop turn (a lost ack only means a redelivery); puts never do', async () => {
+  test('records are staged and written together by commit(), at the latest on the next loop turn, in the order they happened', async () => {
     const path = inboxPath();
     const inbox = DurableInbox.open(path, 'alpha', 'k1');
-    const a = event('a');
+    const [a, b] = [event('a'), event('b')];
     inbox.append(a);
-    expect(readFileSync(path, 'utf8')).toContain(a.id);
+    inbox.append(b);
     inbox.ack(a.id);
-    expect(DurableInbox.open(path, 'alpha', 'k1').unacked().map((e) => e.id)).toEqual([a.id]);
+    expect(inbox.hasStaged).toBe(true);
+    inbox.commit();
+    expect(inbox.hasStaged).toBe(false);
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).op)).toEqual(['put', 'put', 'ack']);
+    expect(DurableInbox.open(path, 'alpha', 'k1').unacked().map((e) => e.id)).toEqual([b.id]);
+    // Without a commit, the next loop turn writes what was staged (a lost ack only means a redelivery).
+    inbox.ack(b.id);
+    expect(DurableInbox.open(path, 'alpha', 'k1').unacked().map((e) => e.id)).toEqual([b.id]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(DurableInbox.open(path, 'alpha', 'k1').unacked()).toEqual([]);
   });
@@ -61,6 +68,7 @@ describe('durable inbox (ARCHITECTURE §3)', () => {
     const inbox = DurableInbox.open(path, 'alpha', 'k1');
     const good = event('good');
     inbox.append(good);
+    inbox.commit();
     appendFileSync(path, '{not json\n{"op":"put","agent":"alpha","instanceKey":"k1","event":{"id":1}}\n');
     const bad: number[] = [];
     const reopened = DurableInbox.open(path, 'alpha', 'k1', (line) => bad.push(line));
@@ -87,11 +95,13 @@ describe('delivery keeps a bounded number of inbox files open', () => {
     const inboxes = Array.from({ length: MAX_OPEN_INBOX_FILES + 20 }, (_, i) => {
       const inbox = delivery.inbox({ agent: 'agent', instanceKey: `k${i}` });
       inbox.append(event(`e${i}`));
+      inbox.commit();
       return inbox;
     });
     expect(inboxes.filter((i) => i.isOpen).length).toBeLessThanOrEqual(MAX_OPEN_INBOX_FILES + 1);
     expect(inboxes[0]?.isOpen).toBe(false);
     inboxes[0]?.append(event('again'));
+    inboxes[0]?.commit();
     expect(inboxes[0]?.isOpen).toBe(true);
     expect(DurableInbox.open(inboxes[0]?.path ?? '', 'agent', 'k0').unacked().map((e) => e.input)).toEqual(['e0', 'again']);
     delivery.close();
