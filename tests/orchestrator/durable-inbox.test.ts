@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, spyOn, test } from 'bun:test';
+import * as fs from 'node:fs';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { makeEvent } from '../../shared/ipc/control-events.ts';
 import pino from 'pino';
 import { Delivery, MAX_OPEN_INBOX_FILES } from '../../orchestrator/delivery/delivery.ts';
 import { DurableInbox } from '../../orchestrator/delivery/durable-inbox.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 
 const dirs: string[] = [];
 function inboxPath(): string {
@@ -105,5 +107,53 @@ describe('delivery keeps a bounded number of inbox files open', () => {
     expect(inboxes[0]?.isOpen).toBe(true);
     expect(DurableInbox.open(inboxes[0]?.path ?? '', 'agent', 'k0').unacked().map((e) => e.input)).toEqual(['e0', 'again']);
     delivery.close();
+  });
+});
+
+describe('compaction under durability.fsync: batch syncs the new file when a pending record may have been promised', () => {
+  /** Appends `held`, optionally lets an fsync run, then settles events until the file is rewritten; counts fsyncs before the rename. */
+  function compactAround(held: ReturnType<typeof event>, fsyncAfterHeld: boolean): { fsyncsBeforeRename: number | undefined; unacked: string[] } {
+    const path = inboxPath();
+    const policy = new FsyncPolicy('batch');
+    const inbox = DurableInbox.open(path, 'alpha', 'k1', undefined, policy, 20);
+    const rename = fs.renameSync;
+    const fsyncs = spyOn(fs, 'fsyncSync');
+    let fsyncsBeforeRename: number | undefined;
+    const renames = spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      fsyncsBeforeRename ??= fsyncs.mock.calls.length;
+      rename(from, to);
+    });
+    try {
+      inbox.append(held);
+      inbox.commit();
+      if (fsyncAfterHeld) policy.barrier();
+      // Synchronous: the batch timer cannot fire in between.
+      for (let i = 0; i < 20 && fsyncsBeforeRename === undefined; i++) {
+        const passing = event(`e${i}`);
+        inbox.append(passing);
+        inbox.ack(passing.id);
+        inbox.commit();
+      }
+    } finally {
+      fsyncs.mockRestore();
+      renames.mockRestore();
+    }
+    inbox.close();
+    return { fsyncsBeforeRename, unacked: DurableInbox.open(path, 'alpha', 'k1').unacked().map((e) => e.id) };
+  }
+
+  test('a pending record staged before an fsync ran may be on disk (and promised): the new file is fsynced before it replaces the old', () => {
+    const held = event('held');
+    const result = compactAround(held, true);
+    // One fsync is the barrier's; the next one must be the new file's, before the rename.
+    expect(result.fsyncsBeforeRename).toBe(2);
+    expect(result.unacked).toEqual([held.id]);
+  });
+
+  test('when no fsync ran since the oldest pending record was staged, none was on disk or promised: the rewrite costs no fsync', () => {
+    const held = event('held');
+    const result = compactAround(held, false);
+    expect(result.fsyncsBeforeRename).toBe(0);
+    expect(result.unacked).toEqual([held.id]);
   });
 });
