@@ -3,6 +3,9 @@
  * send if the process is ready; on `runtime.ready` send everything still unacked, in order. An
  * event that was being processed during `MAX_DELIVERY_ATTEMPTS` crashes is dead-lettered so one
  * poison message cannot crash-loop an instance forever.
+ * Group commit: the records of one loop turn are written together (one write per inbox), and the
+ * events of that turn are sent right after, at the end of the turn — or at once when `sync()` is
+ * called because an acceptance is about to be reported. An event never leaves before its record.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,8 +34,24 @@ export interface DeliveryOptions {
   onSettled?(id: AgentId, eventId: string): void;
 }
 
+/** An event to send once its inbox record is written, to the process incarnation that was ready for it. */
+interface QueuedSend {
+  proc: ManagedProcess;
+  incarnation: number;
+  inbox: DurableInbox;
+  event: AgentEvent;
+  from: string;
+}
+
 export class Delivery {
   private readonly inboxes = new Map<string, DurableInbox>();
+  /** A process's inbox without building its key on every event; an inbox forgotten since is looked up again. */
+  private readonly inboxByProcess = new WeakMap<ManagedProcess, DurableInbox>();
+  private readonly forgotten = new WeakSet<DurableInbox>();
+  /** Inboxes with records staged this loop turn, and the sends waiting for them. */
+  private readonly staged = new Set<DurableInbox>();
+  private queued: QueuedSend[] = [];
+  private flushSoon: ReturnType<typeof setImmediate> | undefined;
   /** Monotonic use counter: the least recently used open inbox files are closed first. */
   private clock = 0;
   /** eventId → number of crashes while that event was the one being processed. */
@@ -46,8 +65,9 @@ export class Delivery {
     this.fsync = options.fsync ?? new FsyncPolicy();
   }
 
-  /** Before an accepted event's id (or a reply) leaves the daemon: every inbox write is on disk. */
+  /** Before an accepted event's id (or a reply) leaves the daemon: every inbox record is written and on disk. */
   sync(): void {
+    this.commitAndSend();
     this.fsync.barrier();
   }
 
@@ -85,18 +105,40 @@ export class Delivery {
     for (const inbox of open.slice(0, open.length - MAX_OPEN_INBOX_FILES)) inbox.close();
   }
 
-  /** Appends, then sends at once when the process is ready (otherwise `flush` sends it on ready). */
+  /**
+   * Appends, then sends at the end of this loop turn (after the turn's records are written) when the
+   * process is ready; otherwise `flush` sends it on ready.
+   */
   deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
-    this.inbox(proc.id).append(event);
+    const inbox = this.inboxOf(proc);
+    inbox.append(event);
+    this.staged.add(inbox);
     proc.touch();
-    if (proc.ready) this.send(proc, event, from);
+    if (proc.ready) this.queued.push({ proc, incarnation: proc.incarnation, inbox, event, from });
+    this.flushSoon ??= setImmediate(() => this.commitAndSend());
   }
 
   /** On `runtime.ready`: every unacked event, oldest first. */
   flush(proc: ManagedProcess): number {
-    const pending = this.inbox(proc.id).unacked();
+    const inbox = this.inboxOf(proc);
+    inbox.commit();
+    const pending = inbox.unacked();
     for (const event of pending) this.send(proc, event, event.source.name);
     return pending.length;
+  }
+
+  /** Writes every staged record (one write per inbox), then sends what waited for them, in order. */
+  private commitAndSend(): void {
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
+    for (const inbox of this.staged) inbox.commit();
+    this.staged.clear();
+    const sends = this.queued;
+    this.queued = [];
+    for (const { proc, incarnation, inbox, event, from } of sends) {
+      // Another incarnation got it from `flush` on its ready; an event given up meanwhile stays unsent.
+      if (proc.ready && proc.incarnation === incarnation && inbox.has(event.id)) this.send(proc, event, from);
+    }
   }
 
   markStarted(proc: ManagedProcess, eventId: string): void {
@@ -107,7 +149,13 @@ export class Delivery {
   ack(proc: ManagedProcess, eventId: string): boolean {
     if (this.current.get(proc.key) === eventId) this.current.delete(proc.key);
     this.attempts.delete(eventId);
-    return this.settled(proc.id, eventId, this.inbox(proc.id).ack(eventId));
+    const inbox = this.inboxOf(proc);
+    const acked = inbox.ack(eventId);
+    if (acked) {
+      this.staged.add(inbox);
+      this.flushSoon ??= setImmediate(() => this.commitAndSend());
+    }
+    return this.settled(proc.id, eventId, acked);
   }
 
   /** Whether `eventId` waits in the instance's inbox (delivered here and not yet done). */
@@ -173,13 +221,37 @@ export class Delivery {
   /** Forgets an instance's inbox (instance delete). */
   forget(id: AgentId): void {
     const key = agentKey(id);
-    this.inboxes.get(key)?.close();
+    const inbox = this.inboxes.get(key);
+    if (!inbox) return;
+    inbox.close();
+    this.staged.delete(inbox);
+    this.forgotten.add(inbox);
     this.inboxes.delete(key);
   }
 
+  /** Daemon stop: every record written; unsent events stay in their inboxes for the next start. */
   close(): void {
-    for (const inbox of this.inboxes.values()) inbox.close();
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
+    this.queued = [];
+    this.staged.clear();
+    for (const inbox of this.inboxes.values()) {
+      inbox.close();
+      this.forgotten.add(inbox);
+    }
     this.inboxes.clear();
+  }
+
+  /** `inbox(proc.id)` for the hot path. */
+  private inboxOf(proc: ManagedProcess): DurableInbox {
+    const known = this.inboxByProcess.get(proc);
+    if (known && !this.forgotten.has(known)) {
+      known.lastUsed = ++this.clock;
+      return known;
+    }
+    const inbox = this.inbox(proc.id);
+    this.inboxByProcess.set(proc, inbox);
+    return inbox;
   }
 
   private settled(id: AgentId, eventId: string, acked: boolean): boolean {

@@ -3,6 +3,9 @@
  * stays "unacked" until the agent reports `runtime.turn.completed`. After a crash (of the agent or
  * of the daemon) the unacked events are redelivered in order. Appends survive a process crash
  * (page cache); when they reach the disk is the swarm's durability policy (fsync-policy.ts).
+ * Records are staged and written together by `commit()` (one write for everything staged in a
+ * loop turn, at the latest on the next turn): Delivery commits before it sends an event or reports
+ * it accepted, so nothing leaves the daemon that is not in the file.
  * The file stays small: once it has `compactAfterLines` lines and most are settled, it is rewritten
  * with only the unacked events (a new file renamed over the old one, so a crash mid-way leaves
  * either whole file — unacked events are never lost).
@@ -19,11 +22,23 @@ export type InboxLine =
   | { op: 'put'; agent: string; instanceKey: string; event: AgentEvent }
   | { op: 'ack'; eventId: string; dead?: string };
 
+interface PendingEntry {
+  event: AgentEvent;
+  /** Its put record, when this inbox wrote it under the identity compaction writes (reused then). */
+  record: string | undefined;
+  /** `FsyncPolicy.syncs` when it was staged: an fsync since may have put it on disk. */
+  syncsBefore: number;
+}
+
+/** `syncsBefore` of events read back from the file: on disk, maybe promised. */
+const RECOVERED = -1;
+
 /** A file with lines beyond this many times its pending events is mostly settled: worth rewriting. */
 const SETTLED_RATIO = 4;
 
 export class DurableInbox {
-  private readonly pending = new Map<string, AgentEvent>();
+  /** Unacked events in arrival order. */
+  private readonly pending = new Map<string, PendingEntry>();
   private lines = 0;
   /** Set by Delivery on every use, to close the least recently used files first. */
   lastUsed = 0;
@@ -31,13 +46,11 @@ export class DurableInbox {
   private fd: number | undefined;
   /** Identity written in the file's records (read back after a daemon restart). */
   private recorded: { agent: string; instanceKey: string } | undefined;
-  /**
-   * Ack lines not yet on disk. Acks may lag (a lost ack only causes a redelivery, which the agent
-   * recognises by event id), so they are written with the next put or on the next loop turn;
-   * puts are written before delivery, always.
-   */
-  private unwrittenAcks = '';
-  private ackFlush: ReturnType<typeof setImmediate> | undefined;
+  /** Put and ack records not yet written, in the order they happened. */
+  private staged = '';
+  private stagedLines = 0;
+  private stagedAcks = 0;
+  private commitSoon: ReturnType<typeof setImmediate> | undefined;
 
   private constructor(
     readonly path: string,
@@ -70,7 +83,7 @@ export class DurableInbox {
           continue;
         }
         if (line.op === 'put') {
-          inbox.pending.set(line.event.id, line.event);
+          inbox.pending.set(line.event.id, { event: line.event, record: undefined, syncsBefore: RECOVERED });
           inbox.recorded ??= { agent: line.agent, instanceKey: line.instanceKey };
         } else inbox.pending.delete(line.eventId);
       }
@@ -90,9 +103,13 @@ export class DurableInbox {
     return DurableInbox.open(path, '', '').recorded;
   }
 
+  /** Stages the event's put record: in the file after `commit()` (at the latest on the next loop turn). */
   append(event: AgentEvent): void {
-    this.write(`${JSON.stringify({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event })}\n`);
-    this.pending.set(event.id, event);
+    const record = `${JSON.stringify({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event })}\n`;
+    this.stage(record);
+    // Compaction rewrites puts under the file's first identity: reuse this record only when it is that one.
+    const own = this.recorded === undefined || (this.recorded.agent === this.agent && this.recorded.instanceKey === this.instanceKey);
+    this.pending.set(event.id, { event, record: own ? record : undefined, syncsBefore: this.fsync.syncs });
   }
 
   /** Returns false when the event was not pending (already acked, or never here). */
@@ -100,20 +117,38 @@ export class DurableInbox {
     if (!this.pending.has(eventId)) return false;
     this.pending.delete(eventId);
     const line: InboxLine = deadLetterReason ? { op: 'ack', eventId, dead: deadLetterReason } : { op: 'ack', eventId };
-    this.unwrittenAcks += `${JSON.stringify(line)}\n`;
+    // Acks may lag (a lost ack only causes a redelivery, which the agent recognises by event id).
+    this.stage(`${JSON.stringify(line)}\n`);
+    this.stagedAcks += 1;
     // A dead letter is a decision worth persisting at once.
-    if (deadLetterReason) this.flushAcks();
-    else this.ackFlush ??= setImmediate(() => this.flushAcks());
+    if (deadLetterReason) this.commit();
     return true;
   }
 
-  /** Writes lagging ack lines; compacts the file once it is long and mostly settled. */
-  flushAcks(): void {
-    if (this.ackFlush) clearImmediate(this.ackFlush);
-    this.ackFlush = undefined;
-    if (this.unwrittenAcks === '') return;
-    this.write('');
-    if (this.lines < this.compactAfterLines || this.fd === undefined) return;
+  /** Whether records wait to be written. */
+  get hasStaged(): boolean {
+    return this.staged !== '';
+  }
+
+  /** Writes every staged record in one write; compacts the file once it is long and mostly settled. */
+  commit(): void {
+    if (this.commitSoon) clearImmediate(this.commitSoon);
+    this.commitSoon = undefined;
+    if (this.staged === '') return;
+    if (this.fd === undefined) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.fd = openSync(this.path, 'a');
+    }
+    const text = this.staged;
+    const settled = this.stagedAcks > 0;
+    this.lines += this.stagedLines;
+    this.staged = '';
+    this.stagedLines = 0;
+    this.stagedAcks = 0;
+    writeSync(this.fd, text);
+    this.fsync.wrote(this.fd);
+    // Only acks make a file worth compacting; a commit of puts alone would find them all pending.
+    if (!settled || this.lines < this.compactAfterLines) return;
     if (this.pending.size === 0) {
       ftruncateSync(this.fd, 0);
       this.lines = 0;
@@ -123,18 +158,27 @@ export class DurableInbox {
   /** A busy instance always has something pending: rewrite its file with only that. */
   private rewritePending(): void {
     const identity = this.recorded ?? { agent: this.agent, instanceKey: this.instanceKey };
-    const text = [...this.pending.values()].map((event) => `${JSON.stringify({ op: 'put', ...identity, event })}\n`).join('');
+    let text = '';
+    let oldest: PendingEntry | undefined;
+    for (const entry of this.pending.values()) {
+      oldest ??= entry;
+      text += entry.record ?? `${JSON.stringify({ op: 'put', ...identity, event: entry.event })}\n`;
+    }
     const next = `${this.path}.compacting`;
     const fd = openSync(next, 'w');
     try {
       writeSync(fd, text);
-      // The rename must not outrun the data it points to, or a power loss could empty the inbox.
-      if (this.fsync.mode !== 'never') fsyncSync(fd);
+      // The rename must not outrun the data it points to, or a power loss could empty the inbox —
+      // unless no fsync at all ran since the oldest pending record was staged: then none of them was
+      // on disk, so none was promised to anyone (batch: only work in flight may be lost).
+      const mayBeOnDisk = oldest === undefined || oldest.syncsBefore !== this.fsync.syncs;
+      if (this.fsync.mode === 'always' || (this.fsync.mode === 'batch' && mayBeOnDisk)) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     if (this.fd !== undefined) {
-      this.fsync.closing(this.fd);
+      // The old file's unsynced lines are all in the new one or settled.
+      this.fsync.superseded(this.fd);
       closeSync(this.fd);
     }
     renameSync(next, this.path);
@@ -147,12 +191,12 @@ export class DurableInbox {
   }
 
   get(eventId: string): AgentEvent | undefined {
-    return this.pending.get(eventId);
+    return this.pending.get(eventId)?.event;
   }
 
   /** Pending events in arrival order. */
   unacked(): AgentEvent[] {
-    return [...this.pending.values()];
+    return Array.from(this.pending.values(), (entry) => entry.event);
   }
 
   get size(): number {
@@ -165,7 +209,7 @@ export class DurableInbox {
 
   /** Releases the file descriptor (evicted, instance deleted, or the daemon stops); reopens on the next write. */
   close(): void {
-    this.flushAcks();
+    this.commit();
     if (this.fd !== undefined) {
       this.fsync.closing(this.fd);
       closeSync(this.fd);
@@ -173,17 +217,10 @@ export class DurableInbox {
     this.fd = undefined;
   }
 
-  /** Appends `text` (one line, or '' to flush acks only) after any lagging ack lines, in one write. */
-  private write(text: string): void {
-    if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a');
-    }
-    const acks = this.unwrittenAcks;
-    this.unwrittenAcks = '';
-    writeSync(this.fd, acks + text);
-    this.fsync.wrote(this.fd);
-    this.lines += (acks.match(/\n/g)?.length ?? 0) + (text === '' ? 0 : 1);
+  private stage(record: string): void {
+    this.staged += record;
+    this.stagedLines += 1;
+    this.commitSoon ??= setImmediate(() => this.commit());
   }
 }
 

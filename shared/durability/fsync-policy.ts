@@ -73,6 +73,11 @@ export class FsyncPolicy {
     this.sync(fd);
   }
 
+  /** Call before closing `fd` when a synced file replaced its contents (compaction): its pending writes need no sync. */
+  superseded(fd: number): void {
+    this.dirty.delete(fd);
+  }
+
   /** A file written whole (write + rename): synced unless the mode is `never`. */
   syncPath(path: string): void {
     if (this.mode === 'never') return;
