@@ -24,5 +24,6 @@ export async function preloadAgentModules(env: Record<string, string | undefined
   if (!parsed.rehearsal || env[AGENT_SPARE_ENV] !== '1') return;
   const started = performance.now();
   const rehearsed = await rehearseAgent(parsed.rehearsal);
-  createDeferredLogger({ name: 'agent' }).debug({ rehearsed, ms: Math.round(performance.now() - started) }, rehearsed ? 'warm spare rehearsed a turn' : 'warm spare could not rehearse; it stays cold');
+  // Not yet an agent instance: its lines carry no agent and instanceKey, so they are not named 'agent'.
+  createDeferredLogger({ name: 'agent-spare' }).debug({ rehearsed, ms: Math.round(performance.now() - started) }, rehearsed ? 'warm spare rehearsed a turn' : 'warm spare could not rehearse; it stays cold');
 }
