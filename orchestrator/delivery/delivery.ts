@@ -71,6 +71,12 @@ export class Delivery {
     this.fsync.barrier();
   }
 
+  /** sync() for a caller that tells the acceptance later (with a reply): the fsyncs run off the loop. */
+  settle(): Promise<void> {
+    this.commitAndSend();
+    return this.fsync.settle();
+  }
+
   inbox(id: AgentId): DurableInbox {
     const key = agentKey(id);
     let inbox = this.inboxes.get(key);

@@ -262,7 +262,11 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
     return errorBody(RUNTIME_ERRORS[code].httpStatus, runtimeError(code, `the cluster did not accept the event: ${refused instanceof Error ? refused.message : String(refused)}`, { eventId: submitted.eventId }));
   }
   if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId }, replayHeader);
-  if (stream) return streamReply(submitted, daemon.runtimeEvents, (outcome) => replyBody(outcome, submitted), replayHeader);
+  if (stream) {
+    // A 200 that starts streaming tells the caller the event was accepted: only once it is on disk.
+    await submitted.stored;
+    return streamReply(submitted, daemon.runtimeEvents, (outcome) => replyBody(outcome, submitted), replayHeader);
+  }
   return replyResponse(await submitted.reply, submitted, replayHeader);
 }
 

@@ -104,6 +104,8 @@ export interface Submitted {
   replayed?: boolean;
   /** Cluster mode: settles when the cluster stored the event (a wait=false caller is told only then). */
   accepted?: Promise<void>;
+  /** wait=true: settles once the event is on disk (`reply` waits for it; a streamed answer starts only after it). */
+  stored?: Promise<void>;
 }
 
 export class Router {
@@ -186,8 +188,11 @@ export class Router {
       this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
     });
     const accepted = this.dispatch(target, event, submission.source.name, 'request', true);
-    this.deps.delivery.sync();
-    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply, ...(accepted ? { accepted } : {}) };
+    // This caller learns of the acceptance with the reply: the records reach the disk off the loop
+    // meanwhile (a new instance's process starts, the turn runs), and the reply waits for them.
+    const stored = this.deps.delivery.settle();
+    const settled = Promise.all([reply, stored]).then(([outcome]) => outcome);
+    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply: settled, stored, ...(accepted ? { accepted } : {}) };
   }
 
   isKnownAgent(name: string): boolean {

@@ -86,3 +86,29 @@ describe('request timeouts', () => {
     expect(outcome.error?.code).toBe('AGENT_REQUEST_TIMEOUT');
   });
 });
+
+describe('a waiting external request is stored off the event loop (issue 12)', () => {
+  test('its reply is released only once the event is on disk, even when the agent answered first', async () => {
+    const f = fixture();
+    let store: () => void = () => {};
+    const onDisk = new Promise<void>((resolve) => {
+      store = resolve;
+    });
+    // The fsync of the accepted event is still running when the agent answers.
+    f.core.delivery.settle = () => onDisk;
+    f.launcher.behaviour.answer = (event) => `got ${event.input}`;
+    let released = false;
+    const reply = f.ask('b', 'x', { instanceKey: 'k' }).then((outcome) => {
+      released = true;
+      return outcome;
+    });
+    const child = await f.launcher.waitForAssigned('b', 'k');
+    await child.waitForWork(1);
+    // The agent answered and acknowledged (its reply reached the router before its ack).
+    await f.waitForProcess('b', 'k', (p) => p.status === 'idle' && f.core.delivery.pendingCount(p.id) === 0, 'done with its turn');
+    await Bun.sleep(10);
+    expect(released).toBe(false);
+    store();
+    expect(await settled(reply, 'the reply once stored')).toMatchObject({ status: 'ok', output: 'got x' });
+  });
+});
