@@ -26,6 +26,10 @@ export interface StoredConversation {
 
 export class MessageStore {
   private eventsFd: number | undefined;
+  /** base.jsonl opened for deferred delta folds (closed before a full fold renames a new base over it). */
+  private baseFd: number | undefined;
+  /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
+  private eventsFolded = false;
 
   constructor(
     private readonly basePath: string,
@@ -50,20 +54,42 @@ export class MessageStore {
     this.fsync.wrote(this.eventsFd);
   }
 
-  /** Writes the base per plan, then clears the events (never the other way round, SPEC.md §3.1). */
-  fold(plan: FoldPlan): void {
+  /**
+   * Writes the base per plan, then clears the events (never the other way round, SPEC.md §3.1).
+   * `deferClear` (the end of a turn): a delta is only appended to the base, to be synced together
+   * with the turn's other files by the caller's barrier (one fsync round, not two in a row), and the
+   * events are cleared by clearFoldedEvents() after that barrier. Until then the events file holds
+   * the turn as well; a replay over the extended base skips the repeated appends.
+   */
+  fold(plan: FoldPlan, options: { deferClear?: boolean } = {}): void {
     if (plan.mode === 'none') return;
     if (plan.mode === 'delta') {
+      if (plan.appended.length > 0 && options.deferClear) {
+        this.baseFd ??= openSync(this.basePath, 'a');
+        writeSync(this.baseFd, toJsonLines(plan.appended));
+        this.fsync.wrote(this.baseFd);
+        this.eventsFolded = true;
+        return;
+      }
       if (plan.appended.length > 0) {
         appendFileSync(this.basePath, toJsonLines(plan.appended));
         this.fsync.syncPath(this.basePath);
       }
     } else {
+      // A new base is renamed over the old one: appends must not go on into the replaced file.
+      this.closeBase();
       const tmp = `${this.basePath}.tmp-${process.pid}`;
       writeFileSync(tmp, toJsonLines(plan.messages));
       this.fsync.syncPath(tmp);
       renameSync(tmp, this.basePath);
     }
+    this.clearEvents();
+  }
+
+  /** After the barrier that synced a deferred fold's base: its events are folded for good. */
+  clearFoldedEvents(): void {
+    if (!this.eventsFolded) return;
+    this.eventsFolded = false;
     this.clearEvents();
   }
 
@@ -73,11 +99,19 @@ export class MessageStore {
   }
 
   close(): void {
+    this.closeBase();
     if (this.eventsFd !== undefined) {
       this.fsync.closing(this.eventsFd);
       closeSync(this.eventsFd);
     }
     this.eventsFd = undefined;
+  }
+
+  private closeBase(): void {
+    if (this.baseFd === undefined) return;
+    this.fsync.closing(this.baseFd);
+    closeSync(this.baseFd);
+    this.baseFd = undefined;
   }
 }
 

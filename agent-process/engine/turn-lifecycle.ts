@@ -122,14 +122,16 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
     engine.logger.error({ code: 'E_EXT_STATE_WRITE', err: error }, 'cannot write extension state');
   }
   try {
-    foldConversation(deps);
-    // The results now live in base.jsonl; the journal only ever covers the unfolded turn.
-    engine.journal.clear();
+    foldConversation(deps, { deferClear: true });
   } finally {
     deps.metadataFile.write('idle');
   }
-  // Whatever the reply and the ack that follow tell others is on disk first (durability policy).
+  // Whatever the reply and the ack that follow tell others is on disk first (durability policy):
+  // the turn's events and its base append, in one round.
   await engine.fsync.settle();
+  deps.store.clearFoldedEvents();
+  // The results now live in base.jsonl; the journal only ever covers the unfolded turn.
+  engine.journal.clear();
   return result;
 }
 
@@ -137,10 +139,10 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
  * Base first, then clear events (SPEC.md §3.1). A failed write throws: the caller must not ack, so
  * the event is redelivered and finds its finished turn in memory / on disk.
  */
-export function foldConversation(deps: Pick<TurnLifecycleDeps, 'engine' | 'store'>): void {
+export function foldConversation(deps: Pick<TurnLifecycleDeps, 'engine' | 'store'>, options: { deferClear?: boolean } = {}): void {
   const plan = deps.engine.conversation.foldPlan();
   if (plan.mode === 'none') return;
-  deps.store.fold(plan);
+  deps.store.fold(plan, options);
   deps.engine.conversation.commitFold();
 }
 

@@ -1,0 +1,81 @@
+/**
+ * The end of a turn folds its conversation in one fsync round (issue 12): the delta is appended to
+ * base.jsonl without a sync of its own, the caller's barrier syncs it together with the events
+ * file, and only then are the events cleared. A crash inside that window (base extended, events
+ * still there) recovers every message exactly once.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Conversation } from '../../agent-process/conversation/conversation-state.ts';
+import { createMessage } from '../../agent-process/conversation/message-factory.ts';
+import { MessageStore } from '../../agent-process/conversation/message-store.ts';
+import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import type { Message } from '../../shared/types/messages.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'goondan-fold-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const user = (text: string): Message => createMessage({ role: 'user', content: text }, { type: 'user' });
+const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
+
+/** A turn's appends, written as events the way the engine writes them, then folded with deferClear. */
+function turnFoldedButNotCleared(name: string, policy: FsyncPolicy): { store: MessageStore; base: string; events: string; messages: Message[] } {
+  const base = join(dir, name, 'base.jsonl');
+  const events = join(dir, name, 'events.jsonl');
+  const store = new MessageStore(base, events, policy);
+  const conversation = new Conversation([]);
+  const messages = [user('one'), user('two')];
+  for (const message of messages) {
+    const event = { type: 'append' as const, message };
+    store.appendEvent(event);
+    conversation.apply(event);
+  }
+  store.fold(conversation.foldPlan(), { deferClear: true });
+  conversation.commitFold();
+  return { store, base, events, messages };
+}
+
+describe('a deferred fold', () => {
+  test('syncs nothing itself; one barrier round syncs base and events; the events are cleared after it', async () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, base, events } = turnFoldedButNotCleared('round', policy);
+    expect(policy.syncs).toBe(0);
+    expect(lines(base)).toHaveLength(2);
+    // Until the barrier the events file still holds the turn.
+    expect(lines(events)).toHaveLength(2);
+    await policy.settle();
+    expect(policy.syncs).toBe(2);
+    store.clearFoldedEvents();
+    expect(lines(events)).toEqual([]);
+    expect(lines(base)).toHaveLength(2);
+    store.close();
+  });
+
+  test('a crash between the base append and the clearing recovers each message once', () => {
+    const { base, events, messages } = turnFoldedButNotCleared('crash', new FsyncPolicy('never'));
+    // The process dies here: no clearFoldedEvents, no close. A new store replays events over the base.
+    const stored = new MessageStore(base, events).load();
+    const recovered = new Conversation(stored.base, () => {});
+    for (const event of stored.events) recovered.apply(event);
+    expect(recovered.nextMessages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+  });
+
+  test('a full fold after deferred ones renames a new base in place, and later appends go into it', async () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, base, events } = turnFoldedButNotCleared('rewrite', policy);
+    await policy.settle();
+    store.clearFoldedEvents();
+    const kept = user('kept');
+    store.fold({ mode: 'rewrite', messages: [kept] });
+    const later = user('later');
+    store.appendEvent({ type: 'append', message: later });
+    store.fold({ mode: 'delta', appended: [later] }, { deferClear: true });
+    await policy.settle();
+    store.clearFoldedEvents();
+    expect(lines(base).map((l) => (JSON.parse(l) as Message).id)).toEqual([kept.id, later.id]);
+    expect(lines(events)).toEqual([]);
+    store.close();
+  });
+});
