@@ -14,6 +14,7 @@ import { type ErrorShape, runtimeError, STARTUP_PHASE } from '../../shared/error
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
+import type { WarmChild } from './warm-pool.ts';
 import { processRssBytes } from './process-rss.ts';
 
 /**
@@ -58,8 +59,8 @@ export interface ManagedProcessOptions {
   assignment: Assignment;
   startupTimeoutMs: number;
   launcher: ChildLauncher;
-  /** A warm process that already said `runtime.ready` (agents only). */
-  takeWarm?(): LaunchedChild | undefined;
+  /** A warm pool process (agents only): ready, or still booting (then its `runtime.ready` starts the assignment). */
+  takeWarm?(): WarmChild | undefined;
   logger: RootLogger;
   /** Every message but the start-up protocol's own. */
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
@@ -149,7 +150,7 @@ export class ManagedProcess {
     this.touch();
     const incarnation = this.incarnation;
     const warm = this.options.kind === 'agent' ? this.options.takeWarm?.() : undefined;
-    const child = warm ?? this.options.launcher.launch(this.options.launch);
+    const child = warm?.child ?? this.options.launcher.launch(this.options.launch);
     this.child = child;
     this.pid = child.handle.pid;
     this.spawnedAt = performance.now();
@@ -172,7 +173,7 @@ export class ManagedProcess {
       this.options.onExit(this, { ...exit, crashed });
     });
     this.startupTimer = setTimeout(() => this.startupTimedOut(), this.options.startupTimeoutMs);
-    if (warm) this.assign();
+    if (warm?.ready) this.assign();
   }
 
   send(message: TypedIpcMessage): boolean {

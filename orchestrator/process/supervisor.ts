@@ -9,7 +9,8 @@ import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { ErrorShape } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
-import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
+import type { ChildLauncher, LaunchOptions } from './child-launcher.ts';
+import type { WarmChild } from './warm-pool.ts';
 import { type BackoffPolicy, backoffDelayMs } from './crash-backoff.ts';
 import { ManagedProcess, type ProcessExit, type ProcessKind, processKey } from './managed-process.ts';
 
@@ -36,7 +37,7 @@ export interface SupervisorOptions {
   wantsRestartAfterCleanExit(process: ManagedProcess): boolean;
   onRestart?(process: ManagedProcess): void;
   /** A warm agent process, if the pool has one ready. */
-  takeWarm?(): LaunchedChild | undefined;
+  takeWarm?(): WarmChild | undefined;
   /** At most this many agent instance processes live at once (lifecycle; Infinity = no limit). */
   maxLiveAgents?(): number;
   /** Whether an agent process has nothing to do (no queued event, no turn): it may be passivated. */

@@ -52,4 +52,20 @@ describe('warm pool', () => {
     expect((await cold.waitForWork(1)).input).toBe('cold start');
     expect(f.launcher.children).toHaveLength(4);
   });
+
+  test('a new instance while the only spare is past half its boot takes that spare and assigns it on its runtime.ready: no cold start', async () => {
+    const f = fixture({ warmPoolSize: 1, behaviour: { autoReady: false } });
+    f.core.start(() => true);
+    const spare = await f.launcher.waitForLaunch(1);
+    // Older than half the boot time the pool assumes before it has measured one (300 ms).
+    await Bun.sleep(200);
+    f.tell('a', 'early', { instanceKey: 'k' });
+    expect(spare.assignment).toBeUndefined();
+    spare.ready();
+    expect((await f.launcher.waitForAssigned('a', 'k')).pid).toBe(spare.pid);
+    expect((await spare.waitForWork(1)).input).toBe('early');
+    // Only the refill was launched after it; nothing started cold for a:k.
+    expect(f.launcher.children.filter((c) => c.assignment?.role === 'agent')).toHaveLength(1);
+  });
 });
+

@@ -169,3 +169,33 @@ describe('primed: what a daemon waits for before it says ready', () => {
     expect(f.pool.enabled).toBe(false);
   });
 });
+
+describe('a new instance at the start of a burst (no spare ready yet)', () => {
+  test('gets a booting spare that is past half its boot (the oldest); the others stay in the pool', async () => {
+    const f = poolFixture({ size: 2 });
+    f.pool.fill();
+    await bootAll(f, 200); // both boot in 200 ms: the measured boot time
+    f.pool.take();
+    f.pool.take();
+    await eventually(() => f.launcher.children.length === 4, 'two refills launched', () => f.launcher.describe());
+    const [older, newer] = f.launcher.children.slice(2);
+    // Both still booting, 120 ms in: past half the measured 200 ms boot.
+    f.clock.t += 120;
+    const taken = f.pool.take();
+    expect(taken).toMatchObject({ ready: false });
+    expect(taken?.child.handle.pid).toBe(older?.pid);
+    // It left the pool: its runtime.ready is its new owner's, not a spare's.
+    expect(f.pool.pids()).not.toContain(older?.pid ?? -1);
+    expect(f.pool.pids()).toContain(newer?.pid ?? -1);
+  });
+
+  test('a spare that has not done half its boot is not taken: the new instance starts cold', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    f.pool.take();
+    await eventually(() => f.launcher.children.length === 2, 'the refill launched', () => f.launcher.describe());
+    f.clock.t += 50;
+    expect(f.pool.take()).toBeUndefined();
+  });
+});
