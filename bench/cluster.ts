@@ -36,6 +36,7 @@ import { rendezvousOwner } from '../orchestrator/cluster/partitions.ts';
 import { sseFrames } from '../shared/http/sse-frames.ts';
 import { childPids, freePort, isRunning, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
 import { median, percentile } from './stats.ts';
+import { loadAverageLine, printTable } from './table.ts';
 
 const { values } = parseArgs({ options: { reps: { type: 'string', default: '3' }, 'long-lease': { type: 'string', default: '10' }, 'keep-logs': { type: 'boolean', default: false } } });
 const REPS = Number(values.reps);
@@ -281,9 +282,8 @@ try {
   };
   takeoverRow(LEASE_SECONDS, short);
   if (long.length > 0) takeoverRow(LONG_LEASE_SECONDS, long);
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${navigator.hardwareConcurrency} cores; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
-  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+  console.log(`${loadAverageLine()}; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+  printTable(rows);
   const takeoverJson = (leaseSeconds: number, results: Takeover[]) => ({
     leaseSeconds,
     medianMs: median(results.map((r) => r.ms)),

@@ -18,7 +18,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { makeEvent, ORCHESTRATOR_SOURCE } from '../shared/ipc/control-events.ts';
 import type { StreamedEvent } from '../shared/types/turns.ts';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
@@ -29,11 +28,12 @@ import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { MANY_SINKS, routing } from './daemon-routing.ts';
 import { median } from './stats.ts';
+import { loadAverageLine, printTable } from './table.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
-const FLOOD = join(import.meta.dir, 'fixtures/flood-child.ts');
 const SPAWNS = 8;
 const ROUND_TRIPS = 2000;
 const REQUESTS = 60;
@@ -41,11 +41,6 @@ const WARM_REPLIES = 60;
 const NEW_KEYS = 30;
 /** New instanceKeys arrive this far apart: 10 per second. */
 const NEW_KEY_GAP_MS = 100;
-const FLOOD_EVENTS = 5000;
-const ROUTING_ROUNDS = 5;
-/** Sink instances (distinct instanceKeys, one process each) of the many-instance routing run. */
-const MANY_SINKS = 20;
-const MANY_SINK_EVENTS = 20_000;
 /** `bun bench/daemon.ts --routing`: the routing rows only (~10 s). */
 const ROUTING_ONLY = process.argv.includes('--routing');
 // Children inherit the environment: keep their log lines out of the figures.
@@ -93,51 +88,6 @@ async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssByte
     });
   });
   return { spawnMs: median(spawns), roundTripUs, rssBytes: median(rss) };
-}
-
-/** Floor for routing: the same flood/sink children; the parent forwards by instanceKey, without checks or inbox. */
-async function rawRelay(sinks: number, events: number): Promise<number> {
-  const spawnChild = (args: string[], ipc: (message: RelayMessage) => void) =>
-    Bun.spawn([process.execPath, FLOOD, ...args], { serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc });
-  return new Promise<number>((resolve) => {
-    let acked = 0;
-    let t0 = 0;
-    let ready = 0;
-    const onReady = (message: RelayMessage): boolean => {
-      if (message.payload?.type !== 'runtime.ready') return false;
-      if (++ready === sinks + 1) {
-        t0 = performance.now();
-        flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
-      }
-      return true;
-    };
-    const bySinkKey = new Map<string, ReturnType<typeof spawnChild>>();
-    for (let i = 0; i < sinks; i++) {
-      const key = `sink-${i}`;
-      bySinkKey.set(
-        key,
-        spawnChild(['sink', String(events), key], (message) => {
-          if (onReady(message)) return;
-          if (message.payload?.type === 'runtime.turn.completed' && ++acked === events) {
-            const perSec = events / ((performance.now() - t0) / 1000);
-            for (const sink of bySinkKey.values()) sink.kill();
-            flood.kill();
-            resolve(perSec);
-          }
-        }),
-      );
-    }
-    const flood = spawnChild(['flood', String(events), 'flood', String(sinks)], (message) => {
-      if (onReady(message)) return;
-      const sink = bySinkKey.get(message.payload?.instanceKey ?? '');
-      if (sink && !sink.killed && acked < events) sink.send(message);
-    });
-  });
-}
-
-interface RelayMessage {
-  type?: string;
-  payload?: { type?: string; instanceKey?: string };
 }
 
 /** Real agent processes: spawn → runtime.started (assigned, engine built), cold and from the warm pool, and idle RSS. */
@@ -284,69 +234,6 @@ async function httpReplies(stateRoot: string): Promise<{ floorMs: number; warmMs
   return { floorMs: median(floor), warmMs: median(warm), newKeyMs: median(fresh), newKeyP95Ms: fresh[Math.floor(fresh.length * 0.95)] ?? 0, afterTurnRssBytes: median(rss) };
 }
 
-/** flood → orchestrator core (validate, route, inbox append, deliver, ack) → `sinks` sink instances. */
-async function routedThroughput(stateRoot: string, sinks: number, events: number): Promise<number> {
-  const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
-  const swarm = { ...config.swarm, name: 'bench', workspaceId: 'bench', entryAgent: 'sink', agents: ['flood', 'sink'] };
-  const alpha = config.agents.get('alpha');
-  if (!alpha) throw new Error('the bench bundle has no agent alpha');
-  let acked = 0;
-  let done: (perSec: number) => void = () => {};
-  let t0 = 0;
-  const core = new OrchestratorCore({
-    config: () => ({
-      swarm,
-      connections: [],
-      spawnSpec: (_kind, name, key) => ({
-        launch: { command: [process.execPath, FLOOD, name, String(events), key, String(sinks)], env: process.env, stdin: 'ignore' },
-        assignment: { role: 'agent', agent: name, instanceKey: key, stateRoot, agentPlan: { ...alpha, name }, swarmPlan: swarm },
-      }),
-      agentLaunchOptions: () => ({ command: [process.execPath, FLOOD, 'pool', '0'], env: process.env, stdin: 'ignore', output: 'inherit' }),
-      modelOf: () => alpha.model,
-    }),
-    stateRoot,
-    launcher: bunChildLauncher(() => {}),
-    logger: silent,
-    backoff: DEFAULT_BACKOFF,
-    output: 'inherit',
-    warmPoolSize: 0,
-    httpApprovals: false,
-    promptInteractive: () => false,
-  });
-  const finished = new Promise<number>((resolve) => {
-    done = resolve;
-  });
-  // Count acks as the router sees them (the core's own handler runs first).
-  const handle = core.router.handle.bind(core.router);
-  core.router.handle = (message, proc) => {
-    handle(message, proc);
-    if (message.type === 'event' && message.payload.type === 'runtime.turn.completed' && ++acked === events) done(events / ((performance.now() - t0) / 1000));
-  };
-  // Every sink instance is started before the clock runs: this measures routing, not spawning.
-  const children = Array.from({ length: sinks }, (_, i) => core.supervisor.ensure('agent', 'sink', `sink-${i}`));
-  const flood = core.supervisor.ensure('agent', 'flood', 'flood');
-  children.push(flood);
-  while (!children.every((child) => child.ready)) await Bun.sleep(1);
-  t0 = performance.now();
-  flood.send({ type: 'event', from: 'orchestrator', to: 'flood', payload: makeEvent('bench.go', ORCHESTRATOR_SOURCE) });
-  const perSec = await finished;
-  await core.stop(1_000);
-  return perSec;
-}
-
-/** Routed vs raw relay, interleaved (the machine is shared and noisy), medians of ROUTING_ROUNDS. */
-async function routing(stateRoot: string, sinks: number): Promise<{ routedPerSec: number; relayPerSec: number }> {
-  // Enough events per sink that a run is not mostly its start and end.
-  const events = sinks === 1 ? FLOOD_EVENTS : MANY_SINK_EVENTS;
-  const relays: number[] = [];
-  const routes: number[] = [];
-  for (let round = 0; round < ROUTING_ROUNDS; round++) {
-    relays.push(await rawRelay(sinks, events));
-    routes.push(await routedThroughput(join(stateRoot, `routing-${sinks}-${round}`), sinks, events));
-  }
-  return { routedPerSec: median(routes), relayPerSec: median(relays) };
-}
-
 const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-daemon-'));
 try {
   const rows: string[][] = [];
@@ -388,8 +275,9 @@ try {
       rawIpcRoundTripUs: floor.roundTripUs,
     });
   }
-  const pair = await routing(stateRoot, 1);
-  const many = await routing(stateRoot, MANY_SINKS);
+  const routingBench = { bundlePath: BUNDLE, logger: silent };
+  const pair = await routing(routingBench, stateRoot, 1);
+  const many = await routing(routingBench, stateRoot, MANY_SINKS);
   const percent = (r: { routedPerSec: number; relayPerSec: number }) => `${((r.routedPerSec / r.relayPerSec) * 100).toFixed(0)} %`;
   rows.push(
     ['routing throughput, 1 flood → 1 sink', `${Math.round(pair.routedPerSec)} ev/s`, `${Math.round(pair.relayPerSec)} ev/s raw relay`, percent(pair), '≥ 70 % (or ≥ 10,000 ev/s across many)'],
@@ -405,11 +293,8 @@ try {
     rawRelayManyEventsPerSec: many.relayPerSec,
     routingManyRatio: many.routedPerSec / many.relayPerSec,
   });
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['measure', 'goondan', 'floor', 'ratio', 'target'][i]?.length ?? 0));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${navigator.hardwareConcurrency} cores`);
-  console.log(line(['measure', 'goondan', 'floor', 'ratio', 'target']));
-  for (const row of rows) console.log(line(row));
+  console.log(loadAverageLine());
+  printTable([['measure', 'goondan', 'floor', 'ratio', 'target'], ...rows]);
   console.log(JSON.stringify(figures));
 } finally {
   rmSync(stateRoot, { recursive: true, force: true });
