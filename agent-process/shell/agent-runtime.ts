@@ -120,7 +120,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
  * The turn does nothing but wait for a human's decision or another agent's reply: every running
  * tool handler is an agents__request waiting for its reply (an approval is asked before the handler).
  */
-export function onlyWaits(approvalsWaiting: number, requestsWaiting: number, runningHandlers: number): boolean {
+function onlyWaits(approvalsWaiting: number, requestsWaiting: number, runningHandlers: number): boolean {
   return approvalsWaiting + requestsWaiting > 0 && runningHandlers === requestsWaiting;
 }
 

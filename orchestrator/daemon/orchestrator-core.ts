@@ -344,13 +344,13 @@ export class OrchestratorCore {
    */
   private waitingSince(proc: ManagedProcess): number | undefined {
     if (proc.kind !== 'agent' || proc.status !== 'processing') return undefined;
-    const since = [this.approvals.waitingSince(proc.key), this.router.syncWaitSince(proc.key)].filter((t): t is number => t !== undefined);
+    const since = [this.approvals.waitingSince(proc.key), this.router.pending.syncWaitSince(proc.key)].filter((t): t is number => t !== undefined);
     return since.length > 0 ? Math.min(...since) : undefined;
   }
 
   /** A suspended instance whose answer has not come yet: an undecided approval or an unanswered sync request. */
   private stillWaiting(proc: ManagedProcess): boolean {
-    return this.approvals.hasUndecided(proc.name, proc.instanceKey) || this.router.syncWaitSince(proc.key) !== undefined;
+    return this.approvals.hasUndecided(proc.name, proc.instanceKey) || this.router.pending.syncWaitSince(proc.key) !== undefined;
   }
 
   private onStartFailed(proc: ManagedProcess, error: ErrorShape, retryable: boolean): void {

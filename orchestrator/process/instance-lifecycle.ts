@@ -4,7 +4,7 @@
  * starts it again), and one idle for `gcGraceSeconds` loses its state. Idle means: ready, status
  * idle, nothing in its durable inbox. An instance whose turn has only waited for a human approval
  * or another agent's reply for `ttlSeconds` is passivated too, and the answer wakes it
- * (Supervisor.suspend). Live-process admission (maxLiveProcesses) is the supervisor's; this sweeps
+ * (Supervisor.passivate with waitingSince). Live-process admission (maxLiveProcesses) is the supervisor's; this sweeps
  * on a clock.
  */
 import { rmSync, statSync } from 'node:fs';
@@ -67,7 +67,7 @@ export class InstanceLifecycle {
           continue;
         }
         const waitingSince = proc.ready && !proc.passivating ? this.options.waitingSince?.(proc) : undefined;
-        if (waitingSince !== undefined && now - waitingSince >= ttlMs) void this.options.supervisor.suspend(proc, this.options.gracePeriodMs(), waitingSince);
+        if (waitingSince !== undefined && now - waitingSince >= ttlMs) void this.options.supervisor.passivate(proc, this.options.gracePeriodMs(), waitingSince);
       }
     }
     if (gcGraceMs !== undefined && now - this.lastGcAt >= Math.min(MAX_GC_INTERVAL_MS, Math.max(MIN_SWEEP_MS, gcGraceMs / 4))) {

@@ -108,25 +108,17 @@ export class Supervisor {
 
   /**
    * Stops an idle instance and keeps its row (`passivated`): its state stays on disk and its next
-   * event starts it again (SPEC.md §1.2 lifecycle.ttlSeconds).
+   * event starts it again (SPEC.md §1.2 lifecycle.ttlSeconds). With `waitingSince`, an instance
+   * whose turn only waits for an approval or a reply (issue 12): the agent stops without finishing
+   * the turn (as if it had crashed there, which durable execution resumes from), and the answer,
+   * not its pending event, starts it again (`wake`).
    */
-  async passivate(proc: ManagedProcess, gracePeriodMs: number): Promise<void> {
+  async passivate(proc: ManagedProcess, gracePeriodMs: number, waitingSince?: number): Promise<void> {
     if (!proc.alive || proc.passivating || proc.status === 'draining') return;
     proc.passivating = true;
-    this.options.logger.info({ process: proc.key, childPid: proc.pid, idleMs: Date.now() - proc.lastActiveAt }, 'passivating an idle instance');
-    await proc.shutdown(gracePeriodMs, 'passivate');
-  }
-
-  /**
-   * Passivates an instance whose turn waits for an approval or a reply (issue 12): the agent stops
-   * without finishing the turn (as if it had crashed there, which durable execution resumes from),
-   * and the answer wakes it (`wake`).
-   */
-  async suspend(proc: ManagedProcess, gracePeriodMs: number, waitingSince: number): Promise<void> {
-    if (!proc.alive || proc.passivating || proc.status === 'draining') return;
-    proc.passivating = true;
-    proc.suspended = true;
-    this.options.logger.info({ process: proc.key, childPid: proc.pid, waitingMs: Date.now() - waitingSince }, 'passivating an instance that waits for an approval or a reply');
+    proc.suspended = waitingSince !== undefined;
+    if (waitingSince === undefined) this.options.logger.info({ process: proc.key, childPid: proc.pid, idleMs: Date.now() - proc.lastActiveAt }, 'passivating an idle instance');
+    else this.options.logger.info({ process: proc.key, childPid: proc.pid, waitingMs: Date.now() - waitingSince }, 'passivating an instance that waits for an approval or a reply');
     await proc.shutdown(gracePeriodMs, 'passivate');
   }
 
@@ -246,7 +238,7 @@ export class Supervisor {
       .map((p) => ({ p, since: this.options.waitingSince?.(p) }))
       .filter((w): w is { p: ManagedProcess; since: number } => w.since !== undefined)
       .sort((a, b) => a.since - b.since);
-    for (const { p, since } of waiting.slice(0, Math.max(0, needed - idle.length))) void this.suspend(p, grace, since);
+    for (const { p, since } of waiting.slice(0, Math.max(0, needed - idle.length))) void this.passivate(p, grace, since);
   }
 
   /** An instance just became idle: if others wait for a slot, it may make room for them. */

@@ -135,11 +135,6 @@ export class Router {
     });
   }
 
-  /** Since when the process has waited for a sync agents__request reply; undefined when it waits for none. */
-  syncWaitSince(processKey: string): number | undefined {
-    return this.pending.syncWaitSince(processKey);
-  }
-
   /** Entry point for every validated message from a child process. */
   handle(message: TypedIpcMessage, from: ManagedProcess): void {
     switch (message.type) {
