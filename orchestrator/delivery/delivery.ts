@@ -118,10 +118,9 @@ export class Delivery {
   deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
     const inbox = this.inboxOf(proc);
     inbox.append(event);
-    this.staged.add(inbox);
     proc.touch();
     if (proc.ready) this.queued.push({ proc, incarnation: proc.incarnation, inbox, event, from });
-    this.flushSoon ??= setImmediate(() => this.commitAndSend());
+    this.stage(inbox);
   }
 
   /** On `runtime.ready`: every unacked event, oldest first. */
@@ -131,6 +130,12 @@ export class Delivery {
     const pending = inbox.unacked();
     for (const event of pending) this.send(proc, event, event.source.name);
     return pending.length;
+  }
+
+  /** `inbox` has a record to write: it is written (and what waits for it sent) at the end of this loop turn. */
+  private stage(inbox: DurableInbox): void {
+    this.staged.add(inbox);
+    this.flushSoon ??= setImmediate(() => this.commitAndSend());
   }
 
   /** Writes every staged record (one write per inbox), then sends what waited for them, in order. */
@@ -157,10 +162,7 @@ export class Delivery {
     this.attempts.delete(eventId);
     const inbox = this.inboxOf(proc);
     const acked = inbox.ack(eventId);
-    if (acked) {
-      this.staged.add(inbox);
-      this.flushSoon ??= setImmediate(() => this.commitAndSend());
-    }
+    if (acked) this.stage(inbox);
     return this.settled(proc.id, eventId, acked);
   }
 

@@ -40,10 +40,7 @@ export class FsyncPolicy {
 
   /** Before a reply, an ack or an external effect is released: everything written so far is on disk. */
   barrier(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    for (const fd of this.dirty) this.sync(fd);
-    this.dirty.clear();
+    for (const fd of this.takeDirty()) this.sync(fd);
   }
 
   /**
@@ -52,10 +49,7 @@ export class FsyncPolicy {
    * commit (measured on ext4: two files in ~1 ms instead of ~3.7 ms one after the other, under I/O load).
    */
   async settle(): Promise<void> {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    const fds = [...this.dirty];
-    this.dirty.clear();
+    const fds = this.takeDirty();
     for (const fd of fds) this.settling.add(fd);
     await Promise.all(fds.map((fd) => this.syncOffLoop(fd)));
     for (const fd of fds) this.settling.delete(fd);
@@ -82,6 +76,15 @@ export class FsyncPolicy {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** The descriptors written since the last barrier; the batch timer has nothing left to do. */
+  private takeDirty(): number[] {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const fds = [...this.dirty];
+    this.dirty.clear();
+    return fds;
   }
 
   private syncOffLoop(fd: number): Promise<void> {
