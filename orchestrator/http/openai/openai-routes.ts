@@ -102,9 +102,11 @@ async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Res
   const submitted = daemon.submit({ agent: body.model, instanceKey, input, source: { kind: 'api', name: 'openai' }, wait: true, timeoutMs: CHAT_TIMEOUT_MS, metadata });
   const id = `chatcmpl-${submitted.eventId}`;
   const created = Math.floor(Date.now() / 1000);
-  // A 200 that starts streaming tells the caller the event was accepted: only once it is on disk.
-  await submitted.stored;
-  if (body.stream === true) return streamCompletion({ id, model: body.model, created, submitted, includeUsage: body.stream_options?.include_usage === true, runtimeEvents: daemon.runtimeEvents });
+  if (body.stream === true) {
+    // A 200 that starts streaming tells the caller the event was accepted: only once it is on disk.
+    await submitted.stored;
+    return streamCompletion({ id, model: body.model, created, submitted, includeUsage: body.stream_options?.include_usage === true, runtimeEvents: daemon.runtimeEvents });
+  }
   const outcome = await submitted.reply;
   if (!outcome) return openAiError(500, 'no reply', 'server_error', null);
   if (outcome.status !== 'ok') {
