@@ -14,6 +14,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { compiledValidator, describeErrors } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { messageJson } from './kv-json.ts';
 
 /** What travels on an inbox subject: the event plus what the owner needs to route its answer. */
 export interface InboxEnvelope {
@@ -162,12 +163,7 @@ export class ClusterInbox {
 
   private async pump(partition: number, messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
-      let envelope: unknown;
-      try {
-        envelope = msg.json();
-      } catch {
-        envelope = undefined;
-      }
+      const envelope = messageJson(msg);
       if (!isEnvelope(envelope)) {
         this.options.onMalformed();
         this.options.logger.warn({ partition, subject: msg.subject, problems: describeErrors(isEnvelope.errors) }, 'dropped a malformed cluster inbox message');

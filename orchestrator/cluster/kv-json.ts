@@ -1,4 +1,4 @@
-/** JSON values of the cluster's KV buckets (written one way, read back only when their schema accepts them), and the compare-and-set refusal. */
+/** JSON the cluster reads and writes (KV values written one way, read back only when their schema accepts them; message bodies), and the compare-and-set refusal. */
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Validator } from '../../shared/validation/compiled-validator.ts';
 
@@ -11,6 +11,15 @@ export function decodeJson<T>(bytes: Uint8Array, accepts: Validator<T>): T | und
   try {
     const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
     return accepts(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A NATS message's JSON body; undefined when it is not JSON (the caller's schema check then says what is wrong). */
+export function messageJson(msg: { json(): unknown }): unknown {
+  try {
+    return msg.json();
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ProcessRow } from '../http/api-server.ts';
+import { messageJson } from './kv-json.ts';
 
 interface NodeRows {
   node: string;
@@ -44,12 +45,7 @@ export async function gatherProcessRows(nc: NatsConnection, subject: string, log
     const replies = await nc.requestMany(subject, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
     const rows: ProcessRow[] = [];
     for await (const reply of replies) {
-      let value: unknown;
-      try {
-        value = reply.json();
-      } catch {
-        value = undefined;
-      }
+      const value = messageJson(reply);
       if (isNodeRows(value)) rows.push(...value.rows.map((row) => ({ ...row, node: value.node })));
       else logger.warn('dropped a malformed process-table answer from another node');
     }
