@@ -1,5 +1,5 @@
 /** `metadata.json` of an instance (SPEC.md §7): status, identity and timestamps. */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type InstanceStatus = 'idle' | 'processing';
@@ -13,13 +13,17 @@ export interface InstanceMetadata {
 }
 
 /**
- * Rewritten in place through one open descriptor (one small write + truncate), not tmp + rename:
- * on ext4 a rename over an existing file forces a data flush (~0.25 ms), twice per turn. The file
- * is a status display, never a source of state; a torn write after a crash is simply rewritten.
+ * Rewritten in place through one open descriptor (one small write), not tmp + rename: on ext4 a
+ * rename over an existing file forces a data flush (~0.25 ms), twice per turn. A shorter text is
+ * padded with spaces (still JSON) instead of truncating the file, which on ext4 waits for any
+ * running fsync of it. The file is a status display, never a source of state; a torn write after
+ * a crash is simply rewritten.
  */
 export class InstanceMetadataFile {
   private readonly createdAt: string;
   private fd: number | undefined;
+  /** Bytes in the file: a text never shrinks it (see above). */
+  private size = 0;
 
   constructor(
     private readonly path: string,
@@ -38,10 +42,12 @@ export class InstanceMetadataFile {
       createdAt: this.createdAt,
       updatedAt: new Date().toISOString(),
     };
-    const text = `${JSON.stringify(data, null, 2)}\n`;
+    const json = JSON.stringify(data, null, 2);
+    // padEnd counts characters; a name may have multi-byte ones (the same in every write).
+    const multiByteExtra = Buffer.byteLength(json) - json.length;
+    const text = `${json.padEnd(this.size - 1 - multiByteExtra)}\n`;
     this.fd ??= openSync(this.path, 'w');
-    const written = writeSync(this.fd, text, 0);
-    ftruncateSync(this.fd, written);
+    this.size = Math.max(this.size, writeSync(this.fd, text, 0));
   }
 
   close(): void {

@@ -30,6 +30,10 @@ export class MessageStore {
   private baseFd: number | undefined;
   /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
   private eventsFolded = false;
+  /** Events appended after a deferred fold: they are not in the base, so the file must not be cleared. */
+  private appendedAfterFold = false;
+  /** clearFoldedEventsSoon() scheduled the clearing for after the reply left. */
+  private clearSoon: ReturnType<typeof setImmediate> | undefined;
 
   constructor(
     private readonly basePath: string,
@@ -49,6 +53,7 @@ export class MessageStore {
 
   /** Written before the engine moves on (ARCHITECTURE §3), synced per the durability policy. */
   appendEvent(event: MessageEvent): void {
+    if (this.eventsFolded) this.appendedAfterFold = true;
     this.eventsFd ??= openSync(this.eventsPath, 'a');
     writeSync(this.eventsFd, `${JSON.stringify(event)}\n`);
     this.fsync.wrote(this.eventsFd);
@@ -59,7 +64,8 @@ export class MessageStore {
    * `deferClear` (the end of a turn): a delta is only appended to the base, to be synced together
    * with the turn's other files by the caller's barrier (one fsync round, not two in a row), and the
    * events are cleared by clearFoldedEvents() after that barrier. Until then the events file holds
-   * the turn as well; a replay over the extended base skips the repeated appends.
+   * the turn as well; a replay over the extended base skips the repeated appends. Its unsynced
+   * writes need no fsync of their own: the base holds all of them.
    */
   fold(plan: FoldPlan, options: { deferClear?: boolean } = {}): void {
     if (plan.mode === 'none') return;
@@ -68,6 +74,7 @@ export class MessageStore {
         this.baseFd ??= openSync(this.basePath, 'a');
         writeSync(this.baseFd, toJsonLines(plan.appended));
         this.fsync.wrote(this.baseFd);
+        if (this.eventsFd !== undefined) this.fsync.superseded(this.eventsFd);
         this.eventsFolded = true;
         return;
       }
@@ -83,14 +90,30 @@ export class MessageStore {
       this.fsync.syncPath(tmp);
       renameSync(tmp, this.basePath);
     }
+    // Everything is in the base now, also what a deferred fold left.
+    this.eventsFolded = false;
+    this.appendedAfterFold = false;
     this.clearEvents();
   }
 
   /** After the barrier that synced a deferred fold's base: its events are folded for good. */
   clearFoldedEvents(): void {
+    if (this.clearSoon) clearImmediate(this.clearSoon);
+    this.clearSoon = undefined;
     if (!this.eventsFolded) return;
     this.eventsFolded = false;
-    this.clearEvents();
+    // Newer events share the file: it stays whole, and the replay skips the folded ones.
+    if (this.appendedAfterFold) this.appendedAfterFold = false;
+    else this.clearEvents();
+  }
+
+  /**
+   * clearFoldedEvents() once the current callbacks are done: the truncation (which waits for a
+   * running fsync of the file on ext4) comes after the reply that follows the barrier is sent.
+   */
+  clearFoldedEventsSoon(): void {
+    if (!this.eventsFolded || this.clearSoon) return;
+    this.clearSoon = setImmediate(() => this.clearFoldedEvents());
   }
 
   clearEvents(): void {
@@ -99,7 +122,9 @@ export class MessageStore {
   }
 
   close(): void {
+    // The base is synced (closing) before the events it holds are cleared.
     this.closeBase();
+    this.clearFoldedEvents();
     if (this.eventsFd !== undefined) {
       this.fsync.closing(this.eventsFd);
       closeSync(this.eventsFd);

@@ -129,7 +129,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   // Whatever the reply and the ack that follow tell others is on disk first (durability policy):
   // the turn's events and its base append, in one round.
   await engine.fsync.settle();
-  deps.store.clearFoldedEvents();
+  deps.store.clearFoldedEventsSoon();
   // The results now live in base.jsonl; the journal only ever covers the unfolded turn.
   engine.journal.clear();
   return result;

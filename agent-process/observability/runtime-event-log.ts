@@ -2,8 +2,8 @@
  * Where runtime events go (SPEC.md §3.2): appended to `messages/runtime-events.jsonl` (never used
  * to rebuild state), handed to the engine's `onRuntimeEvent` (IPC, SSE, metrics) and published on
  * the extension event bus. Streamed text (`step.delta`) skips the file: the step's message holds
- * the text. A failing observer never breaks a turn. The file is bounded by the swarm's retention:
- * it rotates to `runtime-events.1.jsonl` (rotating-log.ts).
+ * the text. A failing observer never breaks a turn. The file is written once per loop turn and
+ * bounded by the swarm's retention: it rotates to `runtime-events.1.jsonl` (rotating-log.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -27,11 +27,7 @@ export class RuntimeEventLog {
   }
 
   emit(event: RuntimeEvent): void {
-    try {
-      this.log.append(`${JSON.stringify(event)}\n`);
-    } catch (error) {
-      this.logger.error({ code: 'E_RUNTIME_EVENT_WRITE', err: error, file: this.path }, 'cannot append to runtime-events.jsonl');
-    }
+    this.log.appendSoon(`${JSON.stringify(event)}\n`, this.writeFailed);
     this.publish(event);
   }
 
@@ -54,4 +50,8 @@ export class RuntimeEventLog {
   close(): void {
     this.log.close();
   }
+
+  private readonly writeFailed = (error: unknown): void => {
+    this.logger.error({ code: 'E_RUNTIME_EVENT_WRITE', err: error, file: this.path }, 'cannot append to runtime-events.jsonl');
+  };
 }

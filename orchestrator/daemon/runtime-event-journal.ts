@@ -3,8 +3,8 @@
  * orchestrator publishes gets an id, monotonic per state root and swarm (it continues after a
  * restart), and is appended to `<state-root>/workspaces/<workspaceId>/runtime-events.jsonl` as
  * `{id, event}`. A client reconnecting with `Last-Event-ID` is replayed what it missed from here.
- * The file is bounded by the swarm's retention (rotating-log.ts). Nothing here is state: losing it
- * only shortens what can be replayed.
+ * The file is bounded by the swarm's retention (rotating-log.ts), and written once per loop turn.
+ * Nothing here is state: losing it only shortens what can be replayed.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,11 +29,8 @@ export class RuntimeEventJournal {
   /** Appends and returns the event's id. */
   append(event: StreamedEvent): number {
     const id = ++this.lastId;
-    try {
-      this.log.append(`${JSON.stringify({ id, event })}\n`);
-    } catch {
-      // The stream still gets the event live; only its replay is lost.
-    }
+    // The stream still gets the event live; a failed write only loses its replay.
+    this.log.appendSoon(`${JSON.stringify({ id, event })}\n`, () => {});
     return id;
   }
 

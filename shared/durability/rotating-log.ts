@@ -25,6 +25,13 @@ export function retentionLimits(durability: { retention: { runtimeEventsMaxBytes
 /** Read to find the newest record when a log is reopened. */
 const TAIL_BYTES = 64 * 1024;
 
+/** appendSoon() writes at once beyond this much held text. */
+const MAX_PENDING_CHARS = 64 * 1024;
+
+/** Logs holding lines appendSoon() has not written yet: written when the process exits. */
+const unflushed = new Set<RotatingLog>();
+let exitHookInstalled = false;
+
 export class RotatingLog {
   readonly previous: string;
   private fd: number | undefined;
@@ -34,6 +41,10 @@ export class RotatingLog {
   private lastWriteAt: number;
   /** The newest record of the previous generation (its file's mtime when opened). */
   private previousLastWriteAt: number | undefined;
+  /** appendSoon() lines waiting for the end of this loop turn. */
+  private pending = '';
+  private flushSoon: ReturnType<typeof setImmediate> | undefined;
+  private onFlushError: (error: unknown) => void = () => {};
 
   constructor(
     readonly path: string,
@@ -55,7 +66,7 @@ export class RotatingLog {
     this.dropExpiredPrevious();
   }
 
-  /** Appends one line (with its newline); rotates first when the current generation is full or old. */
+  /** Appends lines (each with its newline); rotates first when the current generation is full or old. */
   append(line: string): void {
     if (this.bytes > 0 && (this.bytes >= this.limits.maxBytes || this.now() - this.generationStartedAt >= this.limits.maxAgeMs)) this.rotate();
     if (this.fd === undefined) {
@@ -67,8 +78,47 @@ export class RotatingLog {
     this.lastWriteAt = this.now();
   }
 
+  /**
+   * append() at the end of this loop turn, together with the turn's other lines in one write: a
+   * turn's runtime events cost one write instead of one each. `onError` hears of a failed write.
+   */
+  appendSoon(line: string, onError: (error: unknown) => void): void {
+    this.pending += line;
+    this.onFlushError = onError;
+    // A burst keeps neither memory nor the size bound waiting for the end of the loop turn.
+    if (this.pending.length >= MAX_PENDING_CHARS) {
+      this.flush();
+      return;
+    }
+    if (this.flushSoon) return;
+    this.flushSoon = setImmediate(() => this.flush());
+    unflushed.add(this);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.once('exit', () => {
+        for (const log of unflushed) log.flush();
+      });
+    }
+  }
+
+  /** Writes what appendSoon() holds now. */
+  flush(): void {
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
+    unflushed.delete(this);
+    if (this.pending === '') return;
+    const lines = this.pending;
+    this.pending = '';
+    try {
+      this.append(lines);
+    } catch (error) {
+      this.onFlushError(error);
+    }
+  }
+
   /** Lines of both generations, oldest first (a torn last line included: callers skip it). */
   lines(): string[] {
+    this.flush();
     const out: string[] = [];
     for (const file of [this.previous, this.path]) {
       if (!existsSync(file)) continue;
@@ -83,6 +133,7 @@ export class RotatingLog {
   }
 
   close(): void {
+    this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }

@@ -3,11 +3,13 @@
  * as the turn progresses, fold into base (delta append vs atomic rewrite), recovery on start.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Conversation, type ConversationWarning } from '../../agent-process/conversation/conversation-state.ts';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
 import { MessageStore } from '../../agent-process/conversation/message-store.ts';
+import { InstanceMetadataFile } from '../../agent-process/conversation/instance-metadata.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import {
   baseMessages,
@@ -171,6 +173,8 @@ describe('in the engine', () => {
     harnesses.push(h);
     const result = await h.engine.runTurn(userEvent('peek'));
     expect(JSON.parse(result.responseText)).toEqual(['append user', 'append assistant']);
+    // The folded events are cleared once the reply has gone (the next loop turn).
+    await new Promise((resolve) => setImmediate(resolve));
     expect(messageEvents(h.paths)).toEqual([]);
     expect(baseMessages(h.paths).map((m) => m.data.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
@@ -227,6 +231,22 @@ describe('in the engine', () => {
     expect(baseMessages(paths).map((m) => m.id)).toEqual([kept.id, crashed.id, reply.id]);
     expect(readFileSync(paths.messageEvents, 'utf8')).toBe('');
     expect(h.logLines().some((l) => l.code === 'E_MESSAGE_LINE_INVALID')).toBe(true);
+  });
+
+  test('metadata.json stays valid JSON when a shorter status follows a longer one (padded, never truncated)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'goondan-meta-'));
+    const path = join(dir, 'metadata.json');
+    const file = new InstanceMetadataFile(path, '에이전트', 'user-1');
+    file.write('processing');
+    const longer = readFileSync(path, 'utf8');
+    file.write('idle');
+    const shorter = readFileSync(path, 'utf8');
+    expect(Buffer.byteLength(shorter)).toBe(Buffer.byteLength(longer));
+    expect(JSON.parse(shorter)).toMatchObject({ status: 'idle', agentName: '에이전트', instanceKey: 'user-1' });
+    file.write('processing');
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ status: 'processing' });
+    file.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('metadata.json tracks status, identity and timestamps', async () => {

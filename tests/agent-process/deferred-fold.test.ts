@@ -38,7 +38,7 @@ function turnFoldedButNotCleared(name: string, policy: FsyncPolicy): { store: Me
 }
 
 describe('a deferred fold', () => {
-  test('syncs nothing itself; one barrier round syncs base and events; the events are cleared after it', async () => {
+  test('syncs nothing itself; one barrier round syncs the base alone (it holds the events); the events are cleared after it', async () => {
     const policy = new FsyncPolicy('batch');
     const { store, base, events } = turnFoldedButNotCleared('round', policy);
     expect(policy.syncs).toBe(0);
@@ -46,7 +46,7 @@ describe('a deferred fold', () => {
     // Until the barrier the events file still holds the turn.
     expect(lines(events)).toHaveLength(2);
     await policy.settle();
-    expect(policy.syncs).toBe(2);
+    expect(policy.syncs).toBe(1);
     store.clearFoldedEvents();
     expect(lines(events)).toEqual([]);
     expect(lines(base)).toHaveLength(2);
@@ -77,5 +77,39 @@ describe('a deferred fold', () => {
     expect(lines(base).map((l) => (JSON.parse(l) as Message).id)).toEqual([kept.id, later.id]);
     expect(lines(events)).toEqual([]);
     store.close();
+  });
+
+  test('clearFoldedEventsSoon clears after the current callbacks, not before', async () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, events } = turnFoldedButNotCleared('soon', policy);
+    await policy.settle();
+    store.clearFoldedEventsSoon();
+    expect(lines(events)).toHaveLength(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines(events)).toEqual([]);
+    store.close();
+  });
+
+  test('events appended after the fold keep the file whole; the replay still recovers each message once', async () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, base, events, messages } = turnFoldedButNotCleared('after', policy);
+    await policy.settle();
+    const next = user('three');
+    store.appendEvent({ type: 'append', message: next });
+    store.clearFoldedEvents();
+    expect(lines(events)).toHaveLength(3);
+    const stored = new MessageStore(base, events).load();
+    const recovered = new Conversation(stored.base, () => {});
+    for (const event of stored.events) recovered.apply(event);
+    expect(recovered.nextMessages.map((m) => m.id)).toEqual([...messages, next].map((m) => m.id));
+    store.close();
+  });
+
+  test('close syncs the base before it clears the folded events', () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, events } = turnFoldedButNotCleared('close', policy);
+    store.close();
+    expect(policy.syncs).toBe(1);
+    expect(lines(events)).toEqual([]);
   });
 });

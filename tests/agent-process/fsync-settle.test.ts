@@ -61,3 +61,14 @@ describe('FsyncPolicy.settle', () => {
     closeSync(second);
   });
 });
+
+describe('FsyncPolicy batch timer', () => {
+  test('syncs what was written within the batch interval, without a barrier', async () => {
+    const policy = new FsyncPolicy('batch');
+    const fd = written(policy, 'timer');
+    const deadline = Date.now() + 10_000;
+    while (policy.syncs === 0 && Date.now() < deadline) await Bun.sleep(10);
+    expect(policy.syncs).toBe(1);
+    closeSync(fd);
+  });
+});

@@ -161,8 +161,10 @@ describe('runtime events and trace chaining (SPEC.md §3.2)', () => {
     const stepUsage = events.flatMap((e) => (e.type === 'step.completed' && e.tokenUsage ? [e.tokenUsage.totalTokens] : []));
     expect(stepUsage.reduce((a, b) => a + b, 0)).toBe(result.tokenUsage?.totalTokens ?? -1);
     expect(events.every((e) => e.type.split('.').length === 2)).toBe(true);
-    // The streamed text is the step's text; the file holds every event but the live-only deltas, in order.
+    // The streamed text is the step's text; the file holds every event but the live-only deltas, in order
+    // (written at the end of the loop turn).
     expect(events.flatMap((e) => (e.type === 'step.delta' ? [e.text] : []))).toEqual(['done']);
+    await new Promise((resolve) => setImmediate(resolve));
     const fromFile: unknown[] = readJsonl(h.paths.runtimeEvents);
     expect(fromFile).toEqual(JSON.parse(JSON.stringify(events.filter((e) => e.type !== 'step.delta'))));
   });

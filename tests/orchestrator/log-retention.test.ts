@@ -68,19 +68,53 @@ describe('runtime-event logs rotate', () => {
     log.close();
   });
 
-  test('the daemon replay log: ids grow across a reopen and a rotation; since(id) returns only newer events', () => {
+  test('the daemon replay log: ids grow across a reopen and a rotation; since(id) returns only newer events', async () => {
     const dir = tempDir();
     const first = new RuntimeEventJournal(dir, ROOMY);
     expect([1, 2, 3].map((n) => first.append(runtimeEvent(n)))).toEqual([1, 2, 3]);
     first.close();
     const small = new RuntimeEventJournal(dir, { maxBytes: 4_096, maxAgeMs: ROOMY.maxAgeMs });
-    for (let n = 4; n <= 200; n++) small.append(runtimeEvent(n));
+    // A few events per loop turn, as turns publish them: each loop turn's events are one write.
+    for (let n = 4; n <= 200; n++) {
+      small.append(runtimeEvent(n));
+      if (n % 5 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Not yet written (the same loop turn) and still replayed.
+    small.append(runtimeEvent(201));
+    expect(small.since(199).map((e) => e.id)).toEqual([200, 201]);
     const kept = small.since(0).map((e) => e.id);
-    expect(kept.at(-1)).toBe(200);
+    expect(kept.at(-1)).toBe(201);
     expect(kept.length).toBeLessThan(200);
-    expect(small.since(198).map((e) => e.id)).toEqual([199, 200]);
+    expect(small.since(198).map((e) => e.id)).toEqual([199, 200, 201]);
     small.close();
-    expect(new RuntimeEventJournal(dir, ROOMY).append(runtimeEvent(201))).toBe(201);
+    expect(new RuntimeEventJournal(dir, ROOMY).append(runtimeEvent(202))).toBe(202);
+  });
+});
+
+describe('appendSoon: one write per loop turn', () => {
+  test('lines wait for the end of the loop turn, in order; a reader sees them at once', async () => {
+    const path = join(tempDir(), 'runtime-events.jsonl');
+    const log = new RotatingLog(path, ROOMY);
+    const failed: unknown[] = [];
+    for (const n of [1, 2, 3]) log.appendSoon(lineOf(n), (error) => failed.push(error));
+    expect(existsSync(path)).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(path, 'utf8')).toBe(lineOf(1) + lineOf(2) + lineOf(3));
+    log.appendSoon(lineOf(4), (error) => failed.push(error));
+    expect(numbers(log)).toEqual([1, 2, 3, 4]);
+    log.close();
+    expect(failed).toEqual([]);
+  });
+
+  test('a process that exits in the same loop turn still writes its lines', () => {
+    const path = join(tempDir(), 'runtime-events.jsonl');
+    const script = `import { RotatingLog } from ${JSON.stringify(join(import.meta.dir, '../../shared/durability/rotating-log.ts'))};
+      const log = new RotatingLog(${JSON.stringify(path)}, { maxBytes: 1 << 30, maxAgeMs: 3.6e9 });
+      log.appendSoon('{"n":1}\\n', () => {});
+      process.exit(3);`;
+    const child = Bun.spawnSync([process.execPath, '-e', script], { stderr: 'pipe' });
+    expect(child.exitCode).toBe(3);
+    expect(readFileSync(path, 'utf8')).toBe(lineOf(1));
   });
 });
 
