@@ -93,7 +93,7 @@ export class ToolExecutor {
 
     // After the approval: a turn resumed while it waited asks again (and finds the same record).
     const journal = this.options.journal;
-    journal?.started(extras.message.id, toolCallId, toolName, args);
+    journal?.started(extras.message.id, toolCallId, toolName, args, tool.item.idempotent === true);
     const unstored = await this.storeState();
     const result = unstored === undefined ? await this.runHandler(tool, ctx, extras, args) : errorResult(toolCallId, toolName, stateNotStoredError(toolName, unstored));
     journal?.finished(extras.message.id, toolCallId, result);

@@ -77,11 +77,15 @@ export class ToolJournal {
     return this.calls.get(keyOf(messageId, toolCallId)) ?? { state: 'unknown' };
   }
 
-  /** On disk (per the policy's barrier) before the handler may act on the world. */
-  started(messageId: string, toolCallId: string, name: string, args: JsonObject): void {
+  /**
+   * On disk (per the policy's barrier) before the handler may act on the world. An idempotent
+   * tool's call needs no barrier: lost or not, the record leads to the same thing after a crash
+   * (the call runs again), so it waits for no disk round.
+   */
+  started(messageId: string, toolCallId: string, name: string, args: JsonObject, idempotent: boolean): void {
     this.write({ type: 'tool.call.started', messageId, toolCallId, name, args, at: new Date().toISOString() });
     this.calls.set(keyOf(messageId, toolCallId), { state: 'started' });
-    this.fsync.barrier();
+    if (!idempotent) this.fsync.barrier();
   }
 
   finished(messageId: string, toolCallId: string, result: ToolResult): void {
