@@ -103,8 +103,10 @@ export class WarmPool {
    */
   take(): WarmChild | undefined {
     this.demand.record();
-    this.scheduleRefill();
     const ready = this.ready.shift();
+    // The last ready spare is gone: the next one boots now. Waiting REFILL_DELAY_MS would make it
+    // late for new instances that come back to back (at 10/s a spare boots in about the gap).
+    this.scheduleRefill(this.ready.length === 0 ? 0 : REFILL_DELAY_MS);
     if (ready) {
       ready.stopListening();
       return { child: ready.child, ready: true };
@@ -176,13 +178,18 @@ export class WarmPool {
     for (const resolve of this.primedWaiters.splice(0)) resolve();
   }
 
-  private scheduleRefill(): void {
-    if (!this.enabled || this.refillTimer) return;
-    // A short delay keeps the refill from competing with the start-up that just took a process.
+  private scheduleRefill(delayMs = REFILL_DELAY_MS): void {
+    if (!this.enabled) return;
+    if (this.refillTimer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.refillTimer);
+    }
+    // A short delay keeps the refill from competing with the start-up that just took a process;
+    // even without one, the refill comes after this loop turn (which sends the taken one its assignment).
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined;
       this.fill();
-    }, REFILL_DELAY_MS);
+    }, delayMs);
   }
 
   /** Re-evaluates the size once the current demand has left the window. */

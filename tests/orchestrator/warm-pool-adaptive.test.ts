@@ -47,6 +47,19 @@ function newInstances(f: PoolFixture, count: number, gapMs: number): void {
   }
 }
 
+describe('warm pool refill', () => {
+  test('a take that leaves no ready spare starts the next one at once, not after the refill delay', async () => {
+    const f = poolFixture();
+    f.pool.fill();
+    await bootAll(f, 200);
+    expect(f.pool.take()?.ready).toBe(true);
+    // Timers of the same delay fire in the order they were set: this one runs after the pool's refill.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(f.launcher.children).toHaveLength(2);
+    f.pool.stop();
+  });
+});
+
 describe('warm pool size follows the rate of new instances', () => {
   test('with no recent new instances the pool keeps its minimum (one spare by default)', async () => {
     const f = poolFixture();
