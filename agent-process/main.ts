@@ -5,9 +5,10 @@
  */
 import { runChildShell } from '../shared/child/child-shell.ts';
 import { preloadAgentModules } from './shell/agent-preload.ts';
+import { primeAgent } from './shell/agent-priming.ts';
 import { startAgent } from './shell/agent-runtime.ts';
 import { handleStray, installToolCallScopes } from './tools/tool-call-scope.ts';
 
 // Before any tool module loads: promises made by tool code are remembered from the start.
 installToolCallScopes();
-runChildShell({ role: 'agent', start: startAgent, onUncaught: handleStray, prepare: () => preloadAgentModules() });
+runChildShell({ role: 'agent', start: startAgent, onUncaught: handleStray, prepare: () => preloadAgentModules(), prime: primeAgent });

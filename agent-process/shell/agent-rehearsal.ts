@@ -7,7 +7,7 @@
  * assignment arrives: measured, it takes a new instance's engine + first turn from ~27 ms to ~5 ms.
  * Best effort: a rehearsal that fails only leaves the spare as cold as before.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
@@ -21,7 +21,7 @@ const REHEARSAL_KEY = 'rehearsal';
 
 /** Resolves true when the rehearsal ran its turn; false when the plan was refused or something failed. */
 export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean> {
-  const scratch = mkdtempSync(join(tmpdir(), 'goondan-rehearsal-'));
+  const scratch = mkdtempSync(join(scratchRoot(), 'goondan-rehearsal-'));
   try {
     const assignment = { role: 'agent' as const, agent: rehearsal.agentPlan.name, instanceKey: REHEARSAL_KEY, stateRoot: scratch, ...rehearsal };
     // The path a real assignment takes (IPC envelope, then the `runtime.assign` schema), which
@@ -37,6 +37,8 @@ export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean>
       logger: createDeferredLogger({ name: 'agent-rehearsal', level: 'silent' }),
       env: process.env,
     });
+    // No tool handler runs in a rehearsal, whatever the model asks: every call is refused before it.
+    engine.abortToolCalls('a rehearsal runs no tool');
     try {
       const result = await engine.runTurn(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY }));
       return result.finishReason !== 'error';
@@ -49,3 +51,21 @@ export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean>
     rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/**
+ * GOONDAN_SCRATCH_DIR, else memory-backed when the machine has it (Linux /dev/shm): a rehearsal's
+ * files, created and removed by every spare, then never touch the disk's journal, whose commits the
+ * fsyncs of live instances wait for.
+ */
+function scratchRoot(): string {
+  const configured = process.env.GOONDAN_SCRATCH_DIR;
+  if (configured) return configured;
+  try {
+    accessSync(SHARED_MEMORY_DIR, constants.W_OK);
+    return SHARED_MEMORY_DIR;
+  } catch {
+    return tmpdir();
+  }
+}
+
+const SHARED_MEMORY_DIR = '/dev/shm';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
-import type { ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
+import type { AgentPlan, ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
@@ -46,6 +46,8 @@ export interface CoreConfig {
   agentLaunchOptions(): LaunchOptions;
   /** The Model an agent uses (budgets price estimates, rate limits are per Model). */
   modelOf(agent: string): ModelPlan | undefined;
+  /** An agent's plan, for warm spares to rehearse (absent: spares are not primed). */
+  agentPlan?(agent: string): AgentPlan | undefined;
 }
 
 /** What cluster mode (issue 15) plugs into the core; absent, the core is the single-node daemon. */
@@ -129,6 +131,11 @@ export class OrchestratorCore {
       logger,
       launcher: options.launcher,
       launchOptions: () => config().agentLaunchOptions(),
+      primingPlan: (agent) => {
+        const agentPlan = config().agentPlan?.(agent);
+        return agentPlan ? { agentPlan, swarmPlan: config().swarm } : undefined;
+      },
+      likelyAgent: () => config().swarm.entryAgent,
       // Spares become live agents: they share the live-process budget that memory sets.
       room: () => this.liveBudget.limit - this.supervisor.liveAgentCount(),
     });
@@ -140,7 +147,7 @@ export class OrchestratorCore {
       passivateGraceMs: () => config().swarm.shutdownGracePeriodMs,
       logger,
       launcher: options.launcher,
-      takeWarm: () => this.pool.take(),
+      takeWarm: (agent) => this.pool.take(agent),
       backoff: options.backoff,
       output: options.output,
       startupTimeoutMs: () => config().swarm.startupTimeoutMs,

@@ -180,7 +180,7 @@ export class Orchestrator {
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMs);
     });
-    await Promise.race([this.core.pool.primed(), timeout]);
+    await Promise.race([this.core.pool.spareReady(), timeout]);
     clearTimeout(timer);
   }
 
@@ -218,6 +218,7 @@ export class Orchestrator {
         kind === 'agent' ? agentSpawnSpec(config, { ...this.options, replicateState: this.cluster !== undefined }, name, instanceKey) : connectorSpawnSpec(config, this.options, name),
       agentLaunchOptions: () => agentLaunchOptions(config, this.options.childOutput),
       modelOf: (agent) => config.agents.get(agent)?.model,
+      agentPlan: (agent) => config.agents.get(agent),
     };
   }
 

@@ -60,7 +60,7 @@ export interface ManagedProcessOptions {
   startupTimeoutMs: number;
   launcher: ChildLauncher;
   /** A warm pool process (agents only): ready, or still booting (then its `runtime.ready` starts the assignment). */
-  takeWarm?(): WarmChild | undefined;
+  takeWarm?(agent: string): WarmChild | undefined;
   logger: RootLogger;
   /** Every message but the start-up protocol's own. */
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
@@ -149,7 +149,7 @@ export class ManagedProcess {
     this.status = 'spawning';
     this.touch();
     const incarnation = this.incarnation;
-    const warm = this.options.kind === 'agent' ? this.options.takeWarm?.() : undefined;
+    const warm = this.options.kind === 'agent' ? this.options.takeWarm?.(this.name) : undefined;
     const child = warm?.child ?? this.options.launcher.launch(this.options.launch);
     this.child = child;
     this.pid = child.handle.pid;
@@ -229,6 +229,8 @@ export class ManagedProcess {
       return;
     }
     const type = message.payload.type;
+    // A spare's answer to the pool's priming that crossed its assignment: nobody waits for it.
+    if (type === 'runtime.primed') return;
     if (type !== 'runtime.ready' && type !== 'runtime.started' && type !== 'runtime.failed') {
       this.options.onMessage(message, this);
       return;

@@ -36,8 +36,8 @@ export interface SupervisorOptions {
   /** Whether a cleanly exited agent should come back (e.g. it still has pending events). */
   wantsRestartAfterCleanExit(process: ManagedProcess): boolean;
   onRestart?(process: ManagedProcess): void;
-  /** A warm agent process, if the pool has one ready. */
-  takeWarm?(): WarmChild | undefined;
+  /** A warm agent process for `agent`, if the pool has one ready. */
+  takeWarm?(agent: string): WarmChild | undefined;
   /** At most this many agent instance processes live at once (lifecycle; Infinity = no limit). */
   maxLiveAgents?(): number;
   /** Whether an agent process has nothing to do (no queued event, no turn): it may be passivated. */

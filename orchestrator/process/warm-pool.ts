@@ -7,8 +7,14 @@
  * Its size adapts to demand: `size` spares at least, more while new instances arrive faster than
  * one spare can boot (enough to cover the arrivals of two boot times), bounded by `room()` (what
  * memory allows) and MAX_SPARES; extra spares are stopped once the demand has passed.
+ *
+ * A ready spare is primed (`runtime.prime`) for the agent new instances were last taken for (at
+ * first the entry agent): it rehearses a turn of that agent's plan (agent-priming.ts). A take for an
+ * agent prefers a spare primed for it; any ready spare still serves any agent.
  */
 import { AGENT_SPARE_ENV } from '../../shared/ipc/agent-preload.ts';
+import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { DemandRate } from './demand-rate.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
@@ -24,11 +30,22 @@ export interface WarmPoolOptions {
   room?(): number;
   /** Milliseconds (tests pass a fake clock). */
   now?(): number;
+  /** The plan a spare rehearses to become `agent` sooner (`runtime.prime`); undefined: no priming. */
+  primingPlan?(agent: string): ControlPayloads['runtime.prime'] | undefined;
+  /** The agent spares are primed for until a take names one (the swarm's entry agent). */
+  likelyAgent?(): string;
 }
 
 /** Pool processes that die before assignment this many times in a row disable the pool. */
 const MAX_CONSECUTIVE_FAILURES = 3;
 const REFILL_DELAY_MS = 50;
+/**
+ * The refill after a take that emptied the pool. Launching a process blocks this loop (Bun.spawn:
+ * 0.3 ms idle, up to several ms under load); measured at 10 new instances/s, launching at once
+ * delayed the taken spare's start-up messages, 10 ms later (its engine is built by then) did not:
+ * first-reply median 13-16 -> 9-12 ms; 25 ms made the next spare late.
+ */
+const EMPTY_POOL_REFILL_DELAY_MS = 10;
 /** Never more spares than this, whatever the rate: each is a whole Bun process. */
 export const MAX_SPARES = 8;
 /** Demand is the takes (hits and misses) of this recent window. */
@@ -48,6 +65,8 @@ interface PoolEntry {
   child: LaunchedChild;
   launchedAt: number;
   stopListening: () => void;
+  /** The agent it rehearsed (`runtime.primed`). */
+  primedFor?: string;
 }
 
 export class WarmPool {
@@ -59,8 +78,11 @@ export class WarmPool {
   private failures = 0;
   private stopped = false;
   private refillTimer: ReturnType<typeof setTimeout> | undefined;
+  private refillDueAt = 0;
   private decayTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly primedWaiters: Array<() => void> = [];
+  private readonly spareReadyWaiters: Array<() => void> = [];
+  /** The agent of the latest take that named one. */
+  private latestAgent: string | undefined;
 
   constructor(private readonly options: WarmPoolOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -91,9 +113,9 @@ export class WarmPool {
    * Resolves once a spare is ready (or the pool is off, or gave up): a daemon that says it is ready
    * then serves its first new instance from a spare instead of racing a still-booting one.
    */
-  primed(): Promise<void> {
+  spareReady(): Promise<void> {
     if (this.ready.length > 0 || !this.enabled) return Promise.resolve();
-    return new Promise((resolve) => this.primedWaiters.push(resolve));
+    return new Promise((resolve) => this.spareReadyWaiters.push(resolve));
   }
 
   /**
@@ -101,12 +123,14 @@ export class WarmPool {
    * ready one if there is one; else a spare past half its boot, which (its rehearsal included)
    * says ready sooner than a cold start would: at the start of a burst, before the pool has grown.
    */
-  take(): WarmChild | undefined {
+  take(agent?: string): WarmChild | undefined {
     this.demand.record();
-    const ready = this.ready.shift();
-    // The last ready spare is gone: the next one boots now. Waiting REFILL_DELAY_MS would make it
+    if (agent !== undefined) this.latestAgent = agent;
+    const primed = this.ready.findIndex((entry) => agent !== undefined && entry.primedFor === agent);
+    const [ready] = this.ready.splice(Math.max(primed, 0), 1);
+    // The last ready spare is gone: the next one boots soon. Waiting REFILL_DELAY_MS would make it
     // late for new instances that come back to back (at 10/s a spare boots in about the gap).
-    this.scheduleRefill(this.ready.length === 0 ? 0 : REFILL_DELAY_MS);
+    this.scheduleRefill(this.ready.length === 0 ? EMPTY_POOL_REFILL_DELAY_MS : REFILL_DELAY_MS);
     if (ready) {
       ready.stopListening();
       return { child: ready.child, ready: true };
@@ -130,7 +154,7 @@ export class WarmPool {
     if (this.refillTimer) clearTimeout(this.refillTimer);
     if (this.decayTimer) clearTimeout(this.decayTimer);
     this.killIdle();
-    this.releasePrimed();
+    this.releaseSpareReadyWaiters();
   }
 
   /** Pool processes not yet assigned (for `ps`-style accounting and tests). */
@@ -152,11 +176,18 @@ export class WarmPool {
       child,
       launchedAt: this.now(),
       stopListening: child.transport.onMessage((message) => {
-        if (message.type !== 'event' || message.payload.type !== 'runtime.ready' || !this.starting.delete(entry)) return;
+        if (message.type !== 'event') return;
+        if (message.payload.type === 'runtime.primed') {
+          const parsed = parseControl(message.payload);
+          if (parsed.ok && parsed.message.type === 'runtime.primed' && parsed.message.payload.ok) entry.primedFor = parsed.message.payload.agent;
+          return;
+        }
+        if (message.payload.type !== 'runtime.ready' || !this.starting.delete(entry)) return;
         this.failures = 0;
         this.bootMs = this.now() - entry.launchedAt;
         this.ready.push(entry);
-        this.releasePrimed();
+        this.prime(entry);
+        this.releaseSpareReadyWaiters();
       }),
     };
     this.starting.add(entry);
@@ -169,23 +200,33 @@ export class WarmPool {
       this.options.logger.warn({ childPid: child.handle.pid, ...exit, failures: this.failures }, 'warm pool process exited before assignment');
       if (!this.enabled) {
         this.options.logger.error('warm pool disabled after repeated failures; agents start cold');
-        this.releasePrimed();
+        this.releaseSpareReadyWaiters();
       } else this.scheduleRefill();
     });
   }
 
-  private releasePrimed(): void {
-    for (const resolve of this.primedWaiters.splice(0)) resolve();
+  private releaseSpareReadyWaiters(): void {
+    for (const resolve of this.spareReadyWaiters.splice(0)) resolve();
+  }
+
+  /** Asks a ready spare to rehearse the agent new instances are most likely for. */
+  private prime(entry: PoolEntry): void {
+    const agent = this.latestAgent ?? this.options.likelyAgent?.();
+    const plan = agent === undefined ? undefined : this.options.primingPlan?.(agent);
+    if (!plan) return;
+    entry.child.transport.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, plan) });
   }
 
   private scheduleRefill(delayMs = REFILL_DELAY_MS): void {
     if (!this.enabled) return;
+    // A short delay keeps the refill from competing with the start-up that just took a process.
+    const dueAt = performance.now() + delayMs;
     if (this.refillTimer) {
-      if (delayMs > 0) return;
+      // A refill already due sooner stands (later takes never postpone it).
+      if (this.refillDueAt <= dueAt) return;
       clearTimeout(this.refillTimer);
     }
-    // A short delay keeps the refill from competing with the start-up that just took a process;
-    // even without one, the refill comes after this loop turn (which sends the taken one its assignment).
+    this.refillDueAt = dueAt;
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined;
       this.fill();

@@ -62,6 +62,11 @@ export interface ChildShellOptions {
    * it loads the same thing in `start`.
    */
   prepare?(): Promise<void>;
+  /**
+   * `runtime.prime` while the process waits for its assignment (a warm spare): rehearse the plan of
+   * the agent it will most likely become. Resolves whether it did; answered with `runtime.primed`.
+   */
+  prime?(prime: ControlPayloads['runtime.prime']): Promise<boolean>;
 }
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
@@ -74,6 +79,7 @@ export function runChildShell(options: ChildShellOptions): void {
   let phase: Phase = 'waiting';
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
+  let priming = false;
   const bootLogger = createDeferredLogger({ name: options.role });
   const log = (): RootLogger => runtime?.logger ?? bootLogger;
   const replies = new PendingReplies();
@@ -175,8 +181,19 @@ export function runChildShell(options: ChildShellOptions): void {
     }
     const control = parsed.message;
     if (control.type === 'runtime.assign') void begin(control.payload);
+    else if (control.type === 'runtime.prime') void prime(control.payload);
     else if (control.type === 'runtime.error') log().warn({ eventId: control.payload.eventId, error: control.payload.error }, 'the orchestrator could not route a message');
     else runtime?.onControl?.(control);
+  }
+
+  async function prime(payload: ControlPayloads['runtime.prime']): Promise<void> {
+    // Once assigned it is no spare; a second prime while one runs would only repeat it.
+    if (phase !== 'waiting' || !options.prime || priming) return;
+    priming = true;
+    const ok = await options.prime(payload).catch(() => false);
+    priming = false;
+    // Assigned meanwhile: the pool no longer listens, and the orchestrator would not expect it.
+    if (phase === 'waiting') channel.control('runtime.primed', { agent: payload.agentPlan.name, ok });
   }
 
   const sayReady = () => void channel.control('runtime.ready', { pid: process.pid });

@@ -72,6 +72,14 @@ export interface ControlPayloads {
   'runtime.ready': { pid: number };
   /** orchestrator → child: identity and plan, in one message (cold and warm starts alike). */
   'runtime.assign': Assignment;
+  /**
+   * orchestrator → warm spare (agent processes only): the plan of the agent it will most likely
+   * become, to rehearse a turn with before anyone waits for it (agent-process/shell/agent-priming.ts).
+   * Over IPC, never the environment: the plan holds resolved keys. The spare stays a spare.
+   */
+  'runtime.prime': { agentPlan: AgentPlan; swarmPlan: SwarmPlan };
+  /** warm spare → orchestrator: primed for `agent` (`ok: false`: the rehearsal failed; the spare is as warm as before). */
+  'runtime.primed': { agent: string; ok: boolean };
   /** child → orchestrator: built from its assignment; deliver queued events now. */
   'runtime.started': { startupMs: number };
   /** child → orchestrator: cannot start; the process exits. Not retried unless `retryable`. */
@@ -150,6 +158,8 @@ const SCHEMAS: Record<ControlType, object> = {
       closed(['role', 'connection'], { role: { const: 'connector' }, connection: { $ref: connectionPlanSchema.$id }, logFile: name }),
     ],
   },
+  'runtime.prime': closed(['agentPlan', 'swarmPlan'], { agentPlan: { $ref: agentPlanSchema.$id }, swarmPlan: { $ref: swarmPlanSchema.$id } }),
+  'runtime.primed': closed(['agent', 'ok'], { agent: name, ok: { type: 'boolean' } }),
   'runtime.started': closed(['startupMs'], { startupMs: { type: 'number', minimum: 0 } }),
   'runtime.failed': closed(['error', 'retryable'], { error: errorRef, retryable: { type: 'boolean' } }),
   'runtime.turn.started': closed(['eventId'], { eventId: name }),

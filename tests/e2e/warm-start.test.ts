@@ -4,7 +4,7 @@
  * new instanceKey is served by that spare instead of racing it with a cold start.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
@@ -35,7 +35,7 @@ describe('the first message after /readyz', () => {
 describe('a warm spare rehearses before it says ready', () => {
   test('it ran a turn, and nothing of it reaches the state root, the event stream or its temp directory', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'goondan-spare-tmp-'));
-    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_WARM_POOL: '1', TMPDIR: scratch } });
+    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_WARM_POOL: '1', GOONDAN_SCRATCH_DIR: scratch } });
     daemons.push(daemon);
     try {
       const line = await daemon.waitForLog('the spare rehearsed', (l) => typeof l.msg === 'string' && l.msg.includes('warm spare'));
@@ -57,3 +57,29 @@ describe('a warm spare rehearses before it says ready', () => {
 function listTree(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((entry) => join(dir, entry));
 }
+
+describe('a ready spare is primed for the agent it will likely become', () => {
+  test('it loads the agent’s tool module and rehearses its plan, runs no tool handler, and serves the first new instance', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'goondan-priming-'));
+    const marker = join(scratch, 'marker');
+    const daemon = await startDaemon(join(REPO_ROOT, 'tests/fixtures/e2e/priming'), {
+      env: { GOONDAN_WARM_POOL: '1', GOONDAN_TEST_MARKER: marker, GOONDAN_SCRATCH_DIR: scratch },
+    });
+    daemons.push(daemon);
+    try {
+      const line = await daemon.waitForLog('the spare primed', (l) => l.msg === 'warm spare primed for the agent it will likely become');
+      expect({ primedFor: line.primedFor, primed: line.primed }).toEqual({ primedFor: 'scribe', primed: true });
+      const spare = (await daemon.processes()).find((p) => p.kind === 'pool');
+      // The rehearsal's model asked for marker__touch; the call was refused before its handler.
+      expect(existsSync(marker)).toBe(false);
+      expect(readFileSync(`${marker}.loaded`, 'utf8').split('\n')).toContain(String(spare?.pid));
+      const { status, body } = await daemon.send({ input: 'first', instanceKey: 'first-real' });
+      expect({ status, output: body.output }).toEqual({ status: 200, output: `touched: ${spare?.pid}` });
+      // The real turn ran the handler once, in the primed spare.
+      expect(readFileSync(marker, 'utf8')).toBe(`${spare?.pid} first\n`);
+      expect(readdirSync(scratch).filter((name) => name.startsWith('goondan-rehearsal-'))).toEqual([]);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,6 +8,9 @@
 import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
 import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool } from '../../orchestrator/process/warm-pool.ts';
+import type { SwarmPlan } from '../../shared/types/bundle.ts';
+import { testAgentPlan } from './helpers/core-fixture.ts';
+import type { FakeChild } from './helpers/fake-child.ts';
 import { eventually } from './helpers/eventually.ts';
 import { MemoryLauncher } from './helpers/memory-launcher.ts';
 
@@ -53,9 +56,74 @@ describe('warm pool refill', () => {
     f.pool.fill();
     await bootAll(f, 200);
     expect(f.pool.take()?.ready).toBe(true);
-    // Timers of the same delay fire in the order they were set: this one runs after the pool's refill.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Timers of the same delay fire in the order they were set: this one runs after the pool's
+    // refill (due EMPTY_POOL_REFILL_DELAY_MS after the take), long before REFILL_DELAY_MS.
+    await new Promise((resolve) => setTimeout(resolve, 10));
     expect(f.launcher.children).toHaveLength(2);
+    f.pool.stop();
+  });
+});
+
+describe('warm spares are primed for the agent new instances are likely for', () => {
+  const swarm: SwarmPlan = {
+    name: 'pool-test',
+    instanceKey: 'pool-test',
+    workspaceId: 'pool-test',
+    entryAgent: 'a',
+    agents: ['a', 'b'],
+    maxStepsPerTurn: 8,
+    shutdownGracePeriodMs: 1_000,
+    startupTimeoutMs: 10_000,
+    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 1 << 20, runtimeEventsMaxAgeMs: 3_600_000, inboxCompactLines: 200 } },
+    lifecycle: { ttlMs: 300_000 },
+  };
+  function primingFixture(): PoolFixture {
+    const clock = { t: 1_000 };
+    const launcher = new MemoryLauncher({ autoReady: false });
+    const pool = new WarmPool({
+      size: 2,
+      logger: pino({ level: 'silent' }),
+      launcher,
+      launchOptions: () => ({ command: ['fake-agent'], env: {}, stdin: 'ignore', output: 'inherit' }),
+      now: () => clock.t,
+      primingPlan: (agent) => ({ agentPlan: testAgentPlan(agent, '/tmp'), swarmPlan: swarm }),
+      likelyAgent: () => swarm.entryAgent,
+    });
+    return { pool, launcher, clock };
+  }
+  const primesSent = (child: FakeChild) => child.events().filter((e) => e.type === 'runtime.prime').map((e) => (e.metadata?.agentPlan as { name?: string } | undefined)?.name);
+
+  test('a ready spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {
+    const f = primingFixture();
+    f.pool.fill();
+    await bootAll(f, 100);
+    const [first, second] = f.launcher.children;
+    if (!first || !second) throw new Error('two spares expected');
+    await eventually(() => primesSent(first).length === 1 && primesSent(second).length === 1, 'runtime.prime at both spares', () => f.launcher.describe());
+    expect(primesSent(first)).toEqual(['a']);
+    // Only the second (newer) spare says it is primed: the take for 'a' skips the older one.
+    second.control('runtime.primed', { agent: 'a', ok: true });
+    await Bun.sleep(0);
+    expect(f.pool.take('a')?.child.handle.pid).toBe(second.pid);
+    f.pool.stop();
+  });
+
+  test('after a take for another agent the next spares are primed for that one; a spare primed for one agent still serves another', async () => {
+    const f = primingFixture();
+    f.pool.fill();
+    await bootAll(f, 100);
+    const [first] = f.launcher.children;
+    if (!first) throw new Error('a spare expected');
+    first.control('runtime.primed', { agent: 'a', ok: true });
+    await Bun.sleep(0);
+    // No spare is primed for 'b': it gets a ready one anyway.
+    expect(f.pool.take('b')?.ready).toBe(true);
+    f.pool.fill();
+    await bootAll(f, 100);
+    const refill = f.launcher.children[2];
+    if (!refill) throw new Error('a refill expected');
+    await eventually(() => primesSent(refill).length === 1, 'runtime.prime at the refill', () => f.launcher.describe());
+    expect(primesSent(refill)).toEqual(['b']);
     f.pool.stop();
   });
 });
@@ -158,25 +226,25 @@ describe('primed: what a daemon waits for before it says ready', () => {
     const f = poolFixture();
     f.pool.fill();
     let primed = false;
-    void f.pool.primed().then(() => {
+    void f.pool.spareReady().then(() => {
       primed = true;
     });
     await Bun.sleep(0);
     expect(primed).toBe(false);
     await bootAll(f, 200);
-    await eventually(() => primed, 'primed() to resolve after the spare said runtime.ready', () => f.launcher.describe());
+    await eventually(() => primed, 'spareReady() to resolve after the spare said runtime.ready', () => f.launcher.describe());
   });
 
   test('resolved at once when the pool is off', async () => {
     const f = poolFixture({ size: 0 });
-    await f.pool.primed();
+    await f.pool.spareReady();
     expect(f.pool.pids()).toEqual([]);
   });
 
   test('resolved when the pool gives up after spares that keep dying (agents then start cold)', async () => {
     const f = poolFixture();
     f.pool.fill();
-    const primed = f.pool.primed();
+    const primed = f.pool.spareReady();
     for (let n = 1; n <= 3; n++) (await f.launcher.waitForLaunch(n)).crash();
     await primed;
     expect(f.pool.enabled).toBe(false);

@@ -66,7 +66,7 @@ export class CoreFixture {
       lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
-    const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, agentPlan(name, this.stateRoot)]));
+    const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, testAgentPlan(name, this.stateRoot)]));
     const config: CoreConfig = {
       swarm: this.swarm,
       connections: [],
@@ -156,7 +156,7 @@ export class CoreFixture {
 }
 
 /** A minimal plan that passes the plan schema (the fake child validates its assignment like a real one). */
-function agentPlan(name: string, bundleRoot: string): AgentPlan {
+export function testAgentPlan(name: string, bundleRoot: string): AgentPlan {
   return {
     name,
     packageName: 'core-test',
