@@ -51,7 +51,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
       const record: unknown = event;
-      if (isJsonObject(record)) channel.control('runtime.observe', { event: record });
+      if (isJsonObject(record)) channel.observe(record);
       telemetry?.observe(event);
     },
     onRestartRequested: (reason) => {

@@ -83,7 +83,7 @@ export class ControlHandler {
         this.deps.delivery.ack(from, control.payload.eventId);
         return;
       case 'runtime.observe':
-        this.observe(control.payload.event, from);
+        for (const record of control.payload.events) this.observe(record, from);
         return;
       case 'runtime.spawn':
         this.spawn(control.event, control.payload, from);
@@ -163,7 +163,7 @@ export class ControlHandler {
     }
   }
 
-  private observe(record: ControlPayloads['runtime.observe']['event'], from: ManagedProcess): void {
+  private observe(record: ControlPayloads['runtime.observe']['events'][number], from: ManagedProcess): void {
     const result = validateRuntimeEvent(record);
     if (!result.ok) {
       this.deps.metrics.malformedMessages.inc({ source: 'ipc' });

@@ -43,6 +43,12 @@ export interface ShellChannel {
   readonly replies: PendingReplies;
   control<K extends ControlType>(type: K, payload: ControlPayloads[K]): boolean;
   post(to: string, event: AgentEvent): boolean;
+  /**
+   * A RuntimeEvent for the orchestrator: sent with the others of this loop turn in one
+   * `runtime.observe` (a turn has ~5; one IPC message each cost more than the turn's own work),
+   * and always before anything else this process sends, so the order is kept.
+   */
+  observe(event: JsonObject): void;
 }
 
 export interface ChildShellOptions {
@@ -85,11 +91,31 @@ export function runChildShell(options: ChildShellOptions): void {
   const replies = new PendingReplies();
   const transport = createParentChannelTransport((problems) => log().warn({ problems }, 'dropped a malformed IPC message'));
   const self = (): EventSource => runtime?.source ?? { kind: options.role === 'connector' ? 'connector' : 'agent', name: 'pool' };
+  let observed: JsonObject[] = [];
+  let observedFlush: ReturnType<typeof setImmediate> | undefined;
+  const sendObserved = (): void => {
+    if (observedFlush) clearImmediate(observedFlush);
+    observedFlush = undefined;
+    if (observed.length === 0) return;
+    const events = observed;
+    observed = [];
+    transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent('runtime.observe', self(), { events }) });
+  };
   const channel: ShellChannel = {
     transport,
     replies,
-    control: (type, payload) => transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent(type, self(), payload) }),
-    post: (to, event) => transport.send({ type: 'event', from: self().name, to, payload: event }),
+    control: (type, payload) => {
+      sendObserved();
+      return transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent(type, self(), payload) });
+    },
+    post: (to, event) => {
+      sendObserved();
+      return transport.send({ type: 'event', from: self().name, to, payload: event });
+    },
+    observe: (event) => {
+      observed.push(event);
+      observedFlush ??= setImmediate(sendObserved);
+    },
   };
 
   const exitSoon = (code: number) => setTimeout(() => process.exit(code), EXIT_FLUSH_MS);
@@ -150,6 +176,7 @@ export function runChildShell(options: ChildShellOptions): void {
     } catch (error) {
       log().error({ err: error }, 'drain failed');
     }
+    sendObserved();
     transport.send({ type: 'shutdown_ack', from: runtime.name, to: ORCHESTRATOR, payload: runtime.ackPayload });
     exitSoon(0);
   }

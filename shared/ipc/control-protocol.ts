@@ -90,8 +90,11 @@ export interface ControlPayloads {
   'runtime.turn.completed': { eventId: string; turnId?: string; reply?: TurnReply };
   /** agent → orchestrator: an async reply that came through the durable inbox is stored on the agent's side; ack it. */
   'runtime.reply.stored': { eventId: string };
-  /** agent → orchestrator: one RuntimeEvent (validated again as such by the receiver). */
-  'runtime.observe': { event: JsonObject };
+  /**
+   * agent → orchestrator: RuntimeEvents in the order they happened (each validated again as such by
+   * the receiver); a loop turn's events travel in one message (ShellChannel.observe).
+   */
+  'runtime.observe': { events: JsonObject[] };
   /** agent → orchestrator requests, answered with `runtime.response` (see ControlResults). */
   'runtime.spawn': { target: string; instanceKey?: string; cwd?: string };
   'runtime.list': { includeAll: boolean };
@@ -169,7 +172,7 @@ const SCHEMAS: Record<ControlType, object> = {
     reply: closed(['status', 'output'], { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: errorRef }),
   }),
   'runtime.reply.stored': closed(['eventId'], { eventId: name }),
-  'runtime.observe': closed(['event'], { event: anyObject }),
+  'runtime.observe': closed(['events'], { events: { type: 'array', minItems: 1, items: anyObject } }),
   'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
   'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),
   'runtime.catalog': closed([], {}),

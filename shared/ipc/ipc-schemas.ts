@@ -103,6 +103,14 @@ const runtimeEventSchema = {
     },
     cost: { type: 'object', required: ['amount', 'currency'], properties: { amount: count, currency: nonEmptyString } },
   },
+  // The fields the orchestrator reads of some types (metrics labels, the usage ledger): without
+  // them an event would put an undefined label into /metrics.
+  allOf: [
+    { if: { properties: { type: { const: 'turn.completed' } } }, then: { required: ['finishReason'], properties: { finishReason: nonEmptyString } } },
+    { if: { properties: { type: { const: 'tool.completed' } } }, then: { required: ['toolName', 'status'], properties: { toolName: nonEmptyString, status: nonEmptyString } } },
+    { if: { properties: { type: { const: 'tool.failed' } } }, then: { required: ['toolName'], properties: { toolName: nonEmptyString } } },
+    { if: { properties: { type: { const: 'step.completed' } }, required: ['tokenUsage'] }, then: { required: ['stepId'], properties: { stepId: nonEmptyString } } },
+  ],
 } as const;
 const runtimeEventValidator = compiledValidator<RuntimeEvent>({ schema: runtimeEventSchema, options });
 

@@ -74,11 +74,33 @@ describe('control events whose payload fails its schema', () => {
     rawControl(child, 'runtime.turn.started', {});
     rawControl(child, 'runtime.turn.completed', { eventId: turn.id, unexpected: true });
     rawControl(child, 'runtime.no-such-type', {});
-    rawControl(child, 'runtime.observe', { event: { type: 'turn.completed' } });
+    rawControl(child, 'runtime.observe', { events: [{ type: 'turn.completed' }] });
     await stillServes(f, child, 'after the malformed control events');
     expect(malformedCount(f)).toBe(5);
     expect(f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'k' })).toBe(1);
     expect(f.logs.filter((l) => l.msg === 'dropped a malformed control event')).toHaveLength(4);
+  });
+
+  test('a runtime.observe batch: its valid events are published in order, a malformed one among them is dropped and counted', async () => {
+    const f = fixture();
+    const { child } = await f.runningTurn('a', 'k');
+    const published: string[] = [];
+    f.core.runtimeEvents.subscribe((event) => published.push(`${event.type} ${'turnId' in event ? String(event.turnId) : ''}`));
+    const base = { timestamp: new Date().toISOString(), agentName: 'a', instanceKey: 'k', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    rawControl(child, 'runtime.observe', {
+      events: [
+        { ...base, type: 'turn.started', turnId: 'turn_1' },
+        { type: 'step.started' },
+        // Without the finishReason /metrics reads as a label, it is malformed too.
+        { ...base, type: 'turn.completed', turnId: 'turn_0' },
+        { ...base, type: 'turn.completed', turnId: 'turn_1', finishReason: 'text_response' },
+      ],
+    });
+    await stillServes(f, child, 'after the batch');
+    expect(published.slice(0, 2)).toEqual(['turn.started turn_1', 'turn.completed turn_1']);
+    expect(malformedCount(f)).toBe(2);
+    expect(f.logs.filter((l) => l.msg === 'dropped a malformed runtime event')).toHaveLength(2);
+    expect(f.metrics()).toContain('result="text_response"');
   });
 
   test('a malformed start-up message is dropped and counted, and does not start the process', async () => {
