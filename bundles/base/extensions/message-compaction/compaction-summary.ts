@@ -4,7 +4,6 @@
  * that sits where the removed history began and is replaced, never stacked, on later compactions.
  * Its metadata carries the running totals; no model is asked to summarise anything.
  */
-import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../../../shared/types/json.ts';
 import type { Message } from '../../../../shared/types/messages.ts';
 
@@ -76,7 +75,7 @@ export function summaryMessage(counts: SummaryCounts, extensionName: string, id?
     compactions: counts.compactions,
   };
   return {
-    id: id ?? `msg_compaction_${randomUUID()}`,
+    id: id ?? `msg_compaction_${crypto.randomUUID()}`,
     data: { role: 'user', content: summaryText(counts) },
     metadata: { [SUMMARY_KEY]: metadata },
     createdAt: new Date().toISOString(),

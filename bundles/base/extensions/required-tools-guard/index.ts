@@ -6,7 +6,6 @@
  * maxStepsPerTurn still ends the turn (SPEC.md §2.7). The config plane attaches this extension
  * to every Agent with `requiredTools`.
  */
-import { randomUUID } from 'node:crypto';
 import type { ExtensionApi } from '../../../../shared/types/extensions.ts';
 import type { JsonObject } from '../../../../shared/types/json.ts';
 import type { Message } from '../../../../shared/types/messages.ts';
@@ -72,7 +71,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
 
 function nudgeMessage(text: string, requiredTools: string[], attempt: number, extensionName: string): Message {
   return {
-    id: `msg_guard_${randomUUID()}`,
+    id: `msg_guard_${crypto.randomUUID()}`,
     data: { role: 'user', content: text },
     metadata: { [NUDGE_KEY]: { requiredTools, attempt } },
     createdAt: new Date().toISOString(),
