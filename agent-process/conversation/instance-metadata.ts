@@ -14,7 +14,7 @@ export interface InstanceMetadata {
 
 /**
  * Rewritten in place through one open descriptor (one small write), not tmp + rename: on ext4 a
- * rename over an existing file forces a data flush (~0.25 ms), twice per turn. A shorter text is
+ * rename over an existing file forces a data flush (~0.25 ms). A shorter text is
  * padded with spaces (still JSON) instead of truncating the file, which on ext4 waits for any
  * running fsync of it. The file is a status display, never a source of state; a torn write after
  * a crash is simply rewritten.
@@ -24,6 +24,8 @@ export class InstanceMetadataFile {
   private fd: number | undefined;
   /** Bytes in the file: a text never shrinks it (see above). */
   private size = 0;
+  private status: InstanceStatus | undefined;
+  private processingMark: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly path: string,
@@ -34,7 +36,29 @@ export class InstanceMetadataFile {
     this.createdAt = readCreatedAt(path) ?? new Date().toISOString();
   }
 
+  /**
+   * A turn began: `processing` is written only once it has lasted PROCESSING_MARK_DELAY_MS. A short
+   * turn (most of them) writes nothing: two writes a turn into a status display are not free, and
+   * on ext4 a write can wait for another process's fsync commit.
+   */
+  turnStarted(): void {
+    this.clearMark();
+    this.processingMark = setTimeout(() => {
+      this.processingMark = undefined;
+      this.write('processing');
+    }, PROCESSING_MARK_DELAY_MS);
+    this.processingMark.unref?.();
+  }
+
+  /** The turn ended: `idle` again, if `processing` was written. */
+  turnEnded(): void {
+    if (this.clearMark()) return;
+    if (this.status === 'processing') this.write('idle');
+  }
+
   write(status: InstanceStatus): void {
+    this.clearMark();
+    this.status = status;
     const data: InstanceMetadata = {
       status,
       agentName: this.agentName,
@@ -50,11 +74,23 @@ export class InstanceMetadataFile {
     this.size = Math.max(this.size, writeSync(this.fd, text, 0));
   }
 
+  /** Cancels a pending `processing` mark; true when there was one (nothing was written for the turn). */
+  private clearMark(): boolean {
+    if (this.processingMark === undefined) return false;
+    clearTimeout(this.processingMark);
+    this.processingMark = undefined;
+    return true;
+  }
+
   close(): void {
+    this.clearMark();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
 }
+
+/** A turn longer than this shows `processing` in metadata.json. */
+export const PROCESSING_MARK_DELAY_MS = 100;
 
 function readCreatedAt(path: string): string | undefined {
   if (!existsSync(path)) return undefined;

@@ -73,7 +73,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   }
 
   const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId };
-  deps.metadataFile.write('processing');
+  deps.metadataFile.turnStarted();
   const ctx: TurnMiddlewareContext = {
     agentName: engine.plan.name,
     instanceKey: engine.instanceKey,
@@ -124,7 +124,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   try {
     foldConversation(deps, { deferClear: true });
   } finally {
-    deps.metadataFile.write('idle');
+    deps.metadataFile.turnEnded();
   }
   // Whatever the reply and the ack that follow tell others is on disk first (durability policy):
   // the turn's events and its base append, in one round.

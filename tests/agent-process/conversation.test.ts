@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { Conversation, type ConversationWarning } from '../../agent-process/conversation/conversation-state.ts';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
 import { MessageStore } from '../../agent-process/conversation/message-store.ts';
-import { InstanceMetadataFile } from '../../agent-process/conversation/instance-metadata.ts';
+import { InstanceMetadataFile, PROCESSING_MARK_DELAY_MS } from '../../agent-process/conversation/instance-metadata.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import {
   baseMessages,
@@ -245,6 +245,25 @@ describe('in the engine', () => {
     expect(JSON.parse(shorter)).toMatchObject({ status: 'idle', agentName: '에이전트', instanceKey: 'user-1' });
     file.write('processing');
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ status: 'processing' });
+    file.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('metadata.json: a short turn writes nothing; one that lasts shows processing, then idle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'goondan-meta-'));
+    const path = join(dir, 'metadata.json');
+    const file = new InstanceMetadataFile(path, 'tester', 'user-1');
+    file.write('idle');
+    const before = readFileSync(path, 'utf8');
+    file.turnStarted();
+    file.turnEnded();
+    await Bun.sleep(PROCESSING_MARK_DELAY_MS + 50);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    file.turnStarted();
+    await Bun.sleep(PROCESSING_MARK_DELAY_MS + 50);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ status: 'processing' });
+    file.turnEnded();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ status: 'idle' });
     file.close();
     rmSync(dir, { recursive: true, force: true });
   });
