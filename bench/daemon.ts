@@ -5,7 +5,7 @@
  *                        Bun child's first IPC message                                 target warm ≤ 2×, cold ≤ 10×
  *   idle RSS             idle agent process (after one turn) vs a bare Bun child         target ≤ 1.5×
  *   HTTP reply, warm     POST /v1/events → reply on a warm instance vs a bare Bun.serve loopback round trip
- *                                                                                       target ≤ 1 ms
+ *                        (default `fsync: batch`, and `never`), beside one append + fsync   target ≤ 1 ms
  *   HTTP reply, new key  the same on new instanceKeys arriving 10 per second vs the warm reply   target ≤ 2×
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model (absolute)  target ≤ 1.5 ms median
  *   routing throughput   events/s flood→orchestrator→sink (validation, inbox, acks) vs a raw relay with the same
@@ -29,6 +29,7 @@ import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
 import { MANY_SINKS, routing } from './daemon-routing.ts';
+import { bundleWithFsync, fsyncFloorMs } from './fsync-floor.ts';
 import { median } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
@@ -189,14 +190,14 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
  * POST /v1/events → reply through the real daemon: a warm instance (interleaved with its floor, a
  * bare Bun.serve answering a small JSON body over loopback), then new keys at 10 per second.
  */
-async function httpReplies(stateRoot: string): Promise<{ floorMs: number; warmMs: number; newKeyMs: number; newKeyP95Ms: number; afterTurnRssBytes: number }> {
+async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false): Promise<{ floorMs: number; warmMs: number; newKeyMs: number; newKeyP95Ms: number; afterTurnRssBytes: number }> {
   const bare = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (request) => Response.json({ status: 'ok', output: `echo: ${((await request.json()) as { input?: string }).input}` }) });
   const floorPost = async (input: string): Promise<number> => {
     const t0 = performance.now();
     await (await fetch(`http://127.0.0.1:${bare.port}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) })).json();
     return performance.now() - t0;
   };
-  const orchestrator = new Orchestrator({ bundlePath: BUNDLE, stateRoot, host: '127.0.0.1', port: 0, watch: false, processEnv: process.env, logger: silent, childOutput: 'inherit', interactive: false });
+  const orchestrator = new Orchestrator({ bundlePath: bundle, stateRoot, host: '127.0.0.1', port: 0, watch: false, processEnv: process.env, logger: silent, childOutput: 'inherit', interactive: false });
   await orchestrator.start();
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${readApiToken(stateRoot)}` };
   const post = async (instanceKey: string, input: string): Promise<number> => {
@@ -217,6 +218,10 @@ async function httpReplies(stateRoot: string): Promise<{ floorMs: number; warmMs
     warm.push(ms);
   }
   await bare.stop(true);
+  if (warmOnly) {
+    await orchestrator.stop();
+    return { floorMs: median(floor), warmMs: median(warm), newKeyMs: 0, newKeyP95Ms: 0, afterTurnRssBytes: 0 };
+  }
   // New instances arrive back to back, each on a new key, without waiting for earlier replies.
   const pending: Array<Promise<number>> = [];
   for (let i = 0; i < NEW_KEYS; i++) {
@@ -244,12 +249,16 @@ try {
     const rt = await interAgentRoundTrip(join(stateRoot, 'rt'));
     const http = await httpReplies(join(stateRoot, 'http'));
     const httpFloorMs = http.floorMs;
+    const fsyncMs = fsyncFloorMs(join(stateRoot, 'fsync'));
+    const noDisk = await httpReplies(join(stateRoot, 'http-never'), bundleWithFsync(BUNDLE, join(stateRoot, 'bundle-never'), 'never'), true);
     rows.push(
       ['spawn → ready, warm pool (default)', `${agent.warmMs.toFixed(1)} ms`, `${floor.spawnMs.toFixed(1)} ms bare`, `${(agent.warmMs / floor.spawnMs).toFixed(2)}×`, '≤ 2×'],
       ['spawn → ready, cold', `${agent.coldMs.toFixed(1)} ms`, `${floor.spawnMs.toFixed(1)} ms bare`, `${(agent.coldMs / floor.spawnMs).toFixed(2)}×`, '≤ 10×'],
       ['idle RSS, started (median)', `${(agent.rssBytes / 1048576).toFixed(1)} MB`, `${(floor.rssBytes / 1048576).toFixed(1)} MB bare`, `${(agent.rssBytes / floor.rssBytes).toFixed(2)}×`, '≤ 1.5×'],
       ['idle RSS, after one turn', `${(http.afterTurnRssBytes / 1048576).toFixed(1)} MB`, `${(floor.rssBytes / 1048576).toFixed(1)} MB bare`, `${(http.afterTurnRssBytes / floor.rssBytes).toFixed(2)}×`, '≤ 1.5×'],
       ['HTTP reply, warm instance', `${http.warmMs.toFixed(2)} ms`, `${httpFloorMs.toFixed(3)} ms bare HTTP RT`, `${(http.warmMs / httpFloorMs).toFixed(1)}×`, '≤ 1 ms'],
+      ['  same, fsync: never', `${noDisk.warmMs.toFixed(2)} ms`, `${noDisk.floorMs.toFixed(3)} ms bare HTTP RT`, `${(noDisk.warmMs / noDisk.floorMs).toFixed(1)}×`, '≤ 1 ms'],
+      ['  one append + fsync (state root)', `${fsyncMs.toFixed(2)} ms`, '', '', 'floor of a durable reply'],
       [`HTTP reply, new keys at ${1000 / NEW_KEY_GAP_MS}/s`, `${http.newKeyMs.toFixed(1)} ms (p95 ${http.newKeyP95Ms.toFixed(1)})`, `${http.warmMs.toFixed(2)} ms warm reply`, `${(http.newKeyMs / http.warmMs).toFixed(1)}×`, '≤ 2×'],
       ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${(floor.roundTripUs / 1000).toFixed(3)} ms raw IPC RT`, '-', '≤ 1.5 ms'],
       ['  of which B’s turn', `${rt.calleeTurnMs.toFixed(2)} ms`, '', '', ''],
@@ -258,6 +267,8 @@ try {
       idleAfterTurnRssBytes: http.afterTurnRssBytes,
       idleAfterTurnRssRatio: http.afterTurnRssBytes / floor.rssBytes,
       httpReplyWarmMs: http.warmMs,
+      httpReplyWarmNoFsyncMs: noDisk.warmMs,
+      fsyncFloorMs: fsyncMs,
       httpReplyNewKeyMs: http.newKeyMs,
       httpReplyNewKeyP95Ms: http.newKeyP95Ms,
       bareHttpRoundTripMs: httpFloorMs,
