@@ -7,10 +7,11 @@
  * assignment arrives: measured, it takes a new instance's engine + first turn from ~27 ms to ~5 ms.
  * Best effort: a rehearsal that fails only leaves the spare as cold as before.
  */
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
+import { isProcessAlive } from '../../shared/process-alive.ts';
 import { makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import type { AgentRehearsal } from '../../shared/ipc/agent-preload.ts';
@@ -18,10 +19,16 @@ import { validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { createAgentEngine } from '../engine/agent-engine.ts';
 
 const REHEARSAL_KEY = 'rehearsal';
+/** Scratch directories are `<prefix><pid>-<random>`: whose they were is known after a crash. */
+const SCRATCH_PREFIX = 'goondan-rehearsal-';
+/** A scratch directory of the older form (no pid) this old is abandoned. */
+const UNOWNED_SCRATCH_MAX_AGE_MS = 10 * 60_000;
 
 /** Resolves true when the rehearsal ran its turn; false when the plan was refused or something failed. */
 export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean> {
-  const scratch = mkdtempSync(join(scratchRoot(), 'goondan-rehearsal-'));
+  const root = scratchRoot();
+  removeAbandonedScratch(root);
+  const scratch = mkdtempSync(join(root, `${SCRATCH_PREFIX}${process.pid}-`));
   try {
     const assignment = { role: 'agent' as const, agent: rehearsal.agentPlan.name, instanceKey: REHEARSAL_KEY, stateRoot: scratch, ...rehearsal };
     // The path a real assignment takes (IPC envelope, then the `runtime.assign` schema), which
@@ -69,3 +76,27 @@ function scratchRoot(): string {
 }
 
 const SHARED_MEMORY_DIR = '/dev/shm';
+
+/**
+ * A spare killed mid-rehearsal (the pool stops idle spares with SIGKILL; a daemon may be killed)
+ * leaves its scratch directory behind, and /dev/shm is memory: each rehearsal first removes those
+ * of processes that are gone.
+ */
+export function removeAbandonedScratch(root: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(root).filter((name) => name.startsWith(SCRATCH_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(root, name);
+    const owner = /^goondan-rehearsal-(\d+)-/.exec(name)?.[1];
+    try {
+      const abandoned = owner === undefined ? now - statSync(path).mtimeMs > UNOWNED_SCRATCH_MAX_AGE_MS : Number(owner) !== process.pid && !isProcessAlive(Number(owner));
+      if (abandoned) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by another spare.
+    }
+  }
+}

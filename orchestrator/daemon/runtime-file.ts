@@ -4,18 +4,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isProcessAlive } from '../../shared/process-alive.ts';
 import type { RuntimeFile } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive but owned by someone else.
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-}
 
 export function readRuntimeFile(path: string): RuntimeFile | undefined {
   if (!existsSync(path)) return undefined;
