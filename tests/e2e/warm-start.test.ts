@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, startDaemon, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -47,6 +47,13 @@ describe('a warm spare rehearses before it says ready', () => {
       expect(rehearsalPaths).toEqual([]);
       expect((await daemon.processes()).map((p) => p.instanceKey)).not.toContain('rehearsal');
       expect(daemon.logs.filter((l) => l.instanceKey === 'rehearsal')).toEqual([]);
+      // The first spare rehearsed, then was primed (a second rehearsal); the spare that replaced it
+      // did both too. Once all four are done, nothing of them is left in the scratch directory.
+      const count = (msg: string) => daemon.logs.filter((l) => l.msg === msg).length;
+      await waitUntil(
+        () => count('warm spare rehearsed a turn') >= 2 && count('warm spare primed for the agent it will likely become') >= 2,
+        'both spares rehearsed and primed',
+      );
       expect(readdirSync(scratch)).toEqual([]);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -77,6 +84,8 @@ describe('a ready spare is primed for the agent it will likely become', () => {
       expect({ status, output: body.output }).toEqual({ status: 200, output: `touched: ${spare?.pid}` });
       // The real turn ran the handler once, in the primed spare.
       expect(readFileSync(marker, 'utf8')).toBe(`${spare?.pid} first\n`);
+      // The spare that replaced it rehearses and is primed too; then nothing is left of either.
+      await daemon.waitForLog('the next spare primed', (l) => l.msg === 'warm spare primed for the agent it will likely become' && l.pid !== line.pid);
       expect(readdirSync(scratch).filter((name) => name.startsWith('goondan-rehearsal-'))).toEqual([]);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
