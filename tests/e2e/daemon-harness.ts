@@ -208,7 +208,7 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
     env: { ...process.env, ...env },
   });
   let output = '';
-  void (async () => {
+  const reading = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of proc.stdout) output += decoder.decode(chunk, { stream: true });
   })();
@@ -223,6 +223,8 @@ export async function startTerminalRun(bundlePath: string, stateRoot: string, en
     async exited() {
       const running = () => proc.exitCode === null && proc.signalCode === null;
       await waitFor('the terminal run to exit; the screen ends with', () => (running() ? output.slice(-1500) : ''), () => !running());
+      // What it printed last may still be in the pipe: the screen is whole once the pipe is read to its end.
+      await reading;
       return proc.exited;
     },
   };
