@@ -77,6 +77,9 @@ export interface ChildShellOptions {
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
 
+/** Runtime events sent in one `runtime.observe` at most. */
+const MAX_OBSERVED_BATCH = 256;
+
 /** Give an IPC write a moment to flush before the process goes away. */
 const EXIT_FLUSH_MS = 20;
 
@@ -114,7 +117,9 @@ export function runChildShell(options: ChildShellOptions): void {
     },
     observe: (event) => {
       observed.push(event);
-      observedFlush ??= setImmediate(sendObserved);
+      // A burst (a long stream of deltas in one loop turn) does not become one huge message.
+      if (observed.length >= MAX_OBSERVED_BATCH) sendObserved();
+      else observedFlush ??= setImmediate(sendObserved);
     },
   };
 
