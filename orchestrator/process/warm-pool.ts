@@ -119,9 +119,10 @@ export class WarmPool {
   }
 
   /**
-   * A process handed over to a new owner; the pool refills behind it. Every call is demand. A
-   * ready one if there is one; else a spare past half its boot, which (its rehearsal included)
-   * says ready sooner than a cold start would: at the start of a burst, before the pool has grown.
+   * A process handed over to a new owner (an instance of `agent`); the pool refills behind it.
+   * Every call is demand. A ready one primed for `agent` if there is one, else the oldest ready
+   * one; else a spare past half its boot, which (its rehearsal included) says ready sooner than a
+   * cold start would: at the start of a burst, before the pool has grown.
    */
   take(agent?: string): WarmChild | undefined {
     this.demand.record();
