@@ -14,7 +14,7 @@
  */
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import type { ControlPayloads } from '../../shared/ipc/control-protocol.ts';
-import type { AgentRehearsal } from '../../shared/ipc/agent-preload.ts';
+import { type AgentRehearsal, offlineModel, rehearsalSwarm } from '../../shared/ipc/agent-preload.ts';
 import { rehearseAgent } from './agent-rehearsal.ts';
 
 /** Resolves true when the spare rehearsed a turn of the agent's plan. */
@@ -30,17 +30,14 @@ export async function primeAgent(prime: ControlPayloads['runtime.prime']): Promi
 }
 
 export function primingRehearsal({ agentPlan, swarmPlan }: ControlPayloads['runtime.prime']): AgentRehearsal {
-  const { budget: _budget, ...unbudgeted } = swarmPlan;
-  const { name, model, capabilities } = agentPlan.model;
   return {
     agentPlan: {
       ...agentPlan,
       extensions: [],
       requiredTools: [],
-      model: agentPlan.model.provider === 'mock' ? agentPlan.model : { name, provider: 'mock', model, options: {}, capabilities },
+      // The mock's own script is offline already; any other provider becomes the mock.
+      model: agentPlan.model.provider === 'mock' ? agentPlan.model : offlineModel(agentPlan.model),
     },
-    // Nothing of a rehearsal is kept: no fsync (a disk round of its own would slow the fsyncs of
-    // live instances, which share the filesystem's journal).
-    swarmPlan: { ...unbudgeted, durability: { ...swarmPlan.durability, fsync: 'never' } },
+    swarmPlan: rehearsalSwarm(swarmPlan),
   };
 }

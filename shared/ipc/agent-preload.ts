@@ -10,7 +10,7 @@
  * swarm's built-in tools, no extension, the `mock` model: nothing in it reaches the world.
  */
 import { BASE_PACKAGE } from '../types/resources.ts';
-import type { AgentPlan, SwarmPlan, ToolPlan } from '../types/bundle.ts';
+import type { AgentPlan, ModelPlan, SwarmPlan, ToolPlan } from '../types/bundle.ts';
 import { compiledValidator } from '../validation/compiled-validator.ts';
 
 export const AGENT_PRELOAD_ENV = 'GOONDAN_AGENT_PRELOAD';
@@ -70,18 +70,30 @@ export function agentPreloadOf(plans: Iterable<AgentPlan>, swarm?: SwarmPlan): A
  * prompt, the mock model without key, endpoint or options.
  */
 function rehearsalOf(plan: AgentPlan, tools: ToolPlan[], swarm: SwarmPlan): AgentRehearsal {
-  const { budget: _budget, ...unbudgeted } = swarm;
   const { systemPrompt: _prompt, ...rest } = plan;
-  const { name, model, capabilities } = plan.model;
   return {
     agentPlan: {
       ...rest,
       tools: tools.filter((tool) => tool.exports.every((exp) => exp.http === undefined)),
       extensions: [],
       requiredTools: [],
-      model: { name, provider: 'mock', model, options: {}, capabilities },
+      model: offlineModel(plan.model),
     },
-    // Nothing of a rehearsal is kept: no fsync.
-    swarmPlan: { ...unbudgeted, durability: { ...swarm.durability, fsync: 'never' } },
+    swarmPlan: rehearsalSwarm(swarm),
   };
+}
+
+/** A Model a rehearsal may call: the offline mock, without key, endpoint or options. */
+export function offlineModel(model: ModelPlan): ModelPlan {
+  return { name: model.name, provider: 'mock', model: model.model, options: {}, capabilities: model.capabilities };
+}
+
+/**
+ * The swarm as a rehearsal runs in it: no budget (nothing to ask the orchestrator), and no fsync
+ * (nothing of a rehearsal is kept, and a disk round of its own would slow the fsyncs of live
+ * instances, which share the filesystem's journal).
+ */
+export function rehearsalSwarm(swarm: SwarmPlan): SwarmPlan {
+  const { budget: _budget, ...unbudgeted } = swarm;
+  return { ...unbudgeted, durability: { ...swarm.durability, fsync: 'never' } };
 }
