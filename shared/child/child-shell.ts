@@ -94,6 +94,8 @@ export function runChildShell(options: ChildShellOptions): void {
   const replies = new PendingReplies();
   const transport = createParentChannelTransport((problems) => log().warn({ problems }, 'dropped a malformed IPC message'));
   const self = (): EventSource => runtime?.source ?? { kind: options.role === 'connector' ? 'connector' : 'agent', name: 'pool' };
+  const sendControl = <K extends ControlType>(type: K, payload: ControlPayloads[K]): boolean =>
+    transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent(type, self(), payload) });
   let observed: JsonObject[] = [];
   let observedFlush: ReturnType<typeof setImmediate> | undefined;
   const sendObserved = (): void => {
@@ -102,14 +104,14 @@ export function runChildShell(options: ChildShellOptions): void {
     if (observed.length === 0) return;
     const events = observed;
     observed = [];
-    transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent('runtime.observe', self(), { events }) });
+    sendControl('runtime.observe', { events });
   };
   const channel: ShellChannel = {
     transport,
     replies,
     control: (type, payload) => {
       sendObserved();
-      return transport.send({ type: 'event', from: self().name, to: ORCHESTRATOR, payload: controlEvent(type, self(), payload) });
+      return sendControl(type, payload);
     },
     post: (to, event) => {
       sendObserved();
