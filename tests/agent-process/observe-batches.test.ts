@@ -8,23 +8,11 @@ import { join } from 'node:path';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import { type TypedIpcMessage, validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import type { SwarmPlan } from '../../shared/types/bundle.ts';
-import { testAgentPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { testAgentPlan, testSwarmPlan } from '../orchestrator/helpers/core-fixture.ts';
 import { waitUntil } from '../helpers/wait-for.ts';
 
 const CHILD = join(import.meta.dir, '../fixtures/shell/observing-child.ts');
-const swarm: SwarmPlan = {
-  name: 'observe-test',
-  instanceKey: 'observe-test',
-  workspaceId: 'observe-test',
-  entryAgent: 'observer',
-  agents: ['observer'],
-  maxStepsPerTurn: 8,
-  shutdownGracePeriodMs: 1_000,
-  startupTimeoutMs: 10_000,
-  durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 1 << 20, runtimeEventsMaxAgeMs: 3_600_000, inboxCompactLines: 200 } },
-  lifecycle: { ttlMs: 300_000 },
-};
+const swarm = testSwarmPlan('observe-test', ['observer']);
 const received: TypedIpcMessage[] = [];
 const child = Bun.spawn([process.execPath, CHILD], {
   serialization: 'json',

@@ -7,9 +7,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
-import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool } from '../../orchestrator/process/warm-pool.ts';
-import type { SwarmPlan } from '../../shared/types/bundle.ts';
-import { testAgentPlan } from './helpers/core-fixture.ts';
+import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool, type WarmPoolOptions } from '../../orchestrator/process/warm-pool.ts';
+import { testAgentPlan, testSwarmPlan } from './helpers/core-fixture.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
 import { eventually } from './helpers/eventually.ts';
 import { MemoryLauncher } from './helpers/memory-launcher.ts';
@@ -20,15 +19,15 @@ interface PoolFixture {
   clock: { t: number };
 }
 
-function poolFixture(options: { size?: number; room?: () => number } = {}): PoolFixture {
+function poolFixture(options: Partial<Pick<WarmPoolOptions, 'size' | 'room' | 'primingPlan' | 'likelyAgent'>> = {}): PoolFixture {
   const clock = { t: 1_000 };
   const launcher = new MemoryLauncher({ autoReady: false });
   const pool = new WarmPool({
-    size: options.size ?? 1,
+    size: 1,
+    ...options,
     logger: pino({ level: 'silent' }),
     launcher,
     launchOptions: () => ({ command: ['fake-agent'], env: {}, stdin: 'ignore', output: 'inherit' }),
-    ...(options.room ? { room: options.room } : {}),
     now: () => clock.t,
   });
   return { pool, launcher, clock };
@@ -65,32 +64,9 @@ describe('warm pool refill', () => {
 });
 
 describe('warm spares are primed for the agent new instances are likely for', () => {
-  const swarm: SwarmPlan = {
-    name: 'pool-test',
-    instanceKey: 'pool-test',
-    workspaceId: 'pool-test',
-    entryAgent: 'a',
-    agents: ['a', 'b'],
-    maxStepsPerTurn: 8,
-    shutdownGracePeriodMs: 1_000,
-    startupTimeoutMs: 10_000,
-    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 1 << 20, runtimeEventsMaxAgeMs: 3_600_000, inboxCompactLines: 200 } },
-    lifecycle: { ttlMs: 300_000 },
-  };
-  function primingFixture(): PoolFixture {
-    const clock = { t: 1_000 };
-    const launcher = new MemoryLauncher({ autoReady: false });
-    const pool = new WarmPool({
-      size: 2,
-      logger: pino({ level: 'silent' }),
-      launcher,
-      launchOptions: () => ({ command: ['fake-agent'], env: {}, stdin: 'ignore', output: 'inherit' }),
-      now: () => clock.t,
-      primingPlan: (agent) => ({ agentPlan: testAgentPlan(agent, '/tmp'), swarmPlan: swarm }),
-      likelyAgent: () => swarm.entryAgent,
-    });
-    return { pool, launcher, clock };
-  }
+  const swarm = testSwarmPlan('pool-test', ['a', 'b']);
+  const primingFixture = (): PoolFixture =>
+    poolFixture({ size: 2, primingPlan: (agent) => ({ agentPlan: testAgentPlan(agent, '/tmp'), swarmPlan: swarm }), likelyAgent: () => swarm.entryAgent });
   const primesSent = (child: FakeChild) => child.events().filter((e) => e.type === 'runtime.prime').map((e) => (e.metadata?.agentPlan as { name?: string } | undefined)?.name);
 
   test('a ready spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {

@@ -54,15 +54,9 @@ export class CoreFixture {
     this.ownsStateRoot = options.stateRoot === undefined;
     this.stateRoot = options.stateRoot ?? mkdtempSync(join(tmpdir(), 'goondan-core-'));
     this.swarm = {
-      name: 'core-test',
-      instanceKey: 'core-test',
-      workspaceId: 'core-test',
-      entryAgent: 'a',
-      agents: [...AGENTS],
-      maxStepsPerTurn: 8,
+      ...testSwarmPlan('core-test', [...AGENTS]),
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
-      durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
       lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
     };
     this.launcher = new MemoryLauncher(options.behaviour);
@@ -153,6 +147,22 @@ export class CoreFixture {
     if (!this.stopped) await this.stop(50);
     if (this.ownsStateRoot) rmSync(this.stateRoot, { recursive: true, force: true });
   }
+}
+
+/** A minimal swarm plan that passes the plan schema; its entry agent is the first of `agents`. */
+export function testSwarmPlan(name: string, agents: string[]): SwarmPlan {
+  return {
+    name,
+    instanceKey: name,
+    workspaceId: name,
+    entryAgent: agents[0] ?? 'a',
+    agents,
+    maxStepsPerTurn: 8,
+    shutdownGracePeriodMs: 1_000,
+    startupTimeoutMs: 10_000,
+    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
+    lifecycle: { ttlMs: 300_000 },
+  };
 }
 
 /** A minimal plan that passes the plan schema (the fake child validates its assignment like a real one). */
