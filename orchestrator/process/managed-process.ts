@@ -14,6 +14,7 @@ import { type ErrorShape, runtimeError, STARTUP_PHASE } from '../../shared/error
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
 import type { ChildLauncher, LaunchedChild, LaunchOptions } from './child-launcher.ts';
+import { assignmentFor } from '../../shared/ipc/primed-assignment.ts';
 import type { WarmChild } from './warm-pool.ts';
 import { processRssBytes } from './process-rss.ts';
 
@@ -113,6 +114,11 @@ export class ManagedProcess {
   private shutdownAcked = false;
   private startupTimer: ReturnType<typeof setTimeout> | undefined;
   private spawnedAt = 0;
+  /** The plans the warm spare this incarnation took was primed with. */
+  private primed: WarmChild['primed'];
+  /** A spare refused an assignment `asPrimed` (E_ASSIGNMENT_NOT_PRIMED): later ones carry the plans. */
+  private wholeAssignments = false;
+  private assignedAsPrimed = false;
   private failedToStart = false;
 
   constructor(readonly options: ManagedProcessOptions) {
@@ -151,6 +157,7 @@ export class ManagedProcess {
     const incarnation = this.incarnation;
     const warm = this.options.kind === 'agent' ? this.options.takeWarm?.(this.name) : undefined;
     const child = warm?.child ?? this.options.launcher.launch(this.options.launch);
+    this.primed = this.wholeAssignments ? undefined : warm?.primed;
     this.child = child;
     this.pid = child.handle.pid;
     this.spawnedAt = performance.now();
@@ -248,7 +255,9 @@ export class ManagedProcess {
   }
 
   private assign(): void {
-    this.send({ type: 'event', from: ORCHESTRATOR, to: this.name, payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, this.options.assignment) });
+    const assignment = assignmentFor(this.options.assignment, this.primed);
+    this.assignedAsPrimed = 'asPrimed' in assignment;
+    this.send({ type: 'event', from: ORCHESTRATOR, to: this.name, payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignment) });
   }
 
   private started(childStartupMs: number): void {
@@ -256,7 +265,7 @@ export class ManagedProcess {
     this.ready = true;
     this.status = 'idle';
     this.options.logger.info(
-      { process: this.key, childPid: this.pid, startupMs: Math.round(performance.now() - this.spawnedAt), childStartupMs: Math.round(childStartupMs) },
+      { process: this.key, childPid: this.pid, startupMs: Math.round(performance.now() - this.spawnedAt), childStartupMs: Math.round(childStartupMs), assignedAsPrimed: this.assignedAsPrimed },
       'process ready',
     );
     this.options.onStarted(this);
@@ -268,6 +277,7 @@ export class ManagedProcess {
     // Callers are told which instance could not start, and that it happened before it served.
     const error: ErrorShape = { ...reported, details: { ...reported.details, agent: this.name, instanceKey: this.instanceKey, phase: STARTUP_PHASE } };
     this.recordError(error.code, error.message);
+    if (reported.code === 'E_ASSIGNMENT_NOT_PRIMED') this.wholeAssignments = true;
     if (!retryable) {
       this.startFailure = error;
       // The row says so at once, not only when the dying child has exited.

@@ -59,14 +59,18 @@ const BOOT_COVER = 2;
 export interface WarmChild {
   child: LaunchedChild;
   ready: boolean;
+  /** The plans it rehearsed and said it was primed with (`runtime.primed`): it need not be sent them again. */
+  primed?: ControlPayloads['runtime.prime'];
 }
 
 interface PoolEntry {
   child: LaunchedChild;
   launchedAt: number;
   stopListening: () => void;
-  /** The agent it rehearsed (`runtime.primed`). */
-  primedFor?: string;
+  /** The plans it was sent to rehearse (`runtime.prime`) … */
+  priming?: ControlPayloads['runtime.prime'];
+  /** … once it said it rehearsed them (`runtime.primed`). */
+  primed?: ControlPayloads['runtime.prime'];
 }
 
 export class WarmPool {
@@ -127,14 +131,14 @@ export class WarmPool {
   take(agent?: string): WarmChild | undefined {
     this.demand.record();
     if (agent !== undefined) this.latestAgent = agent;
-    const primed = this.ready.findIndex((entry) => agent !== undefined && entry.primedFor === agent);
+    const primed = this.ready.findIndex((entry) => agent !== undefined && entry.primed?.agentPlan.name === agent);
     const [ready] = this.ready.splice(Math.max(primed, 0), 1);
     // The last ready spare is gone: the next one boots soon. Waiting REFILL_DELAY_MS would make it
     // late for new instances that come back to back (at 10/s a spare boots in about the gap).
     this.scheduleRefill(this.ready.length === 0 ? EMPTY_POOL_REFILL_DELAY_MS : REFILL_DELAY_MS);
     if (ready) {
       ready.stopListening();
-      return { child: ready.child, ready: true };
+      return { child: ready.child, ready: true, ...(ready.primed ? { primed: ready.primed } : {}) };
     }
     const now = this.now();
     const booting = [...this.starting].filter((e) => now - e.launchedAt >= this.bootMs / 2).sort((a, b) => a.launchedAt - b.launchedAt)[0];
@@ -180,7 +184,10 @@ export class WarmPool {
         if (message.type !== 'event') return;
         if (message.payload.type === 'runtime.primed') {
           const parsed = parseControl(message.payload);
-          if (parsed.ok && parsed.message.type === 'runtime.primed' && parsed.message.payload.ok) entry.primedFor = parsed.message.payload.agent;
+          if (parsed.ok && parsed.message.type === 'runtime.primed' && parsed.message.payload.ok && parsed.message.payload.agent === entry.priming?.agentPlan.name) {
+            entry.primed = entry.priming;
+            this.options.logger.debug({ childPid: child.handle.pid, agent: parsed.message.payload.agent }, 'warm spare primed: it will be assigned without the plans it holds');
+          }
           return;
         }
         if (message.payload.type !== 'runtime.ready' || !this.starting.delete(entry)) return;
@@ -215,6 +222,7 @@ export class WarmPool {
     const agent = this.latestAgent ?? this.options.likelyAgent?.();
     const plan = agent === undefined ? undefined : this.options.primingPlan?.(agent);
     if (!plan) return;
+    entry.priming = plan;
     entry.child.transport.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, plan) });
   }
 

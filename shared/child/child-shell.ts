@@ -5,10 +5,11 @@
  * runtime, and on `shutdown` drains, acknowledges and exits. A shutdown may arrive at any moment,
  * also while the child is still starting.
  */
-import { toErrorShape } from '../errors/index.ts';
+import { GoondanError, toErrorShape } from '../errors/index.ts';
 import { ORCHESTRATOR, inReplyToOf, isControlEvent } from '../ipc/control-events.ts';
 import { type Assignment, type ControlMessage, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../ipc/control-protocol.ts';
 import { createParentChannelTransport } from '../ipc/parent-channel-transport.ts';
+import { resolveAssignment } from '../ipc/primed-assignment.ts';
 import type { Transport } from '../ipc/transport.ts';
 import { createDeferredLogger } from '../deferred-logger.ts';
 import type { RootLogger } from '../logger.ts';
@@ -89,6 +90,8 @@ export function runChildShell(options: ChildShellOptions): void {
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
   let priming = false;
+  /** The plans this spare rehearsed (`runtime.prime`): an assignment `asPrimed` takes them from here. */
+  let primedWith: ControlPayloads['runtime.prime'] | undefined;
   const bootLogger = createDeferredLogger({ name: options.role });
   const log = (): RootLogger => runtime?.logger ?? bootLogger;
   const replies = new PendingReplies();
@@ -146,7 +149,7 @@ export function runChildShell(options: ChildShellOptions): void {
     process.exit(1);
   }
 
-  async function begin(assignment: Assignment): Promise<void> {
+  async function begin(assignment: Assignment | undefined): Promise<void> {
     if (phase !== 'waiting') {
       log().warn('a second assignment was ignored');
       return;
@@ -154,6 +157,8 @@ export function runChildShell(options: ChildShellOptions): void {
     phase = 'starting';
     const startedAt = performance.now();
     try {
+      // The orchestrator says `asPrimed` only to a spare that answered it was primed with the plans.
+      if (!assignment) throw new GoondanError('E_ASSIGNMENT_NOT_PRIMED', 'system', 'assigned as primed, but this process holds no plan for that agent', { suggestion: 'this is a goondan bug; report it (the instance starts again from a new process)', details: { retryable: true } });
       runtime = await options.start(assignment, channel);
     } catch (error) {
       const shape = toErrorShape(error, 'E_CHILD_START', 'system');
@@ -214,7 +219,7 @@ export function runChildShell(options: ChildShellOptions): void {
       return;
     }
     const control = parsed.message;
-    if (control.type === 'runtime.assign') void begin(control.payload);
+    if (control.type === 'runtime.assign') void begin(resolveAssignment(control.payload, primedWith));
     else if (control.type === 'runtime.prime') void prime(control.payload);
     else if (control.type === 'runtime.error') log().warn({ eventId: control.payload.eventId, error: control.payload.error }, 'the orchestrator could not route a message');
     else runtime?.onControl?.(control);
@@ -226,6 +231,7 @@ export function runChildShell(options: ChildShellOptions): void {
     priming = true;
     const ok = await options.prime(payload).catch(() => false);
     priming = false;
+    if (ok) primedWith = payload;
     // Assigned meanwhile: the pool no longer listens, and the orchestrator would not expect it.
     if (phase === 'waiting') channel.control('runtime.primed', { agent: payload.agentPlan.name, ok });
   }

@@ -31,6 +31,8 @@ export type ConnectorAssignment = {
   logFile?: string;
 };
 export type Assignment = AgentAssignment | ConnectorAssignment;
+/** An agent assignment to a spare primed with the instance's plans: they are not sent again (primed-assignment.ts). */
+export type PrimedAgentAssignment = Omit<AgentAssignment, 'agentPlan' | 'swarmPlan'> & { asPrimed: true };
 
 /** How people see the call (issue 17): the export's rendered summary, its display name and icon, the tool's preview. */
 export type ApprovalDisplay = {
@@ -70,8 +72,8 @@ export type TurnReply = { status: 'ok' | 'error' | 'timeout'; output: string; tu
 export interface ControlPayloads {
   /** child → orchestrator: the bare process is up (modules loaded) and waits for its assignment. */
   'runtime.ready': { pid: number };
-  /** orchestrator → child: identity and plan, in one message (cold and warm starts alike). */
-  'runtime.assign': Assignment;
+  /** orchestrator → child: identity and plan, in one message (cold and warm starts alike); to a primed spare, maybe without the plans it holds. */
+  'runtime.assign': Assignment | PrimedAgentAssignment;
   /**
    * orchestrator → warm spare (agent processes only): the plan of the agent it will most likely
    * become, to rehearse a turn with before anyone waits for it (agent-process/shell/agent-priming.ts).
@@ -156,6 +158,14 @@ const SCHEMAS: Record<ControlType, object> = {
         stateRoot: name,
         agentPlan: { $ref: agentPlanSchema.$id },
         swarmPlan: { $ref: swarmPlanSchema.$id },
+        replicateState: { type: 'boolean' },
+      }),
+      closed(['role', 'agent', 'instanceKey', 'stateRoot', 'asPrimed'], {
+        role: { const: 'agent' },
+        agent: name,
+        instanceKey: name,
+        stateRoot: name,
+        asPrimed: { const: true },
         replicateState: { type: 'boolean' },
       }),
       closed(['role', 'connection'], { role: { const: 'connector' }, connection: { $ref: connectionPlanSchema.$id }, logFile: name }),

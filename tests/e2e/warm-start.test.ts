@@ -80,8 +80,12 @@ describe('a ready spare is primed for the agent it will likely become', () => {
       // The rehearsal's model asked for marker__touch; the call was refused before its handler.
       expect(existsSync(marker)).toBe(false);
       expect(readFileSync(`${marker}.loaded`, 'utf8').split('\n')).toContain(String(spare?.pid));
+      await daemon.waitForLog('the daemon knows the spare is primed', (l) => l.msg === 'warm spare primed: it will be assigned without the plans it holds' && l.childPid === spare?.pid);
       const { status, body } = await daemon.send({ input: 'first', instanceKey: 'first-real' });
       expect({ status, output: body.output }).toEqual({ status: 200, output: `touched: ${spare?.pid}` });
+      // It was assigned without the plans it already held (`asPrimed`), and built the agent from them.
+      const ready = await daemon.waitForLog('first-real ready', (l) => l.msg === 'process ready' && l.process === 'scribe:first-real');
+      expect({ childPid: ready.childPid, assignedAsPrimed: ready.assignedAsPrimed }).toEqual({ childPid: spare?.pid, assignedAsPrimed: true });
       // The real turn ran the handler once, in the primed spare.
       expect(readFileSync(marker, 'utf8')).toBe(`${spare?.pid} first\n`);
       // The spare that replaced it rehearses and is primed too; then nothing is left of either.

@@ -80,7 +80,28 @@ describe('warm spares are primed for the agent new instances are likely for', ()
     // Only the second (newer) spare says it is primed: the take for 'a' skips the older one.
     second.control('runtime.primed', { agent: 'a', ok: true });
     await Bun.sleep(0);
-    expect(f.pool.take('a')?.child.handle.pid).toBe(second.pid);
+    const taken = f.pool.take('a');
+    expect(taken?.child.handle.pid).toBe(second.pid);
+    // With the plans it was sent: its assignment need not carry them again.
+    expect(taken?.primed?.agentPlan.name).toBe('a');
+    expect(taken?.primed).toEqual({ agentPlan: testAgentPlan('a', '/tmp'), swarmPlan: swarm });
+    f.pool.stop();
+  });
+
+  test('a spare whose rehearsal failed, or that names another agent than the one it was sent, is taken without plans', async () => {
+    const f = primingFixture();
+    f.pool.fill();
+    await bootAll(f, 100);
+    const [first, second] = f.launcher.children;
+    if (!first || !second) throw new Error('two spares expected');
+    await eventually(() => primesSent(first).length === 1 && primesSent(second).length === 1, 'runtime.prime at both spares', () => f.launcher.describe());
+    first.control('runtime.primed', { agent: 'a', ok: false });
+    second.control('runtime.primed', { agent: 'b', ok: true });
+    await Bun.sleep(0);
+    expect([f.pool.take('a'), f.pool.take('a')].map((taken) => [taken?.child.handle.pid, taken?.primed])).toEqual([
+      [first.pid, undefined],
+      [second.pid, undefined],
+    ]);
     f.pool.stop();
   });
 

@@ -8,7 +8,7 @@
 import type { ChildExit, ChildHandle } from '../../../orchestrator/process/child-launcher.ts';
 import { agentKey } from '../../../shared/ipc/agent-id.ts';
 import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent } from '../../../shared/ipc/control-events.ts';
-import { type AgentAssignment, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../../../shared/ipc/control-protocol.ts';
+import { type AgentAssignment, type PrimedAgentAssignment, type ControlPayloads, type ControlType, controlEvent, parseControl } from '../../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../../shared/ipc/ipc-schemas.ts';
 import type { MemoryEnd } from '../../../shared/ipc/memory-transport.ts';
 import { failureOutcome, makeReplyEvent, type ReplyOutcome, replyOutcomeOf } from '../../../shared/ipc/reply-events.ts';
@@ -49,7 +49,8 @@ export class FakeChild {
   /** What the child sent (before the transport's JSON round trip). */
   readonly sent: TypedIpcMessage[] = [];
   behaviour: ChildBehaviour;
-  assignment: AgentAssignment | undefined;
+  /** As received: to a spare primed with the same plans, without them (`asPrimed`). */
+  assignment: AgentAssignment | PrimedAgentAssignment | undefined;
   /** Problems of an assignment that failed its schema (a real child would report runtime.failed). */
   assignmentProblems: string[] | undefined;
   exit: ChildExit | undefined;

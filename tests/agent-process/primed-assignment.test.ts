@@ -1,0 +1,110 @@
+/**
+ * A spare primed with an agent's plans is assigned without them (`asPrimed`, issue 12): the
+ * orchestrator leaves them out only when they are the very plans it primed the spare with, and
+ * the spare puts back what it holds — or refuses, retryably, when it holds nothing for that agent.
+ * The last two over the real agent entry in a real child process.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_SOURCE_ENTRY } from '../../orchestrator/process/agent-bundle.ts';
+import { inReplyToOf, makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { type AgentAssignment, type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
+import { type TypedIpcMessage, validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
+import { assignmentFor, resolveAssignment } from '../../shared/ipc/primed-assignment.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+import { testAgentPlan, testSwarmPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { waitUntil } from '../helpers/wait-for.ts';
+
+const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-primed-assignment-'));
+afterAll(() => rmSync(stateRoot, { recursive: true, force: true }));
+const prime: ControlPayloads['runtime.prime'] = { agentPlan: testAgentPlan('a', stateRoot), swarmPlan: testSwarmPlan('primed-test', ['a', 'b']) };
+const assignment: AgentAssignment = { role: 'agent', agent: 'a', instanceKey: 'k', stateRoot, agentPlan: prime.agentPlan, swarmPlan: prime.swarmPlan };
+
+describe('what the orchestrator sends a primed spare', () => {
+  test('the plans it was primed with are left out; the assignment still passes the runtime.assign schema', () => {
+    const sent = assignmentFor(assignment, prime);
+    expect(sent).toEqual({ role: 'agent', agent: 'a', instanceKey: 'k', stateRoot, asPrimed: true });
+    expect(parseControl(controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, sent)).ok).toBe(true);
+    expect(assignmentFor({ ...assignment, replicateState: true }, prime)).toEqual({ role: 'agent', agent: 'a', instanceKey: 'k', stateRoot, replicateState: true, asPrimed: true });
+  });
+
+  test('plans that are not the primed ones (another agent, a reload that made equal new ones), or no prime: the whole assignment', () => {
+    expect(assignmentFor(assignment, undefined)).toBe(assignment);
+    expect(assignmentFor({ ...assignment, agent: 'b', agentPlan: testAgentPlan('b', stateRoot) }, prime)).toMatchObject({ agentPlan: { name: 'b' } });
+    const reloaded = { ...assignment, agentPlan: structuredClone(prime.agentPlan), swarmPlan: structuredClone(prime.swarmPlan) };
+    expect(assignmentFor(reloaded, prime)).toBe(reloaded);
+  });
+
+  test('an asPrimed assignment missing its identity is refused by the schema', () => {
+    const parsed = parseControl(makeEvent('runtime.assign', ORCHESTRATOR_SOURCE, { metadata: { role: 'agent', agent: 'a', stateRoot, asPrimed: true } }));
+    expect(parsed.ok).toBe(false);
+  });
+});
+
+describe('what a spare makes of it', () => {
+  test('puts back the plans it holds; holds none for another agent, or when it was never primed', () => {
+    const sent = assignmentFor(assignment, prime);
+    expect(resolveAssignment(sent, prime)).toEqual(assignment);
+    expect(resolveAssignment({ role: 'agent', agent: 'b', instanceKey: 'k', stateRoot, asPrimed: true }, prime)).toBeUndefined();
+    expect(resolveAssignment(sent, undefined)).toBeUndefined();
+    expect(resolveAssignment(assignment, undefined)).toBe(assignment);
+  });
+
+  test('a real agent process never primed refuses an asPrimed assignment with E_ASSIGNMENT_NOT_PRIMED, retryable', async () => {
+    const child = spawnAgent();
+    try {
+      await child.next('runtime.ready');
+      child.send(controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignmentFor(assignment, prime)));
+      const failed = await child.next('runtime.failed');
+      expect(failed.metadata).toMatchObject({ error: { code: 'E_ASSIGNMENT_NOT_PRIMED' }, retryable: true });
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('a real agent process primed with the plans starts from them and answers its first event', async () => {
+    const child = spawnAgent();
+    try {
+      await child.next('runtime.ready');
+      child.send(controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, prime));
+      expect((await child.next('runtime.primed')).metadata).toEqual({ agent: 'a', ok: true });
+      child.send(controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignmentFor(assignment, prime)));
+      await child.next('runtime.started');
+      child.send(makeEvent('api.input', { kind: 'api', name: 'test' }, { input: 'hello', instanceKey: 'k', replyTo: { target: ORCHESTRATOR, correlationId: 'corr-1' } }));
+      const reply = await child.reply('corr-1');
+      expect(reply.metadata?.status).toBe('ok');
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+/** The agent entry (sources) as a bare child, with what it sent so far. */
+function spawnAgent() {
+  const received: AgentEvent[] = [];
+  const child = Bun.spawn([process.execPath, AGENT_SOURCE_ENTRY], {
+    serialization: 'json',
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, GOONDAN_LOG_LEVEL: 'silent' },
+    ipc(raw) {
+      const result = validateIpcMessage(raw);
+      if (!result.ok) throw new Error(`invalid IPC message: ${result.problems.join('; ')}`);
+      const message: TypedIpcMessage = result.value;
+      if (message.type === 'event') received.push(message.payload);
+    },
+  });
+  const find = async (what: string, match: (event: AgentEvent) => boolean): Promise<AgentEvent> => {
+    await waitUntil(() => received.some(match), what);
+    const found = received.find(match);
+    if (!found) throw new Error(`no ${what}`);
+    return found;
+  };
+  return {
+    send: (payload: AgentEvent) => child.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload }),
+    next: (type: string) => find(type, (event) => event.type === type),
+    reply: (correlationId: string) => find(`the reply to ${correlationId}`, (event) => inReplyToOf(event) === correlationId),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
