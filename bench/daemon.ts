@@ -24,6 +24,7 @@ import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
 import { agentLaunchOptions, agentSpawnSpec } from '../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
+import { prepareAgentEntry } from '../orchestrator/process/agent-bundle.ts';
 import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
@@ -93,6 +94,8 @@ async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssByte
 
 /** Real agent processes: spawn → runtime.started (assigned, engine built), cold and from the warm pool, and idle RSS. */
 async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs: number; rssBytes: number }> {
+  // Agents start from the bundled entry, as under a daemon (the core alone would start them from the sources).
+  await prepareAgentEntry(process.env, silent);
   const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
   const startedAt = new Map<string, () => void>();
   let usePool = false;
