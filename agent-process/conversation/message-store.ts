@@ -44,18 +44,6 @@ export class MessageStore {
     mkdirSync(dirname(eventsPath), { recursive: true });
   }
 
-  /**
-   * A new conversation (neither file exists): both are created now and their creation synced off
-   * the loop, while the instance starts; its first turn then waits for a data sync only.
-   */
-  createFilesAhead(): void {
-    if (existsSync(this.basePath) || existsSync(this.eventsPath)) return;
-    this.baseFd = openSync(this.basePath, 'a');
-    this.eventsFd = openSync(this.eventsPath, 'a');
-    this.fsync.syncCreated(this.baseFd);
-    this.fsync.syncCreated(this.eventsFd);
-  }
-
   load(): StoredConversation {
     const warnings: StoreWarning[] = [];
     const base = readJsonLines(this.basePath, isMessage, warnings);

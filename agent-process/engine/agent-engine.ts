@@ -109,8 +109,6 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
 
   const bus = new EventBus(logger);
   const events = new RuntimeEventLog(paths.runtimeEvents, retentionLimits(swarm.durability), bus, logger, options.onRuntimeEvent);
-  // Last of the files a new instance creates: its sync then commits all of them, off the loop.
-  store.createFilesAhead();
   const registry = new ToolRegistry();
   const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));

@@ -24,9 +24,6 @@ export class RuntimeEventLog {
   ) {
     mkdirSync(dirname(path), { recursive: true });
     this.log = new RotatingLog(path, limits);
-    // Created with the engine, not in the first turn, where creating a file waits for the journal
-    // commit that syncs the new instance's other files (MessageStore.createFilesAhead).
-    this.log.open();
   }
 
   emit(event: RuntimeEvent): void {

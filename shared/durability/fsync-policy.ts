@@ -53,25 +53,12 @@ export class FsyncPolicy {
     const fds = this.takeDirty();
     for (const fd of fds) this.settling.set(fd, (this.settling.get(fd) ?? 0) + 1);
     await Promise.all(fds.map((fd) => this.syncOffLoop(fd)));
-    for (const fd of fds) this.settled(fd);
-  }
-
-  /** One off-loop sync of `fd` is done (the batch timer, a turn's settle and a creation may sync it at once). */
-  private settled(fd: number): void {
-    const left = (this.settling.get(fd) ?? 1) - 1;
-    if (left > 0) this.settling.set(fd, left);
-    else this.settling.delete(fd);
-  }
-
-  /**
-   * A file just created, before anything is written to it: its creation (inode, directory entry)
-   * reaches the disk now, off the loop, and nobody waits. The first sync that someone waits for
-   * then carries only data: measured on ext4, a new file's first fsync costs ~1 ms more than an append's.
-   */
-  syncCreated(fd: number): void {
-    if (this.mode === 'never') return;
-    this.settling.set(fd, (this.settling.get(fd) ?? 0) + 1);
-    void this.syncOffLoop(fd).then(() => this.settled(fd));
+    for (const fd of fds) {
+      // The batch timer and a turn's barrier may sync the same descriptor at once.
+      const left = (this.settling.get(fd) ?? 1) - 1;
+      if (left > 0) this.settling.set(fd, left);
+      else this.settling.delete(fd);
+    }
   }
 
   /** Call before closing `fd`: its pending writes are synced first (the number may be reused). */

@@ -69,19 +69,13 @@ export class RotatingLog {
   /** Appends lines (each with its newline); rotates first when the current generation is full or old. */
   append(line: string): void {
     if (this.bytes > 0 && (this.bytes >= this.limits.maxBytes || this.now() - this.generationStartedAt >= this.limits.maxAgeMs)) this.rotate();
-    const fd = this.open();
-    writeSync(fd, line);
-    this.bytes += Buffer.byteLength(line);
-    this.lastWriteAt = this.now();
-  }
-
-  /** Opens (creates) the current generation now rather than at the first append. */
-  open(): number {
     if (this.fd === undefined) {
       this.fd = openSync(this.path, 'a');
       if (this.bytes === 0) this.generationStartedAt = this.now();
     }
-    return this.fd;
+    writeSync(this.fd, line);
+    this.bytes += Buffer.byteLength(line);
+    this.lastWriteAt = this.now();
   }
 
   /**
