@@ -23,6 +23,7 @@ import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 import { streamReply } from './stream-reply.ts';
+import { followRuntimeEvents, settledOrStop } from './trace-stream.ts';
 
 export interface ProcessRow extends JsonObject {
   kind: string;
@@ -255,17 +256,20 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   });
   const replayHeader: Record<string, string> = submitted.replayed ? { 'idempotent-replayed': 'true' } : {};
+  // Before any await: the turn may stream its first text before the response starts.
+  const events = stream && submitted.reply ? followRuntimeEvents(daemon.runtimeEvents) : undefined;
   // Cluster mode: "accepted" means stored by JetStream; a caller is never told so before.
   const refused = submitted.accepted ? await submitted.accepted.then(() => undefined, (error: unknown) => error) : undefined;
   if (refused !== undefined) {
+    events?.stop();
     const code = 'CLUSTER_UNAVAILABLE';
     return errorBody(RUNTIME_ERRORS[code].httpStatus, runtimeError(code, `the cluster did not accept the event: ${refused instanceof Error ? refused.message : String(refused)}`, { eventId: submitted.eventId }));
   }
   if (!submitted.reply) return jsonResponse(202, { eventId: submitted.eventId, traceId: submitted.traceId }, replayHeader);
-  if (stream) {
+  if (events) {
     // A 200 that starts streaming tells the caller the event was accepted: only once it is on disk.
-    await submitted.stored;
-    return streamReply(submitted, daemon.runtimeEvents, (outcome) => replyBody(outcome, submitted), replayHeader);
+    await settledOrStop(submitted.stored, events);
+    return streamReply(submitted, events, (outcome) => replyBody(outcome, submitted), replayHeader);
   }
   return replyResponse(await submitted.reply, submitted, replayHeader);
 }

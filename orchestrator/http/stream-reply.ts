@@ -5,16 +5,15 @@
  * event whose data is the body a non-streaming call returns.
  */
 import type { JsonObject } from '../../shared/types/json.ts';
-import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Submitted } from '../routing/router.ts';
-import { type ReplyOutcome, traceStream } from './trace-stream.ts';
+import { type ReplyOutcome, type RuntimeEventFollower, traceStream } from './trace-stream.ts';
 
 const sseEvent = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export function streamReply(submitted: Submitted, runtimeEvents: RuntimeEventBus, replyBody: (outcome: ReplyOutcome) => JsonObject, headers: Record<string, string>): Response {
+export function streamReply(submitted: Submitted, events: RuntimeEventFollower, replyBody: (outcome: ReplyOutcome) => JsonObject, headers: Record<string, string>): Response {
   return traceStream(
     submitted,
-    runtimeEvents,
+    events,
     {
       onEvent: (event) => {
         const record: Record<string, unknown> = { ...event };

@@ -14,6 +14,7 @@ import type { ApiRoute, DaemonApi } from '../api-server.ts';
 import { jsonResponse } from '../http-errors.ts';
 import { chatCompletion, openAiError, openAiErrorFrom } from './openai-format.ts';
 import { streamCompletion } from './stream-completion.ts';
+import { followRuntimeEvents, settledOrStop } from '../trace-stream.ts';
 import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
 
 interface ChatMessage {
@@ -103,9 +104,10 @@ async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Res
   const id = `chatcmpl-${submitted.eventId}`;
   const created = Math.floor(Date.now() / 1000);
   if (body.stream === true) {
+    const events = followRuntimeEvents(daemon.runtimeEvents);
     // A 200 that starts streaming tells the caller the event was accepted: only once it is on disk.
-    await submitted.stored;
-    return streamCompletion({ id, model: body.model, created, submitted, includeUsage: body.stream_options?.include_usage === true, runtimeEvents: daemon.runtimeEvents });
+    await settledOrStop(submitted.stored, events);
+    return streamCompletion({ id, model: body.model, created, submitted, includeUsage: body.stream_options?.include_usage === true, events });
   }
   const outcome = await submitted.reply;
   if (!outcome) return openAiError(500, 'no reply', 'server_error', null);

@@ -5,9 +5,8 @@
  * with an error event in OpenAI's shape.
  */
 import type { StreamedEvent } from '../../../shared/types/turns.ts';
-import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
 import type { Submitted } from '../../routing/router.ts';
-import { traceStream } from '../trace-stream.ts';
+import { type RuntimeEventFollower, traceStream } from '../trace-stream.ts';
 import { chatChunk } from './openai-format.ts';
 
 export interface StreamCompletionInput {
@@ -16,14 +15,15 @@ export interface StreamCompletionInput {
   created: number;
   submitted: Submitted;
   includeUsage: boolean;
-  runtimeEvents: RuntimeEventBus;
+  /** Followed since the submission. */
+  events: RuntimeEventFollower;
 }
 
 export function streamCompletion(input: StreamCompletionInput): Response {
   const { id, model, created, submitted } = input;
   const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
   let streamed = '';
-  return traceStream(submitted, input.runtimeEvents, {
+  return traceStream(submitted, input.events, {
     opening: data(chatChunk(id, model, created, { role: 'assistant', content: '' }, null)),
     onEvent: (event) => {
       const delta = deltaText(event, submitted.traceId, model);
