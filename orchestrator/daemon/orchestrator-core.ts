@@ -153,6 +153,7 @@ export class OrchestratorCore {
       startupTimeoutMs: () => config().swarm.startupTimeoutMs,
       spawnSpec: (kind, name, instanceKey) => config().spawnSpec(kind, name, instanceKey),
       onMessage: (message, proc) => this.router.handle(message, proc),
+      onAssigned: (proc) => this.onAssigned(proc),
       onStarted: (proc) => this.onStarted(proc),
       onStartFailed: (proc, error, retryable) => this.onStartFailed(proc, error, retryable),
       onExit: (proc, exit) => this.onExit(proc, exit),
@@ -334,14 +335,15 @@ export class OrchestratorCore {
   private onStarted(proc: ManagedProcess): void {
     // The first agent measured refines the memory-derived live-process limit.
     if (proc.kind === 'agent' && this.liveBudget.derived) void proc.rssBytes().then((rss) => rss !== undefined && this.liveBudget.measured(rss));
-    if (proc.kind === 'agent') {
-      const flushed = this.delivery.flush(proc);
-      if (flushed > 0) {
-        proc.status = 'processing';
-        this.options.logger.info({ process: proc.key, redelivered: flushed }, 'delivered queued events');
-      }
-    }
+    // Its events were sent with the assignment: it starts on them at once.
+    if (proc.kind === 'agent' && this.delivery.pendingCount(proc.id) > 0) proc.status = 'processing';
     this.options.onProcessStarted?.(proc);
+  }
+
+  private onAssigned(proc: ManagedProcess): void {
+    if (proc.kind !== 'agent') return;
+    const flushed = this.delivery.flush(proc);
+    if (flushed > 0) this.options.logger.info({ process: proc.key, redelivered: flushed }, 'delivered queued events');
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * At-least-once delivery to agent instances (ARCHITECTURE §3): append to the durable inbox, then
- * send if the process is ready; on `runtime.ready` send everything still unacked, in order. An
+ * send if the process was assigned; once it is (`runtime.assign` sent) send everything still
+ * unacked, in order: the child runs what arrives before it is built once it is. An
  * event that was being processed during `MAX_DELIVERY_ATTEMPTS` crashes is dead-lettered so one
  * poison message cannot crash-loop an instance forever.
  * Group commit: the records of one loop turn are written together (one write per inbox), and the
@@ -113,17 +114,17 @@ export class Delivery {
 
   /**
    * Appends, then sends at the end of this loop turn (after the turn's records are written) when the
-   * process is ready; otherwise `flush` sends it on ready.
+   * process was assigned; otherwise `flush` sends it with the assignment.
    */
   deliver(proc: ManagedProcess, event: AgentEvent, from: string): void {
     const inbox = this.inboxOf(proc);
     inbox.append(event);
     proc.touch();
-    if (proc.ready) this.queued.push({ proc, incarnation: proc.incarnation, inbox, event, from });
+    if (proc.assigned) this.queued.push({ proc, incarnation: proc.incarnation, inbox, event, from });
     this.stage(inbox);
   }
 
-  /** On `runtime.ready`: every unacked event, oldest first. */
+  /** Right after `runtime.assign`: every unacked event, oldest first. */
   flush(proc: ManagedProcess): number {
     const inbox = this.inboxOf(proc);
     inbox.commit();
@@ -147,8 +148,8 @@ export class Delivery {
     const sends = this.queued;
     this.queued = [];
     for (const { proc, incarnation, inbox, event, from } of sends) {
-      // Another incarnation got it from `flush` on its ready; an event given up meanwhile stays unsent.
-      if (proc.ready && proc.incarnation === incarnation && inbox.has(event.id)) this.send(proc, event, from);
+      // Another incarnation got it from `flush` with its assignment; an event given up meanwhile stays unsent.
+      if (proc.assigned && proc.incarnation === incarnation && inbox.has(event.id)) this.send(proc, event, from);
     }
   }
 

@@ -65,6 +65,8 @@ export interface ManagedProcessOptions {
   logger: RootLogger;
   /** Every message but the start-up protocol's own. */
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  /** `runtime.assign` was sent: events may follow it at once (the child runs them once started). */
+  onAssigned(process: ManagedProcess): void;
   onStarted(process: ManagedProcess): void;
   onStartFailed(process: ManagedProcess, error: ErrorShape, retryable: boolean): void;
   onExit(process: ManagedProcess, exit: ProcessExit): void;
@@ -87,7 +89,13 @@ let lastIncarnation = 0;
 export class ManagedProcess {
   readonly key: string;
   status: ProcessStatus = 'spawning';
-  /** Started (assigned and built): events may be delivered. */
+  /**
+   * This incarnation was sent its `runtime.assign`: events may be delivered. They follow the
+   * assignment on the same ordered channel and wait in the child until it is built, instead of
+   * waiting here for `runtime.started` (an IPC round trip off a new instance's first reply).
+   */
+  assigned = false;
+  /** Started (assigned and built). */
   ready = false;
   pid: number | undefined;
   /** New on every spawn (unique in the daemon) so stale replies to an older incarnation can be recognised. */
@@ -146,6 +154,7 @@ export class ManagedProcess {
   start(): void {
     if (this.alive) return;
     this.incarnation = ++lastIncarnation;
+    this.assigned = false;
     this.ready = false;
     this.shutdownAcked = false;
     this.startFailure = undefined;
@@ -169,6 +178,7 @@ export class ManagedProcess {
       if (incarnation !== this.incarnation) return;
       this.clearStartupTimer();
       const crashed = !(exit.exitCode === 0 && exit.signal === null);
+      this.assigned = false;
       this.ready = false;
       if (this.startFailure) this.status = 'failed';
       else if (this.passivating && !crashed) this.status = 'passivated';
@@ -258,6 +268,8 @@ export class ManagedProcess {
     const assignment = assignmentFor(this.options.assignment, this.primed);
     this.assignedAsPrimed = 'asPrimed' in assignment;
     this.send({ type: 'event', from: ORCHESTRATOR, to: this.name, payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignment) });
+    this.assigned = true;
+    this.options.onAssigned(this);
   }
 
   private started(childStartupMs: number): void {

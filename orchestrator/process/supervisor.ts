@@ -29,6 +29,8 @@ export interface SupervisorOptions {
   startupTimeoutMs(): number;
   spawnSpec(kind: ProcessKind, name: string, instanceKey: string): SpawnSpec;
   onMessage(message: TypedIpcMessage, process: ManagedProcess): void;
+  /** Its `runtime.assign` was sent: events may be sent now (the child runs them once started). */
+  onAssigned(process: ManagedProcess): void;
   onStarted(process: ManagedProcess): void;
   onStartFailed(process: ManagedProcess, error: ErrorShape, retryable: boolean): void;
   /** Called after every exit, before any respawn is scheduled. */
@@ -189,6 +191,7 @@ export class Supervisor {
       ...(this.options.takeWarm ? { takeWarm: this.options.takeWarm } : {}),
       logger: this.options.logger,
       onMessage: (message, p) => this.options.onMessage(message, p),
+      onAssigned: (p) => this.options.onAssigned(p),
       onStarted: (p) => this.options.onStarted(p),
       onStartFailed: (p, error, retryable) => this.options.onStartFailed(p, error, retryable),
       onExit: (p, exit) => this.handleExit(p, exit),

@@ -90,6 +90,8 @@ export function runChildShell(options: ChildShellOptions): void {
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
   let priming = false;
+  /** Events sent right after the assignment: they wait here until the runtime is built. */
+  const beforeStart: AgentEvent[] = [];
   /** The plans this spare rehearsed (`runtime.prime`): an assignment `asPrimed` takes them from here. */
   let primedWith: ControlPayloads['runtime.prime'] | undefined;
   const bootLogger = createDeferredLogger({ name: options.role });
@@ -174,6 +176,7 @@ export function runChildShell(options: ChildShellOptions): void {
     }
     phase = 'serving';
     channel.control('runtime.started', { startupMs: performance.now() - startedAt });
+    for (const event of beforeStart.splice(0)) runtime.onEvent(event);
   }
 
   async function shutdown(reason: ShutdownReason | 'SIGTERM', gracePeriodMs: number): Promise<void> {
@@ -208,8 +211,9 @@ export function runChildShell(options: ChildShellOptions): void {
       handleControl(event);
       return;
     }
-    // Events are sent only after `runtime.started`; one that raced a drain stays in the durable inbox.
+    // Events follow the assignment; one that raced a drain (or a failed start) stays in the durable inbox.
     if (phase === 'serving') runtime?.onEvent(event);
+    else if (phase === 'starting') beforeStart.push(event);
   });
 
   function handleControl(event: AgentEvent): void {

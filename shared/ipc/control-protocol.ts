@@ -82,7 +82,7 @@ export interface ControlPayloads {
   'runtime.prime': { agentPlan: AgentPlan; swarmPlan: SwarmPlan };
   /** warm spare → orchestrator: primed for `agent` (`ok: false`: the rehearsal failed; the spare is as warm as before). */
   'runtime.primed': { agent: string; ok: boolean };
-  /** child → orchestrator: built from its assignment; deliver queued events now. */
+  /** child → orchestrator: built from its assignment; the events sent since (they follow `runtime.assign`) run now. */
   'runtime.started': { startupMs: number };
   /** child → orchestrator: cannot start; the process exits. Not retried unless `retryable`. */
   'runtime.failed': { error: ErrorShape; retryable: boolean };

@@ -64,17 +64,21 @@ describe('what a spare makes of it', () => {
     }
   });
 
-  test('a real agent process primed with the plans starts from them and answers its first event', async () => {
+  test('a real agent process primed with the plans starts from them and answers the event sent right behind its assignment', async () => {
     const child = spawnAgent();
     try {
       await child.next('runtime.ready');
       child.send(controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, prime));
       expect((await child.next('runtime.primed')).metadata).toEqual({ agent: 'a', ok: true });
       child.send(controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignmentFor(assignment, prime)));
-      await child.next('runtime.started');
+      // Right behind the assignment, as the orchestrator sends it: it waits in the shell until the agent is built.
       child.send(makeEvent('api.input', { kind: 'api', name: 'test' }, { input: 'hello', instanceKey: 'k', replyTo: { target: ORCHESTRATOR, correlationId: 'corr-1' } }));
       const reply = await child.reply('corr-1');
       expect(reply.metadata?.status).toBe('ok');
+      const order = child.received().map((event) => (inReplyToOf(event) === 'corr-1' ? 'reply' : event.type));
+      expect(order.indexOf('runtime.started')).toBeGreaterThanOrEqual(0);
+      expect(order.indexOf('runtime.started')).toBeLessThan(order.indexOf('runtime.turn.started'));
+      expect(order.indexOf('runtime.turn.started')).toBeLessThan(order.indexOf('reply'));
     } finally {
       child.kill();
     }
@@ -104,6 +108,7 @@ function spawnAgent() {
   return {
     send: (payload: AgentEvent) => child.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload }),
     next: (type: string) => find(type, (event) => event.type === type),
+    received: () => [...received],
     reply: (correlationId: string) => find(`the reply to ${correlationId}`, (event) => inReplyToOf(event) === correlationId),
     kill: () => child.kill('SIGKILL'),
   };

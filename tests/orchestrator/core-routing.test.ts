@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test';
 import { DEFAULT_INSTANCE_KEY } from '../../orchestrator/routing/default-target.ts';
 import { coreFixtures } from './helpers/core-fixture.ts';
-import { settled } from './helpers/eventually.ts';
+import { eventually, settled } from './helpers/eventually.ts';
 
 const fixture = coreFixtures();
 
@@ -26,7 +26,7 @@ describe('auto-spawn and the start-up protocol', () => {
     expect(f.launcher.children).toHaveLength(1);
   });
 
-  test('events that arrive before runtime.started are delivered after it, in arrival order', async () => {
+  test('events for an instance still starting follow its runtime.assign at once, in arrival order; it runs them once started', async () => {
     const f = fixture({ behaviour: { autoReady: false, autoStart: false } });
     f.tell('a', 'one');
     f.tell('a', 'two');
@@ -34,11 +34,18 @@ describe('auto-spawn and the start-up protocol', () => {
     const child = await f.launcher.waitForLaunch(1);
     child.ready();
     await child.waitFor((m) => m.type === 'event' && m.payload.type === 'runtime.assign', 'runtime.assign');
+    // Sent with the assignment, not after runtime.started: a new instance's first reply does not wait
+    // for that round trip. Nothing left the inbox: they are still unacked.
+    await eventually(() => child.workReceived().length === 3, 'the three events right after the assignment', () => f.launcher.describe());
+    const kinds = child.events().map((e) => (e.type === 'runtime.assign' ? 'assign' : e.input));
+    expect(kinds).toEqual(['assign', 'one', 'two', 'three']);
     expect(child.work()).toHaveLength(0);
     expect(f.core.delivery.pendingCount({ agent: 'a', instanceKey: DEFAULT_INSTANCE_KEY })).toBe(3);
+    f.tell('a', 'four');
+    await eventually(() => child.workReceived().length === 4, 'a fourth event sent before runtime.started', () => f.launcher.describe());
     child.started();
-    await child.waitForWork(3);
-    expect(child.work().map((e) => e.input)).toEqual(['one', 'two', 'three']);
+    await child.waitForWork(4);
+    expect(child.work().map((e) => e.input)).toEqual(['one', 'two', 'three', 'four']);
     const work = child.work()[2];
     if (!work) throw new Error('no third event');
     child.runTurn(work, 'done');

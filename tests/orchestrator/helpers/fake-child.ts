@@ -59,6 +59,8 @@ export class FakeChild {
   readonly handle: ChildHandle;
   private resolveExit: (exit: ChildExit) => void = () => {};
   private exiting = false;
+  /** Said runtime.started: work received before waits until then, as in the real shell. */
+  private isStarted = false;
 
   constructor(
     readonly pid: number,
@@ -100,9 +102,14 @@ export class FakeChild {
     return { kind: 'agent', name: this.assignment?.agent ?? 'pool' };
   }
 
-  /** Work received: events that are neither control traffic nor replies, in arrival order. */
+  /** Work the runtime got: events that are neither control traffic nor replies, in arrival order, once started. */
   work(): AgentEvent[] {
-    return this.events().filter((e) => !isControlEvent(e) && inReplyToOf(e) === undefined);
+    return this.isStarted ? this.received.flatMap((m) => (m.type === 'event' && isWork(m.payload) ? [m.payload] : [])) : [];
+  }
+
+  /** Work that reached the process, started or not (the orchestrator sends it right after the assignment). */
+  workReceived(): AgentEvent[] {
+    return this.events().filter(isWork);
   }
 
   /** Replies received (inter-agent responses and the orchestrator's answers). */
@@ -122,6 +129,9 @@ export class FakeChild {
 
   started(): void {
     this.control('runtime.started', { startupMs: 1 });
+    this.isStarted = true;
+    const answer = this.behaviour.answer;
+    if (answer) for (const event of this.work()) this.runTurn(event, answer(event));
   }
 
   failed(error: ErrorShape, retryable: boolean): void {
@@ -268,7 +278,7 @@ export class FakeChild {
       return;
     }
     const answer = this.behaviour.answer;
-    if (answer && !isControlEvent(event) && inReplyToOf(event) === undefined) this.runTurn(event, answer(event));
+    if (answer && this.isStarted && isWork(event)) this.runTurn(event, answer(event));
   }
 
   private assign(event: AgentEvent): void {
@@ -291,4 +301,9 @@ export class FakeChild {
       this.resolveExit(exit);
     });
   }
+}
+
+/** Work for the runtime: neither control traffic nor a reply. */
+function isWork(event: AgentEvent): boolean {
+  return !isControlEvent(event) && inReplyToOf(event) === undefined;
 }
