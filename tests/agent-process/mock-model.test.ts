@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'bun:test';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
+import { compileMockScript } from '../../agent-process/models/mock/mock-script.ts';
 import { createMockLanguageModel } from '../../agent-process/models/mock/mock-language-model.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { echoTool, failTool, makePlan, startEngine, userEvent, trackEngines } from './helpers/engine-fixture.ts';
@@ -169,4 +170,17 @@ describe('the script is checked when the engine starts (E_MODEL_CONFIG)', () => 
       expect(String(error)).toContain(expected);
     });
   }
+});
+
+describe('the compiled script', () => {
+  test('is compiled once per options object (a primed spare and the instance it becomes share it); an equal new object is compiled again', () => {
+    const options: JsonObject = { rules: [{ regex: '^hi (\\w+)', reply: 'hello {{match.1}}' }] };
+    const first = compileMockScript('m', options);
+    expect(compileMockScript('m', options)).toBe(first);
+    expect(compileMockScript('m', structuredClone(options))).not.toBe(first);
+    // An invalid script is refused every time, never remembered as compiled.
+    const invalid: JsonObject = { rules: [{ regex: '(', reply: 'x' }] };
+    expect(() => compileMockScript('m', invalid)).toThrow(EngineError);
+    expect(() => compileMockScript('m', invalid)).toThrow(EngineError);
+  });
 });

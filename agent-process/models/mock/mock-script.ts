@@ -99,7 +99,19 @@ const validateScript = agentValidator<MockScriptSpec>({
   },
 });
 
+/** Compiled once per options object: a primed spare's rehearsal and the instance it becomes share their plan. */
+const compiledScripts = new WeakMap<object, MockScript>();
+
 export function compileMockScript(modelName: string, options: unknown): MockScript {
+  const cacheable = typeof options === 'object' && options !== null;
+  const known = cacheable ? compiledScripts.get(options) : undefined;
+  if (known) return known;
+  const script = compileFresh(modelName, options);
+  if (cacheable) compiledScripts.set(options, script);
+  return script;
+}
+
+function compileFresh(modelName: string, options: unknown): MockScript {
   if (!validateScript(options)) {
     throw new EngineError({
       code: 'E_MODEL_CONFIG',
