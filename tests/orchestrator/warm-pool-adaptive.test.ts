@@ -68,14 +68,19 @@ describe('warm spares are primed for the agent new instances are likely for', ()
   const primingFixture = (): PoolFixture =>
     poolFixture({ size: 2, primingPlan: (agent) => ({ agentPlan: testAgentPlan(agent, '/tmp'), swarmPlan: swarm }), likelyAgent: () => swarm.entryAgent });
   const primesSent = (child: FakeChild) => child.events().filter((e) => e.type === 'runtime.prime').map((e) => (e.metadata?.agentPlan as { name?: string } | undefined)?.name);
-
-  test('a ready spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {
+  /** Two ready spares, each sent runtime.prime (for the entry agent). */
+  const twoPrimedSpares = async (): Promise<{ f: PoolFixture; first: FakeChild; second: FakeChild }> => {
     const f = primingFixture();
     f.pool.fill();
     await bootAll(f, 100);
     const [first, second] = f.launcher.children;
     if (!first || !second) throw new Error('two spares expected');
     await eventually(() => primesSent(first).length === 1 && primesSent(second).length === 1, 'runtime.prime at both spares', () => f.launcher.describe());
+    return { f, first, second };
+  };
+
+  test('a ready spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {
+    const { f, first, second } = await twoPrimedSpares();
     expect(primesSent(first)).toEqual(['a']);
     // Only the second (newer) spare says it is primed: the take for 'a' skips the older one.
     second.control('runtime.primed', { agent: 'a', ok: true });
@@ -89,12 +94,7 @@ describe('warm spares are primed for the agent new instances are likely for', ()
   });
 
   test('a spare whose rehearsal failed, or that names another agent than the one it was sent, is taken without plans', async () => {
-    const f = primingFixture();
-    f.pool.fill();
-    await bootAll(f, 100);
-    const [first, second] = f.launcher.children;
-    if (!first || !second) throw new Error('two spares expected');
-    await eventually(() => primesSent(first).length === 1 && primesSent(second).length === 1, 'runtime.prime at both spares', () => f.launcher.describe());
+    const { f, first, second } = await twoPrimedSpares();
     first.control('runtime.primed', { agent: 'a', ok: false });
     second.control('runtime.primed', { agent: 'b', ok: true });
     await Bun.sleep(0);
