@@ -122,8 +122,6 @@ export class ManagedProcess {
   private shutdownAcked = false;
   private startupTimer: ReturnType<typeof setTimeout> | undefined;
   private spawnedAt = 0;
-  /** The plans the warm spare this incarnation took was primed with. */
-  private primed: WarmChild['primed'];
   /** A spare refused an assignment `asPrimed` (E_ASSIGNMENT_NOT_PRIMED): later ones carry the plans. */
   private wholeAssignments = false;
   private assignedAsPrimed = false;
@@ -166,7 +164,6 @@ export class ManagedProcess {
     const incarnation = this.incarnation;
     const warm = this.options.kind === 'agent' ? this.options.takeWarm?.(this.name) : undefined;
     const child = warm?.child ?? this.options.launcher.launch(this.options.launch);
-    this.primed = this.wholeAssignments ? undefined : warm?.primed;
     this.child = child;
     this.pid = child.handle.pid;
     this.spawnedAt = performance.now();
@@ -190,7 +187,8 @@ export class ManagedProcess {
       this.options.onExit(this, { ...exit, crashed });
     });
     this.startupTimer = setTimeout(() => this.startupTimedOut(), this.options.startupTimeoutMs);
-    if (warm?.ready) this.assign();
+    // Only a ready spare can have been primed; a booting one is assigned on its runtime.ready.
+    if (warm?.ready) this.assign(this.wholeAssignments ? undefined : warm.primed);
   }
 
   send(message: TypedIpcMessage): boolean {
@@ -264,8 +262,9 @@ export class ManagedProcess {
     else if (control.type === 'runtime.failed') this.failed(control.payload.error, control.payload.retryable);
   }
 
-  private assign(): void {
-    const assignment = assignmentFor(this.options.assignment, this.primed);
+  /** `primed`: the plans the warm spare was primed with, which it need not be sent again. */
+  private assign(primed?: WarmChild['primed']): void {
+    const assignment = assignmentFor(this.options.assignment, primed);
     this.assignedAsPrimed = 'asPrimed' in assignment;
     this.send({ type: 'event', from: ORCHESTRATOR, to: this.name, payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignment) });
     this.assigned = true;

@@ -104,7 +104,7 @@ export class FakeChild {
 
   /** Work the runtime got: events that are neither control traffic nor replies, in arrival order, once started. */
   work(): AgentEvent[] {
-    return this.isStarted ? this.received.flatMap((m) => (m.type === 'event' && isWork(m.payload) ? [m.payload] : [])) : [];
+    return this.isStarted ? this.workReceived() : [];
   }
 
   /** Work that reached the process, started or not (the orchestrator sends it right after the assignment). */
