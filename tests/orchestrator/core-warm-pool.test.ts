@@ -67,5 +67,31 @@ describe('warm pool', () => {
     // Only the refill was launched after it; nothing started cold for a:k.
     expect(f.launcher.children.filter((c) => c.assignment?.role === 'agent')).toHaveLength(1);
   });
-});
 
+  test('a primed spare is assigned without its plans; one that refuses that (E_ASSIGNMENT_NOT_PRIMED) gets the whole assignment from then on', async () => {
+    const f = fixture({ warmPoolSize: 1, behaviour: { autoStart: false } });
+    f.core.start(() => true);
+    const primeSpare = async (n: number) => {
+      const spare = await f.launcher.waitForLaunch(n);
+      await spare.waitFor((m) => m.type === 'event' && m.payload.type === 'runtime.prime', `runtime.prime at spare #${n}`);
+      spare.control('runtime.primed', { agent: 'a', ok: true });
+      await f.waitForLog((l) => l.msg === 'warm spare primed: it will be assigned without the plans it holds' && l.childPid === spare.pid, `spare #${n} primed`);
+      return spare;
+    };
+    const first = await primeSpare(1);
+    const reply = f.ask('a', 'hello', { instanceKey: 'k' });
+    expect(await f.launcher.waitForAssigned('a', 'k')).toBe(first);
+    expect(first.assignment).toEqual({ role: 'agent', agent: 'a', instanceKey: 'k', stateRoot: f.stateRoot, asPrimed: true });
+    const refill = await primeSpare(2);
+    first.failed({ code: 'E_ASSIGNMENT_NOT_PRIMED', category: 'system', message: 'holds no plan', details: { retryable: true } }, true);
+    first.crash(1);
+    // The restart takes the primed refill, and sends it the plans anyway.
+    expect(await f.launcher.waitForAssigned('a', 'k', 2)).toBe(refill);
+    expect(refill.assignment).toMatchObject({ role: 'agent', agent: 'a', instanceKey: 'k', agentPlan: { name: 'a' } });
+    expect(refill.assignment).not.toHaveProperty('asPrimed');
+    // As after any retryable start-up failure: the caller is told at once, the event stays queued and runs.
+    expect(await reply).toMatchObject({ status: 'error', error: { code: 'E_ASSIGNMENT_NOT_PRIMED', details: { phase: 'startup' } } });
+    refill.started();
+    expect((await refill.waitForWork(1)).input).toBe('hello');
+  });
+});

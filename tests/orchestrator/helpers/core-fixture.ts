@@ -74,6 +74,7 @@ export class CoreFixture {
       },
       agentLaunchOptions: () => ({ command: ['fake-agent'], env: {}, stdin: 'ignore', output: 'inherit' }),
       modelOf: (agent) => plans.get(agent)?.model,
+      agentPlan: (agent) => plans.get(agent),
     };
     const logger = pino({ level: 'debug' }, { write: (line: string) => void this.logs.push(JSON.parse(line)) });
     this.core = new OrchestratorCore({
