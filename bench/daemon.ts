@@ -25,6 +25,7 @@ import { agentLaunchOptions, agentSpawnSpec } from '../orchestrator/daemon/spawn
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { prepareAgentEntry } from '../orchestrator/process/agent-bundle.ts';
+import { prepareAgentEngineOptions } from '../orchestrator/process/agent-engine-options.ts';
 import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
@@ -96,6 +97,7 @@ async function floors(): Promise<{ spawnMs: number; roundTripUs: number; rssByte
 async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs: number; rssBytes: number }> {
   // Agents start from the bundled entry, as under a daemon (the core alone would start them from the sources).
   await prepareAgentEntry(process.env, silent);
+  prepareAgentEngineOptions(process.env, silent);
   const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
   const startedAt = new Map<string, () => void>();
   let usePool = false;

@@ -19,6 +19,7 @@ import { inspectRoutes } from '../inspect/inspect-routes.ts';
 import { studioRoutes } from '../studio/studio-routes.ts';
 import { StudioSessions } from '../studio/studio-sessions.ts';
 import { prepareAgentEntry } from '../process/agent-bundle.ts';
+import { prepareAgentEngineOptions } from '../process/agent-engine-options.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
 import type { ManagedProcess, ProcessExit } from '../process/managed-process.ts';
@@ -162,6 +163,7 @@ export class Orchestrator {
     this.writeRuntimeFile();
     // Before any agent starts: built once per change of the sources (~40 ms), then cached.
     await prepareAgentEntry(this.options.processEnv, logger);
+    prepareAgentEngineOptions(this.options.processEnv, logger);
     this.core.start((name) => this.config.agents.has(name));
     await this.cluster?.start(this.core, () => this.core.processRows());
     this.startConnectors();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { agentEntry } from '../process/agent-bundle.ts';
+import { agentEngineEnv } from '../process/agent-engine-options.ts';
 import type { LaunchOptions } from '../process/child-launcher.ts';
 import type { SpawnSpec } from '../process/supervisor.ts';
 import type { SwarmConfig } from './swarm-config.ts';
@@ -37,7 +38,7 @@ export function agentLaunchOptions(config: SwarmConfig, output: LaunchOptions['o
     preload = JSON.stringify(agentPreloadOf(config.agents.values(), config.swarm));
     preloads.set(config, preload);
   }
-  return { command: [process.execPath, agentEntry()], env: { ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore', output };
+  return { command: [process.execPath, agentEntry()], env: { ...agentEngineEnv(), ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore', output };
 }
 
 export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent: string, instanceKey: string): SpawnSpec {
