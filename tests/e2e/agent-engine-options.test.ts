@@ -1,12 +1,12 @@
 /**
  * Lean agent processes (issue 12): a daemon starts its agents with a higher JIT threshold, so an
  * instance that ran a turn compiled nothing and runs no JIT compiler thread (~3.5 MB and two
- * threads less per instance); GOONDAN_AGENT_JIT=default keeps Bun's own tiering.
+ * threads less per instance); GOONDAN_AGENT_ENGINE=default keeps Bun's own tiering.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_JIT_ENV } from '../../orchestrator/process/agent-engine-options.ts';
+import { AGENT_ENGINE_ENV } from '../../orchestrator/process/agent-engine-options.ts';
 import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
@@ -37,16 +37,16 @@ function threadNames(pid: number): string[] {
 }
 
 describe('agent processes under a daemon', () => {
-  test('start with the higher JIT threshold and, after a turn, run no JIT compiler thread', async () => {
+  test('start with the engine options and, after a turn, run no JIT compiler or block warm-up thread', async () => {
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     const pid = await instanceAfterOneTurn(daemon, 'lean');
-    expect(environment(pid)).toMatchObject(AGENT_JIT_ENV);
-    expect(threadNames(pid).filter((name) => name.startsWith('JITWorker'))).toEqual([]);
+    expect(environment(pid)).toMatchObject(AGENT_ENGINE_ENV);
+    expect(threadNames(pid).filter((name) => name.startsWith('JITWorker') || name === 'JSCWarmUp')).toEqual([]);
   });
 
-  test('GOONDAN_AGENT_JIT=default: agents start with Bun’s own tiering', async () => {
-    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_AGENT_JIT: 'default' } });
+  test('GOONDAN_AGENT_ENGINE=default: agents start with Bun’s own settings', async () => {
+    const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_AGENT_ENGINE: 'default' } });
     daemons.push(daemon);
     const pid = await instanceAfterOneTurn(daemon, 'default-tiering');
     expect(Object.keys(environment(pid)).filter((name) => name.startsWith('BUN_JSC_'))).toEqual([]);

@@ -1,18 +1,18 @@
-/** Agents start with a higher JIT threshold, only when this Bun accepts the options, and a user's own value wins. */
+/** Agents start with Bun engine options (JIT threshold, no block warm-up) only when this Bun accepts them; a user's own value wins. */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentLaunchOptions } from '../../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../../orchestrator/daemon/swarm-config.ts';
-import { AGENT_JIT_ENV, agentEngineEnv, bunAccepts, prepareAgentEngineOptions } from '../../orchestrator/process/agent-engine-options.ts';
+import { AGENT_ENGINE_ENV, agentEngineEnv, bunAccepts, prepareAgentEngineOptions } from '../../orchestrator/process/agent-engine-options.ts';
 
 const BUNDLE = join(import.meta.dir, '../fixtures/e2e/swarm');
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   // Other test files in this process launch agents as an unprepared daemon would.
-  prepareAgentEngineOptions({ GOONDAN_AGENT_JIT: 'default' }, recordingLog());
+  prepareAgentEngineOptions({ GOONDAN_AGENT_ENGINE: 'default' }, recordingLog());
 });
 
 function cacheDir(): string {
@@ -28,7 +28,7 @@ function recordingLog(): { warn(obj: object, msg: string): void; lines: string[]
 
 describe('the agents’ engine options', () => {
   test('this Bun accepts them and refuses an option it does not know (it would not start an agent with one)', () => {
-    expect(bunAccepts(AGENT_JIT_ENV)).toBe(true);
+    expect(bunAccepts(AGENT_ENGINE_ENV)).toBe(true);
     expect(bunAccepts({ BUN_JSC_noSuchOptionInAnyBun: '1' })).toBe(false);
   });
 
@@ -40,7 +40,7 @@ describe('the agents’ engine options', () => {
     prepareAgentEngineOptions({}, recordingLog(), check);
     expect(checks).toBe(1);
     expect(readdirSync(dir).some((name) => name.startsWith(`jsc-options-${Bun.version}-`))).toBe(true);
-    expect(agentEngineEnv()).toEqual(AGENT_JIT_ENV);
+    expect(agentEngineEnv()).toEqual(AGENT_ENGINE_ENV);
   });
 
   test('a Bun that refuses them: agents start with its defaults, and the daemon says why', () => {
@@ -48,13 +48,13 @@ describe('the agents’ engine options', () => {
     const log = recordingLog();
     prepareAgentEngineOptions({}, log, { cacheDir: dir, accepts: () => false });
     expect(agentEngineEnv()).toEqual({});
-    expect(log.lines).toEqual(['this Bun does not accept the agents’ JIT options; agents run with its default tiering']);
+    expect(log.lines).toEqual(['this Bun does not accept the agents’ engine options; agents run with its defaults']);
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  test('GOONDAN_AGENT_JIT=default keeps Bun’s tiering without checking anything', () => {
+  test('GOONDAN_AGENT_ENGINE=default keeps Bun’s own settings without checking anything', () => {
     const dir = cacheDir();
-    prepareAgentEngineOptions({ GOONDAN_AGENT_JIT: 'default' }, recordingLog(), { cacheDir: dir, accepts: () => { throw new Error('not checked'); } });
+    prepareAgentEngineOptions({ GOONDAN_AGENT_ENGINE: 'default' }, recordingLog(), { cacheDir: dir, accepts: () => { throw new Error('not checked'); } });
     expect(agentEngineEnv()).toEqual({});
     expect(existsSync(join(dir, 'anything'))).toBe(false);
   });
@@ -62,8 +62,8 @@ describe('the agents’ engine options', () => {
   test('reach the agent’s command environment; a value the user set for the daemon wins', async () => {
     prepareAgentEngineOptions({}, recordingLog(), { cacheDir: cacheDir(), accepts: () => true });
     const plain = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: { PATH: process.env.PATH ?? '' } });
-    expect(agentLaunchOptions(plain, 'inherit').env).toMatchObject(AGENT_JIT_ENV);
+    expect(agentLaunchOptions(plain, 'inherit').env).toMatchObject(AGENT_ENGINE_ENV);
     const own = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: { PATH: process.env.PATH ?? '', BUN_JSC_thresholdForJITSoon: '700' } });
-    expect(agentLaunchOptions(own, 'inherit').env).toMatchObject({ ...AGENT_JIT_ENV, BUN_JSC_thresholdForJITSoon: '700' });
+    expect(agentLaunchOptions(own, 'inherit').env).toMatchObject({ ...AGENT_ENGINE_ENV, BUN_JSC_thresholdForJITSoon: '700' });
   });
 });
