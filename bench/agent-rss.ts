@@ -58,7 +58,8 @@ async function childMemory(command: string[], env: Record<string, string | undef
   const readings: Memory[] = [];
   for (let i = 0; i < runs; i++) {
     const { promise: ready, resolve } = Promise.withResolvers<void>();
-    const child = Bun.spawn(command, { env, stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
+    // JSON serialization, as the daemon launches its children: the default (advanced) loads ~2 MB more.
+    const child = Bun.spawn(command, { env, serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
     await ready;
     await Bun.sleep(SETTLE_MS);
     readings.push(memoryOf(child.pid));
