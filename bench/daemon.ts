@@ -173,8 +173,8 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
     if (event.type === 'turn.completed' && event.agentName === 'beta') calleeTurns.push(event.duration);
   });
   // Short conversations (a fresh instance every 10 requests; its first, spawning request is not
-  // counted): the AI SDK re-validates the whole history on every model call, so a long history
-  // measures that, not routing.
+  // counted), as most are: this measures routing and the early turns of an instance, not history
+  // length (bench/model-call.ts does).
   const measured: number[] = [];
   for (let batch = 0; batch < REQUESTS / 10; batch++) {
     for (let i = 0; i <= 10; i++) {
