@@ -126,6 +126,9 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   } finally {
     deps.metadataFile.turnEnded();
   }
+  // The turn's runtime events are in its observation log before the reply leaves (`goondan logs`,
+  // or a test, reading right after the reply sees the whole turn): the write is due now anyway.
+  engine.events.flush();
   // Whatever the reply and the ack that follow tell others is on disk first (durability policy):
   // the turn's events and its base append, in one round.
   await engine.fsync.settle();

@@ -47,6 +47,11 @@ export class RuntimeEventLog {
     this.bus.emit(event.type, event);
   }
 
+  /** Writes the lines emit() holds for the end of this loop turn now. */
+  flush(): void {
+    this.log.flush();
+  }
+
   close(): void {
     this.log.close();
   }

@@ -47,6 +47,13 @@ describe('stop conditions', () => {
     expect(baseMessages(h.paths).map((m) => m.data.content)).toEqual(['hi']);
   });
 
+  test('the turn’s runtime events are in runtime-events.jsonl when its result is returned (before the reply leaves)', async () => {
+    // fsync: never, so nothing is left to sync: the turn returns before the loop's next turn.
+    const h = await engineFor(makePlan({ script: { default: 'hello back' } }));
+    await h.engine.runTurn(userEvent('hi'));
+    expect(readJsonl(h.paths.runtimeEvents).map((e) => (e as { type: string }).type)).toEqual(['turn.started', 'step.started', 'step.completed', 'turn.completed']);
+  });
+
   test('an event that is a reply (metadata.inReplyTo) never becomes a turn', async () => {
     const h = await engineFor(makePlan());
     const result = await h.engine.runTurn(userEvent('late reply', { metadata: { inReplyTo: 'corr_9' } }));
