@@ -3,20 +3,14 @@
  * instance that ran a turn compiled nothing and runs no JIT compiler thread (~3.5 MB and two
  * threads less per instance); GOONDAN_AGENT_ENGINE=default keeps Bun's own tiering.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_ENGINE_ENV } from '../../orchestrator/process/agent-engine-options.ts';
-import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { type Daemon, daemonsStoppedAfterAll, REPO_ROOT, startDaemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-const daemons: Daemon[] = [];
-afterAll(async () => {
-  for (const daemon of daemons) {
-    await daemon.stop();
-    daemon.cleanup();
-  }
-});
+const daemons = daemonsStoppedAfterAll();
 
 /** The pid of the instance after one turn on it. */
 async function instanceAfterOneTurn(daemon: Daemon, instanceKey: string): Promise<number> {

@@ -170,6 +170,18 @@ export async function startDaemon(
 }
 
 /** One daemon for a whole test file: started before its tests, stopped and removed after. */
+/** The daemons a test file starts: each is stopped gracefully and its state removed after the file's tests. */
+export function daemonsStoppedAfterAll(): Daemon[] {
+  const daemons: Daemon[] = [];
+  afterAll(async () => {
+    for (const daemon of daemons) {
+      await daemon.stop();
+      daemon.cleanup();
+    }
+  }, DAEMON_TEST_MS);
+  return daemons;
+}
+
 export function sharedDaemon(bundlePath: string, options: Parameters<typeof startDaemon>[1] = {}): () => Daemon {
   let daemon: Daemon | undefined;
   beforeAll(async () => {

@@ -3,20 +3,14 @@
  * 'orchestrator started' line), a warm spare has already booted, so the very first message to a
  * new instanceKey is served by that spare instead of racing it with a cold start.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Daemon, REPO_ROOT, startDaemon, waitUntil } from './daemon-harness.ts';
+import { daemonsStoppedAfterAll, REPO_ROOT, startDaemon, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-const daemons: Daemon[] = [];
-afterAll(async () => {
-  for (const daemon of daemons) {
-    await daemon.stop();
-    daemon.cleanup();
-  }
-});
+const daemons = daemonsStoppedAfterAll();
 
 describe('the first message after /readyz', () => {
   test('is served by the spare that booted before the daemon said ready (same pid), not by a cold start', async () => {
