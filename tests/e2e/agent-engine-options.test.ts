@@ -32,6 +32,15 @@ function threadNames(pid: number): string[] {
 
 describe('agent processes under a daemon', () => {
   test('start with the engine options and, after a turn, run no JIT compiler or block warm-up thread', async () => {
+    // On a fresh install the first agents compile and cache the ajv validators: hot code, which the
+    // JIT rightly compiles. A first session fills the caches, as an install's first run does.
+    const warmUp = await startDaemon(BUNDLE);
+    try {
+      await instanceAfterOneTurn(warmUp, 'warm-up');
+    } finally {
+      await warmUp.stop();
+      warmUp.cleanup();
+    }
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     const pid = await instanceAfterOneTurn(daemon, 'lean');
