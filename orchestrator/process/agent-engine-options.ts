@@ -7,7 +7,7 @@
  *   threads took the CPU the turn needed); a busy instance was no faster at the defaults over 1,000
  *   turns. Hot code — a loop, a parser, a busy instance — still compiles after AGENT_JIT_THRESHOLD.
  * - No GC block warm-up thread (`useWarmUpMarkedBlocks`): it faults in heap blocks ahead of the
- *   allocator, which an idle instance never uses: −0.8 MB RSS and one thread less.
+ *   allocator, which an idle instance never uses: −0.6 to −0.8 MB RSS and one thread less.
  *
  * These are Bun's `BUN_JSC_*` variables, not a stable API: a Bun that does not know one refuses to
  * start. So they are passed to agents only after this Bun accepted them (checked once per Bun
