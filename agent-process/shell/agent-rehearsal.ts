@@ -91,7 +91,7 @@ export function removeAbandonedScratch(root: string, now = Date.now()): void {
   }
   for (const name of names) {
     const path = join(root, name);
-    const owner = /^goondan-rehearsal-(\d+)-/.exec(name)?.[1];
+    const owner = name.slice(SCRATCH_PREFIX.length).match(/^(\d+)-/)?.[1];
     try {
       const abandoned = owner === undefined ? now - statSync(path).mtimeMs > UNOWNED_SCRATCH_MAX_AGE_MS : Number(owner) !== process.pid && !isProcessAlive(Number(owner));
       if (abandoned) rmSync(path, { recursive: true, force: true });

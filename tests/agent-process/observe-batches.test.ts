@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import { type TypedIpcMessage, validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import { testAgentPlan, testSwarmPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { testAgentPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { testSwarmPlan } from '../helpers/test-plans.ts';
 import { waitUntil } from '../helpers/wait-for.ts';
 
 const CHILD = join(import.meta.dir, '../fixtures/shell/observing-child.ts');

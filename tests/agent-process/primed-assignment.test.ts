@@ -14,7 +14,8 @@ import { type AgentAssignment, type ControlPayloads, controlEvent, parseControl 
 import { type TypedIpcMessage, validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { assignmentFor, resolveAssignment } from '../../shared/ipc/primed-assignment.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
-import { testAgentPlan, testSwarmPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { testAgentPlan } from '../orchestrator/helpers/core-fixture.ts';
+import { testSwarmPlan } from '../helpers/test-plans.ts';
 import { waitUntil } from '../helpers/wait-for.ts';
 
 const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-primed-assignment-'));

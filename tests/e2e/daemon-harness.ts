@@ -169,7 +169,6 @@ export async function startDaemon(
   };
 }
 
-/** One daemon for a whole test file: started before its tests, stopped and removed after. */
 /** The daemons a test file starts: each is stopped gracefully and its state removed after the file's tests. */
 export function daemonsStoppedAfterAll(): Daemon[] {
   const daemons: Daemon[] = [];
@@ -182,6 +181,7 @@ export function daemonsStoppedAfterAll(): Daemon[] {
   return daemons;
 }
 
+/** One daemon for a whole test file: started before its tests, stopped and removed after. */
 export function sharedDaemon(bundlePath: string, options: Parameters<typeof startDaemon>[1] = {}): () => Daemon {
   let daemon: Daemon | undefined;
   beforeAll(async () => {

@@ -8,7 +8,8 @@
 import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
 import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool, type WarmPoolOptions } from '../../orchestrator/process/warm-pool.ts';
-import { testAgentPlan, testSwarmPlan } from './helpers/core-fixture.ts';
+import { testAgentPlan } from './helpers/core-fixture.ts';
+import { testSwarmPlan } from '../helpers/test-plans.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
 import { eventually } from './helpers/eventually.ts';
 import { MemoryLauncher } from './helpers/memory-launcher.ts';

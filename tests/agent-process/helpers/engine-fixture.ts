@@ -18,6 +18,7 @@ import type { JsonObject } from '../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../shared/types/messages.ts';
 import type { RuntimeEvent } from '../../../shared/types/turns.ts';
 import { createAgentEngine, type AgentEngine, type AgentEngineOptions } from '../../../agent-process/engine/agent-engine.ts';
+import { testSwarmPlan } from '../../helpers/test-plans.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures/engine');
 
@@ -121,18 +122,7 @@ export function makePlan(input: PlanInput = {}): AgentPlan {
 }
 
 export function makeSwarm(agents: string[] = ['tester'], maxStepsPerTurn = 32): SwarmPlan {
-  return {
-    name: 'test-swarm',
-    instanceKey: 'test-swarm',
-    workspaceId: 'test-swarm',
-    entryAgent: agents[0] ?? 'tester',
-    agents,
-    maxStepsPerTurn,
-    shutdownGracePeriodMs: 1000,
-    startupTimeoutMs: 30000,
-    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
-    lifecycle: { ttlMs: 300_000 },
-  };
+  return { ...testSwarmPlan('test-swarm', agents, maxStepsPerTurn), entryAgent: agents[0] ?? 'tester', startupTimeoutMs: 30000 };
 }
 
 export function tempStateRoot(): string {

@@ -16,6 +16,7 @@ import type { ExternalSubmission } from '../../../orchestrator/routing/router.ts
 import type { ReplyOutcome } from '../../../shared/ipc/reply-events.ts';
 import type { AgentPlan, SwarmPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
+import { testSwarmPlan } from '../../helpers/test-plans.ts';
 import { eventually, settled } from './eventually.ts';
 import type { ChildBehaviour, FakeChild } from './fake-child.ts';
 import { MemoryLauncher } from './memory-launcher.ts';
@@ -148,22 +149,6 @@ export class CoreFixture {
     if (!this.stopped) await this.stop(50);
     if (this.ownsStateRoot) rmSync(this.stateRoot, { recursive: true, force: true });
   }
-}
-
-/** A minimal swarm plan that passes the plan schema; its entry agent is the first of `agents`. */
-export function testSwarmPlan(name: string, agents: string[]): SwarmPlan {
-  return {
-    name,
-    instanceKey: name,
-    workspaceId: name,
-    entryAgent: agents[0] ?? 'a',
-    agents,
-    maxStepsPerTurn: 8,
-    shutdownGracePeriodMs: 1_000,
-    startupTimeoutMs: 10_000,
-    durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
-    lifecycle: { ttlMs: 300_000 },
-  };
 }
 
 /** A minimal plan that passes the plan schema (the fake child validates its assignment like a real one). */
