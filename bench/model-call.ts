@@ -1,9 +1,13 @@
 #!/usr/bin/env bun
 /**
- * Bench: the cost of one model call as the engine makes it (prompt conversion, doStream, reading
- * the stream) as the conversation grows, against the floor of the same mock model's doStream
- * called directly with a ready prompt of the same length, measured in the same run.
- *   overhead = engine's model call − direct doStream           target: flat in history length
+ * Bench: what the engine adds to a model call as the conversation grows, against the floor of the
+ * same mock model's doStream called directly with a ready prompt of the same length, measured in
+ * the same run:
+ *   call overhead   = the step's model call (doStream + reading the stream) − direct doStream
+ *   engine's own    = the whole turn − its model call: prompt building, appends, fold, events
+ *                                                                  target: both flat in history length
+ * (The mock reads the whole prompt, as a provider serialises it: its own time grows with the
+ * history and varies from run to run, so the engine's share is measured beside it, not through it.)
  * (The AI SDK's generateText re-validated the whole history on every call: ~0.7 ms short, ~18 ms
  * at 600 messages.) Prints a table and one JSON line. Not a test: figures only.
  *   bun bench/model-call.ts
@@ -22,13 +26,20 @@ import { makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/e
 import { median } from './stats.ts';
 
 /** History lengths (messages) at which calls are sampled; each turn adds a user and an assistant message. */
-const CHECKPOINTS = [10, 100, 300, 600];
+const CHECKPOINTS = [10, 100, 1000, 5000];
 /** Calls sampled around each checkpoint. */
 const SAMPLES = 15;
 const SCRIPT = { latencyMs: 0 };
 
 
-async function engineCalls(): Promise<Map<number, number>> {
+interface EngineFigures {
+  /** The step's model call (its `modelDuration`). */
+  callMs: number;
+  /** The whole turn, as its caller waits for it. */
+  turnMs: number;
+}
+
+async function engineCalls(): Promise<Map<number, EngineFigures>> {
   const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-model-'));
   let lastModelMs = 0;
   const engine = await createAgentEngine({
@@ -41,16 +52,23 @@ async function engineCalls(): Promise<Map<number, number>> {
       if (event.type === 'step.completed') lastModelMs = event.modelDuration ?? Number.NaN;
     },
   });
-  const byCheckpoint = new Map<number, number[]>(CHECKPOINTS.map((c) => [c, []]));
+  const calls = new Map<number, number[]>(CHECKPOINTS.map((c) => [c, []]));
+  const turns = new Map<number, number[]>(CHECKPOINTS.map((c) => [c, []]));
   const lastTurn = (Math.max(...CHECKPOINTS) + SAMPLES) / 2;
   for (let turn = 0; turn < lastTurn; turn++) {
     const history = turn * 2;
+    const started = performance.now();
     await engine.runTurn(userEvent(`message ${turn} with a few words of text in it`));
-    for (const checkpoint of CHECKPOINTS) if (history >= checkpoint && history < checkpoint + SAMPLES * 2) byCheckpoint.get(checkpoint)?.push(lastModelMs);
+    const turnMs = performance.now() - started;
+    for (const checkpoint of CHECKPOINTS) {
+      if (history < checkpoint || history >= checkpoint + SAMPLES * 2) continue;
+      calls.get(checkpoint)?.push(lastModelMs);
+      turns.get(checkpoint)?.push(turnMs);
+    }
   }
   await engine.close();
   rmSync(stateRoot, { recursive: true, force: true });
-  return new Map([...byCheckpoint].map(([c, xs]) => [c, median(xs)]));
+  return new Map(CHECKPOINTS.map((c) => [c, { callMs: median(calls.get(c) ?? []), turnMs: median(turns.get(c) ?? []) }]));
 }
 
 function promptOf(messages: number): LanguageModelV3Prompt {
@@ -81,19 +99,30 @@ async function directCalls(): Promise<Map<number, number>> {
 
 const direct = await directCalls();
 const engine = await engineCalls();
-const overheadAt = (c: number) => (engine.get(c) ?? Number.NaN) - (direct.get(c) ?? Number.NaN);
-const first = overheadAt(CHECKPOINTS[0] ?? 10);
-console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${SAMPLES} calls (ms)`);
-console.log('history  engine call  direct doStream  overhead  overhead vs 10 messages');
+const floorAt = (c: number) => direct.get(c) ?? Number.NaN;
+const callOverheadAt = (c: number) => (engine.get(c)?.callMs ?? Number.NaN) - floorAt(c);
+const engineOwnAt = (c: number) => (engine.get(c)?.turnMs ?? Number.NaN) - (engine.get(c)?.callMs ?? Number.NaN);
+const firstEngineOwn = engineOwnAt(CHECKPOINTS[0] ?? 10);
+const ms = (n: number, width: number) => n.toFixed(3).padStart(width);
+console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${SAMPLES} turns (ms)`);
+console.log("history  direct doStream  model call  call overhead  turn    engine's own  engine's own vs 10 messages");
 for (const c of CHECKPOINTS) {
+  const figures = engine.get(c);
   console.log(
-    `${String(c).padStart(7)}  ${(engine.get(c) ?? 0).toFixed(3).padStart(11)}  ${(direct.get(c) ?? 0).toFixed(3).padStart(15)}  ${overheadAt(c).toFixed(3).padStart(8)}  ${(overheadAt(c) / first).toFixed(2).padStart(6)}×`,
+    `${String(c).padStart(7)}  ${ms(floorAt(c), 15)}  ${ms(figures?.callMs ?? 0, 10)}  ${ms(callOverheadAt(c), 13)}  ${ms(figures?.turnMs ?? 0, 5)}  ${ms(engineOwnAt(c), 12)}  ${(engineOwnAt(c) / firstEngineOwn).toFixed(2).padStart(6)}×`,
   );
 }
 console.log(
   JSON.stringify({
     bench: 'model-call',
     loadAverage: loadavg(),
-    results: CHECKPOINTS.map((c) => ({ history: c, engineCallMs: engine.get(c), directDoStreamMs: direct.get(c), overheadMs: overheadAt(c) })),
+    results: CHECKPOINTS.map((c) => ({
+      history: c,
+      directDoStreamMs: floorAt(c),
+      engineCallMs: engine.get(c)?.callMs,
+      callOverheadMs: callOverheadAt(c),
+      turnMs: engine.get(c)?.turnMs,
+      engineOwnMs: engineOwnAt(c),
+    })),
   }),
 );

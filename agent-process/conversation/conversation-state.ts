@@ -19,6 +19,17 @@ export interface ConversationWarning {
 /** How the pending events reach `base.jsonl` (SPEC.md §3.1 Files). */
 export type FoldPlan = { mode: 'none' } | { mode: 'delta'; appended: Message[] } | { mode: 'rewrite'; messages: Message[] };
 
+/** Revisions of every conversation in the process: two conversations never share one. */
+let lastRevision = 0;
+
+/** The conversation as the model reads it; see Conversation.modelView. */
+export interface ModelView {
+  /** The live array: read it now, never keep or change it. */
+  messages: readonly ModelMessage[];
+  /** Changes with every edit other than an append: while it stays, `messages` only grew at its end. */
+  revision: number;
+}
+
 export class Conversation implements ConversationState {
   private next: Message[];
   private pending: MessageEvent[] = [];
@@ -28,6 +39,9 @@ export class Conversation implements ConversationState {
   private baseLength: number;
   private baseCopy: Message[] | undefined;
   private snapshot: readonly Message[] | undefined;
+  /** next[i].data, kept in step with appends (rebuilt after other edits) so a step does not copy the history. */
+  private modelMessages: ModelMessage[] | undefined;
+  private revision = ++lastRevision;
   private readonly ids = new Set<string>();
   /** `metadata.eventId` of input messages → message id (redelivery lookups). */
   private readonly inputs = new Map<string, string>();
@@ -59,6 +73,12 @@ export class Conversation implements ConversationState {
     return this.next.map((message) => message.data);
   }
 
+  /** For the engine's model call: the prompt converter looks only at what was appended since its last call. */
+  modelView(): ModelView {
+    this.modelMessages ??= this.next.map((message) => message.data);
+    return { messages: this.modelMessages, revision: this.revision };
+  }
+
   /** Applies one event and records it as pending (to be folded). */
   apply(event: MessageEvent): void {
     this.pending.push(event);
@@ -67,6 +87,8 @@ export class Conversation implements ConversationState {
       // The base must survive destructive edits until the fold: copy it out once.
       this.baseCopy ??= this.next.slice(0, this.baseLength);
       this.rewriteNeeded = true;
+      this.modelMessages = undefined;
+      this.revision = ++lastRevision;
     }
     switch (event.type) {
       case 'append': {
@@ -75,6 +97,7 @@ export class Conversation implements ConversationState {
           return;
         }
         this.next.push(event.message);
+        this.modelMessages?.push(event.message.data);
         this.track(event.message);
         this.appendedSinceFold.push(event.message);
         return;

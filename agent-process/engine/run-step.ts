@@ -34,9 +34,9 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   let answer;
   let modelStartedAt = 0;
   try {
-    const messages = engine.conversation.toLlmMessages();
-    const prompt = engine.prompt.convert(messages);
-    const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages };
+    const view = engine.conversation.modelView();
+    const prompt = engine.prompt.convert(view.messages, view.revision);
+    const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages: view.messages };
     answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => {
       modelStartedAt = Date.now(); // after any admission wait: the model call's own span starts here
       return callModel(engine.model, prompt, catalog, { onTextDelta: (text) => deltas.push(text) });

@@ -17,30 +17,47 @@ type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 
 export class PromptConverter {
   private readonly converted = new WeakMap<ModelMessage, LanguageModelV3Message | null>();
+  /** The previous call's messages: a copy when compared, the caller's own array when it vouched with a revision. */
   private inputs: readonly ModelMessage[] = [];
-  private prompt: LanguageModelV3Prompt = [];
+  private inputCount = 0;
+  private revision: number | undefined;
+  /** Built in place; callers get copies. */
+  private readonly prompt: LanguageModelV3Prompt = [];
   /** promptLength[i]: length of the prompt built from inputs[0, i). */
-  private promptLength: number[] = [0];
+  private readonly promptLength: number[] = [0];
 
-  /** Throws E_MODEL_PROMPT naming the message when one is malformed (extensions can append any message). */
-  convert(messages: readonly ModelMessage[]): LanguageModelV3Prompt {
-    let same = 0;
-    const limit = Math.min(messages.length, this.inputs.length);
-    while (same < limit && messages[same] === this.inputs[same]) same++;
+  /**
+   * Throws E_MODEL_PROMPT naming the message when one is malformed (extensions can append any message).
+   * `revision`: the caller's promise that, while it is the same as in the previous call, `messages`
+   * only grew at its end (a conversation's live array, `Conversation.modelView`): then only the
+   * new messages are looked at, not the whole history.
+   */
+  convert(messages: readonly ModelMessage[], revision?: number): LanguageModelV3Prompt {
+    let same = revision !== undefined && revision === this.revision ? Math.min(this.inputCount, messages.length) : this.unchangedPrefix(messages, revision);
     // A tool run that continues past the unchanged prefix is merged again from its start.
     while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
-    const prompt = this.prompt.slice(0, this.promptLength[same] ?? 0);
-    const lengths = this.promptLength.slice(0, same + 1);
+    this.prompt.length = this.promptLength[same] ?? 0;
+    this.promptLength.length = same + 1;
     for (let i = same; i < messages.length; i++) {
       const message = messages[i];
-      if (message !== undefined) appendMerged(prompt, this.convertOne(message, i));
-      lengths.push(prompt.length);
+      if (message !== undefined) appendMerged(this.prompt, this.convertOne(message, i));
+      this.promptLength.push(this.prompt.length);
     }
-    this.inputs = messages.slice();
-    this.prompt = prompt;
-    this.promptLength = lengths;
+    // Without a revision the caller's array may change in place: keep a copy to compare the next call with.
+    this.inputs = revision === undefined ? messages.slice() : messages;
+    this.inputCount = messages.length;
+    this.revision = revision;
     // Callers get their own array: providers must not see (or change) the cached one.
-    return prompt.slice();
+    return this.prompt.slice();
+  }
+
+  /** How many leading messages are the very ones of the previous call (0 after a revision change: its array changed in place). */
+  private unchangedPrefix(messages: readonly ModelMessage[], revision: number | undefined): number {
+    if (revision !== undefined || this.revision !== undefined) return 0;
+    const limit = Math.min(messages.length, this.inputs.length);
+    let same = 0;
+    while (same < limit && messages[same] === this.inputs[same]) same++;
+    return same;
   }
 
   private convertOne(message: ModelMessage, index: number): LanguageModelV3Message | null {

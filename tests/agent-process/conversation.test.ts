@@ -57,6 +57,32 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     expect(conversation.toLlmMessages().map((m) => m.role)).toEqual(['system', 'user', 'tool']);
   });
 
+  test('modelView: the live model messages, one revision while only appends happen, a new one after any other edit', () => {
+    const a = user('a');
+    const conversation = new Conversation([a]);
+    const first = conversation.modelView();
+    conversation.apply({ type: 'append', message: user('b') });
+    const appended = conversation.modelView();
+    expect(appended.revision).toBe(first.revision);
+    expect(appended.messages).toBe(first.messages);
+    expect(appended.messages).toEqual(conversation.toLlmMessages());
+    const edits: MessageEvent[] = [
+      { type: 'replace', targetId: a.id, message: { ...a, id: 'a2', data: { role: 'user', content: 'A' } } },
+      { type: 'remove', targetId: 'a2' },
+      { type: 'truncate' },
+    ];
+    let revision = appended.revision;
+    for (const edit of edits) {
+      conversation.apply(edit);
+      const view = conversation.modelView();
+      expect(view.revision).not.toBe(revision);
+      expect(view.messages).toEqual(conversation.toLlmMessages());
+      revision = view.revision;
+    }
+    // Another conversation never shares a revision (an engine's converter could mistake it for its own).
+    expect(new Conversation([a]).modelView().revision).not.toBe(revision);
+  });
+
   test('a replace/remove with a missing target is a structured warning, not a failure', () => {
     const warnings: ConversationWarning[] = [];
     const conversation = new Conversation([user('a')], (w) => warnings.push(w));

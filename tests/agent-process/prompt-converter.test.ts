@@ -66,6 +66,45 @@ describe('incremental conversion', () => {
     expect(once[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }] });
   });
 
+  test('with a revision (a conversation that only appended since) only the new messages are read, not the history', () => {
+    const converter = new PromptConverter();
+    const history: ModelMessage[] = [system];
+    for (let i = 0; i < 500; i++) history.push(user(`u${i}`), assistant(`a${i}`));
+    converter.convert(history, 7);
+    history.push(user('new'));
+    let reads = 0;
+    const counted = new Proxy(history, {
+      get: (target, key, receiver) => {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const prompt = converter.convert(counted, 7);
+    expect(prompt).toHaveLength(1002);
+    expect(prompt[1001]).toEqual({ role: 'user', content: [{ type: 'text', text: 'new' }] });
+    expect(reads).toBeLessThan(5);
+    // A new revision (an edit in place) converts from the start: the replaced message is seen.
+    history[1] = user('summary');
+    expect(converter.convert(history, 8)[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'summary' }] });
+  });
+
+  test('a revision that continues a tool run merges the new result into it', () => {
+    const converter = new PromptConverter();
+    const calls: ModelMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'echo__say', input: { text: 'x' } },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'echo__say', input: { text: 'y' } },
+      ],
+    };
+    const live: ModelMessage[] = [user('go'), calls, toolResult('c1', 'x')];
+    expect(converter.convert(live, 1)).toHaveLength(3);
+    live.push(toolResult('c2', 'y'));
+    const both = converter.convert(live, 1);
+    expect(both).toHaveLength(3);
+    expect(both[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }, { toolCallId: 'c2' }] });
+  });
+
   test('callers get their own array: changing it does not change the next prompt', () => {
     const converter = new PromptConverter();
     const history = [system, user('hi')];
