@@ -9,6 +9,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { RecentSet } from '../../shared/recent-set.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { Cost, TokenUsage } from '../../shared/types/turns.ts';
 import { addToTotals, emptyTotals, type UsageTotals } from '../../shared/usage/usage-totals.ts';
@@ -37,7 +38,7 @@ interface DayTotals {
 export class UsageLedger {
   private readonly byInstance = new Map<string, { agent: string; instanceKey: string; totals: UsageTotals }>();
   private readonly byTrace = new Map<string, UsageTotals>();
-  private readonly counted = new Set<string>();
+  private readonly counted = new RecentSet<string>(MAX_STEP_IDS);
   private today: DayTotals;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private dirMade = false;
@@ -51,9 +52,7 @@ export class UsageLedger {
 
   /** Counts a step's usage; a step already counted is ignored. */
   record(entry: UsageRecord): boolean {
-    if (this.counted.has(entry.stepId)) return false;
-    this.counted.add(entry.stepId);
-    if (this.counted.size > MAX_STEP_IDS) this.counted.delete(this.counted.values().next().value ?? '');
+    if (!this.counted.add(entry.stepId)) return false;
     const key = `${entry.agent}\u0000${entry.instanceKey}`;
     const instance = this.byInstance.get(key) ?? { agent: entry.agent, instanceKey: entry.instanceKey, totals: emptyTotals() };
     this.byInstance.set(key, instance);

@@ -3,7 +3,7 @@
  * once however often it is reported, per-trace totals across agents, UTC days that roll over and
  * survive a restart.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, spyOn, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,22 @@ describe('Model.spec.pricing', () => {
 });
 
 describe('UsageLedger', () => {
+  test('past 10,000 steps a new step still costs no walk over the remembered ones (it is on the path of every model call)', () => {
+    const ledger = new UsageLedger(undefined);
+    const step = (i: number) => ({ stepId: `s${i}`, agent: 'a', instanceKey: 'k', traceId: `t${i % 50}`, usage: usage(1, 1) });
+    for (let i = 0; i < 10_000; i++) ledger.record(step(i));
+    const walks = spyOn(Set.prototype, 'values');
+    try {
+      for (let i = 10_000; i < 10_100; i++) expect(ledger.record(step(i))).toBe(true);
+      expect(walks).not.toHaveBeenCalled();
+    } finally {
+      walks.mockRestore();
+    }
+    // The oldest steps were forgotten, the recent ones are still counted once.
+    expect(ledger.record(step(10_099))).toBe(false);
+    expect(ledger.instance('a', 'k')?.calls).toBe(10_100);
+  });
+
   test('a step reported twice (admission release and step.completed) counts once', () => {
     const ledger = new UsageLedger(undefined);
     const step = { stepId: 's1', agent: 'a', instanceKey: 'k', traceId: 't', usage: usage(10, 5), cost: { amount: 0.1, currency: 'USD' } };
