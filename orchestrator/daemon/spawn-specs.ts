@@ -29,26 +29,37 @@ function childEnv(config: SwarmConfig): Record<string, string | undefined> {
   return env;
 }
 
-const preloads = new WeakMap<SwarmConfig, string>();
+/** Per configuration: every agent process of it starts with the same command and environment. */
+const agentLaunches = new WeakMap<SwarmConfig, { entry: string; engine: Readonly<Record<string, string>>; launch: Omit<LaunchOptions, 'output'> }>();
 
 /** A bare agent process: cold starts and the warm pool launch the same command. */
 export function agentLaunchOptions(config: SwarmConfig, output: LaunchOptions['output']): LaunchOptions {
-  let preload = preloads.get(config);
-  if (preload === undefined) {
-    preload = JSON.stringify(agentPreloadOf(config.agents.values(), config.swarm));
-    preloads.set(config, preload);
-  }
-  return { command: [process.execPath, agentEntry()], env: { ...agentEngineEnv(), ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore', output };
+  return { ...agentLaunchOf(config), output };
 }
 
 export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent: string, instanceKey: string): SpawnSpec {
   const agentPlan = config.agents.get(agent);
   if (!agentPlan) throw new Error(`agent '${agent}' is not part of swarm '${config.swarm.name}'`);
-  const { output: _output, ...launch } = agentLaunchOptions(config, 'inherit');
   return {
-    launch,
+    launch: agentLaunchOf(config),
     assignment: { role: 'agent', agent, instanceKey, stateRoot: context.stateRoot, agentPlan, swarmPlan: config.swarm, ...(context.replicateState ? { replicateState: true } : {}) },
   };
+}
+
+/**
+ * Built again only when the configuration, the entry (a build replaced or removed) or the engine
+ * options change: a new instance — a warm spare's assignment, which does not even use it — must
+ * not copy the daemon's environment on its way to the spare.
+ */
+function agentLaunchOf(config: SwarmConfig): Omit<LaunchOptions, 'output'> {
+  const entry = agentEntry();
+  const engine = agentEngineEnv();
+  const cached = agentLaunches.get(config);
+  if (cached?.entry === entry && cached.engine === engine) return cached.launch;
+  const preload = JSON.stringify(agentPreloadOf(config.agents.values(), config.swarm));
+  const launch = { command: [process.execPath, entry], env: { ...engine, ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore' as const };
+  agentLaunches.set(config, { entry, engine, launch });
+  return launch;
 }
 
 export function connectorSpawnSpec(config: SwarmConfig, context: SpawnContext, connectionName: string): SpawnSpec {

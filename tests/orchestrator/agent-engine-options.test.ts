@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentLaunchOptions } from '../../orchestrator/daemon/spawn-specs.ts';
+import { agentLaunchOptions, agentSpawnSpec } from '../../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../../orchestrator/daemon/swarm-config.ts';
 import { AGENT_ENGINE_ENV, agentEngineEnv, bunAccepts, prepareAgentEngineOptions } from '../../orchestrator/process/agent-engine-options.ts';
 
@@ -65,5 +65,18 @@ describe('the agents’ engine options', () => {
     expect(agentLaunchOptions(plain, 'inherit').env).toMatchObject(AGENT_ENGINE_ENV);
     const own = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: { PATH: process.env.PATH ?? '', BUN_JSC_thresholdForJITSoon: '700' } });
     expect(agentLaunchOptions(own, 'inherit').env).toMatchObject({ ...AGENT_ENGINE_ENV, BUN_JSC_thresholdForJITSoon: '700' });
+  });
+
+  test('a new instance re-uses its configuration’s launch environment until the engine options change', async () => {
+    prepareAgentEngineOptions({}, recordingLog(), { cacheDir: cacheDir(), accepts: () => true });
+    const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: { PATH: process.env.PATH ?? '' } });
+    const context = { bundlePath: BUNDLE, stateRoot: cacheDir() };
+    const [first, second] = ['k1', 'k2'].map((key) => agentSpawnSpec(config, context, 'alpha', key));
+    expect(second?.launch.env).toBe(first?.launch.env);
+    expect(second?.assignment).toMatchObject({ instanceKey: 'k2' });
+    prepareAgentEngineOptions({ GOONDAN_AGENT_ENGINE: 'default' }, recordingLog(), { cacheDir: cacheDir(), accepts: () => true });
+    const after = agentSpawnSpec(config, context, 'alpha', 'k3');
+    expect(after.launch.env).not.toBe(first?.launch.env);
+    expect(Object.keys(after.launch.env ?? {}).filter((name) => name.startsWith('BUN_JSC_'))).toEqual([]);
   });
 });
