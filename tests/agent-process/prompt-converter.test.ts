@@ -15,6 +15,14 @@ const toolResult = (id: string, value: string): ModelMessage => ({
   role: 'tool',
   content: [{ type: 'tool-result', toolCallId: id, toolName: 'echo__say', output: { type: 'json', value } }],
 });
+/** One step's two tool calls (their results arrive as two tool messages). */
+const calls: ModelMessage = {
+  role: 'assistant',
+  content: [
+    { type: 'tool-call', toolCallId: 'c1', toolName: 'echo__say', input: { text: 'x' } },
+    { type: 'tool-call', toolCallId: 'c2', toolName: 'echo__say', input: { text: 'y' } },
+  ],
+};
 
 describe('incremental conversion', () => {
   test('messages become the model prompt: system text, user and assistant text parts', () => {
@@ -50,13 +58,6 @@ describe('incremental conversion', () => {
 
   test('consecutive tool messages are one message, also when the second arrives in a later call', () => {
     const converter = new PromptConverter();
-    const calls: ModelMessage = {
-      role: 'assistant',
-      content: [
-        { type: 'tool-call', toolCallId: 'c1', toolName: 'echo__say', input: { text: 'x' } },
-        { type: 'tool-call', toolCallId: 'c2', toolName: 'echo__say', input: { text: 'y' } },
-      ],
-    };
     const once = converter.convert([user('go'), calls, toolResult('c1', 'x')]);
     expect(once).toHaveLength(3);
     const both = converter.convert([user('go'), calls, toolResult('c1', 'x'), toolResult('c2', 'y')]);
@@ -90,13 +91,6 @@ describe('incremental conversion', () => {
 
   test('a revision that continues a tool run merges the new result into it', () => {
     const converter = new PromptConverter();
-    const calls: ModelMessage = {
-      role: 'assistant',
-      content: [
-        { type: 'tool-call', toolCallId: 'c1', toolName: 'echo__say', input: { text: 'x' } },
-        { type: 'tool-call', toolCallId: 'c2', toolName: 'echo__say', input: { text: 'y' } },
-      ],
-    };
     const live: ModelMessage[] = [user('go'), calls, toolResult('c1', 'x')];
     expect(converter.convert(live, 1)).toHaveLength(3);
     live.push(toolResult('c2', 'y'));
