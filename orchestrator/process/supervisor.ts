@@ -57,6 +57,12 @@ export class Supervisor {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Agent processes waiting for a live-process slot, in arrival order (their events wait in the inbox). */
   private readonly admission: ManagedProcess[] = [];
+  /**
+   * Agents started here and not yet seen dead: what counting live agents walks instead of every
+   * row (with ttlSeconds most of 10,000 rows are passivated, and asking each row whether it is
+   * alive cost ~250 µs per count, several counts per new instance).
+   */
+  private readonly startedAgents = new Set<ManagedProcess>();
   private reconcileTimer: ReturnType<typeof setInterval> | undefined;
   private stopping = false;
 
@@ -98,8 +104,16 @@ export class Supervisor {
 
   /** Agent processes running or starting (what maxLiveProcesses bounds). */
   liveAgentCount(): number {
-    let live = 0;
-    for (const proc of this.table.values()) if (proc.kind === 'agent' && proc.alive) live += 1;
+    return this.liveAgents().length;
+  }
+
+  private liveAgents(): ManagedProcess[] {
+    const live: ManagedProcess[] = [];
+    for (const proc of this.startedAgents) {
+      if (!proc.alive) this.startedAgents.delete(proc);
+      // A row forgotten or replaced while its process still exits is no longer the instance's.
+      else if (this.table.get(proc.key) === proc) live.push(proc);
+    }
     return live;
   }
 
@@ -209,6 +223,7 @@ export class Supervisor {
     }
     try {
       proc.start();
+      if (proc.kind === 'agent') this.startedAgents.add(proc);
     } catch (error) {
       this.options.logger.error({ process: proc.key, err: error }, 'spawn failed');
       proc.status = 'crashed';
@@ -226,7 +241,7 @@ export class Supervisor {
    * queued instance not yet covered by a drain in progress (their exits admit the queue).
    */
   private makeRoom(): void {
-    const agents = [...this.table.values()].filter((p) => p.kind === 'agent' && p.alive);
+    const agents = this.liveAgents();
     const draining = agents.filter((p) => p.passivating).length;
     const needed = this.admission.length - draining;
     if (needed <= 0) return;

@@ -57,6 +57,21 @@ describe('maxLiveProcesses', () => {
     expect(maxSeen).toBeLessThanOrEqual(2);
   });
 
+  test('counting live agents asks only the started processes, not every passivated row (10,000 rows at capacity)', async () => {
+    const f = fixture({ lifecycle: { ttlMs: 0, maxLiveProcesses: 2 }, behaviour: answering });
+    for (const key of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6']) await settled(f.ask('a', key, { instanceKey: key }), key);
+    await f.waitForProcess('a', 'k4', (p) => p.status === 'passivated', 'to be passivated');
+    const live = f.core.supervisor.liveAgentCount();
+    expect(live).toBeLessThanOrEqual(2);
+    let asked = 0;
+    for (const proc of f.core.supervisor.list()) {
+      const alive = proc.alive;
+      Object.defineProperty(proc, 'alive', { configurable: true, get: () => (asked++, alive) });
+    }
+    expect(f.core.supervisor.liveAgentCount()).toBe(live);
+    expect(asked).toBe(live);
+  });
+
   test('with no idle instance the new one waits queued (its event in the durable inbox, visible in /metrics) until one becomes idle', async () => {
     const f = fixture({ lifecycle: { ttlMs: 0, maxLiveProcesses: 1 } });
     const { child, turn } = await f.runningTurn('a', 'busy');
