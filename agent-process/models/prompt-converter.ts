@@ -17,7 +17,7 @@ type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 
 export class PromptConverter {
   private readonly converted = new WeakMap<ModelMessage, LanguageModelV3Message | null>();
-  /** The previous call's messages: a copy when compared, the caller's own array when it vouched with a revision. */
+  /** A copy of the previous call's messages, to compare the next call with (none when the caller vouched with a revision). */
   private inputs: readonly ModelMessage[] = [];
   private inputCount = 0;
   private revision: number | undefined;
@@ -44,7 +44,7 @@ export class PromptConverter {
       this.promptLength.push(this.prompt.length);
     }
     // Without a revision the caller's array may change in place: keep a copy to compare the next call with.
-    this.inputs = revision === undefined ? messages.slice() : messages;
+    this.inputs = revision === undefined ? messages.slice() : [];
     this.inputCount = messages.length;
     this.revision = revision;
     // Callers get their own array: providers must not see (or change) the cached one.
