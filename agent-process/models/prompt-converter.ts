@@ -19,11 +19,10 @@ export class PromptConverter {
   private readonly converted = new WeakMap<ModelMessage, LanguageModelV3Message | null>();
   /** A copy of the previous call's messages, to compare the next call with (none when the caller vouched with a revision). */
   private inputs: readonly ModelMessage[] = [];
-  private inputCount = 0;
   private revision: number | undefined;
   /** Built in place; callers get copies. */
   private readonly prompt: LanguageModelV3Prompt = [];
-  /** promptLength[i]: length of the prompt built from inputs[0, i). */
+  /** promptLength[i]: length of the prompt built from the previous call's messages[0, i) (one entry per message, and the 0 before them). */
   private readonly promptLength: number[] = [0];
 
   /**
@@ -33,22 +32,34 @@ export class PromptConverter {
    * new messages are looked at, not the whole history.
    */
   convert(messages: readonly ModelMessage[], revision?: number): LanguageModelV3Prompt {
-    let same = revision !== undefined && revision === this.revision ? Math.min(this.inputCount, messages.length) : this.unchangedPrefix(messages, revision);
+    let same = revision !== undefined && revision === this.revision ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedPrefix(messages, revision);
     // A tool run that continues past the unchanged prefix is merged again from its start.
     while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
     this.prompt.length = this.promptLength[same] ?? 0;
     this.promptLength.length = same + 1;
-    for (let i = same; i < messages.length; i++) {
-      const message = messages[i];
-      if (message !== undefined) appendMerged(this.prompt, this.convertOne(message, i));
-      this.promptLength.push(this.prompt.length);
+    try {
+      for (let i = same; i < messages.length; i++) {
+        const message = messages[i];
+        if (message !== undefined) appendMerged(this.prompt, this.convertOne(message, i));
+        this.promptLength.push(this.prompt.length);
+      }
+    } catch (error) {
+      // The prompt was being rebuilt in place for messages the next call may not share: start over then.
+      this.forget();
+      throw error;
     }
     // Without a revision the caller's array may change in place: keep a copy to compare the next call with.
     this.inputs = revision === undefined ? messages.slice() : [];
-    this.inputCount = messages.length;
     this.revision = revision;
     // Callers get their own array: providers must not see (or change) the cached one.
     return this.prompt.slice();
+  }
+
+  private forget(): void {
+    this.prompt.length = 0;
+    this.promptLength.length = 1;
+    this.inputs = [];
+    this.revision = undefined;
   }
 
   /** How many leading messages are the very ones of the previous call (0 after a revision change: its array changed in place). */

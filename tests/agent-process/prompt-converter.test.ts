@@ -108,6 +108,21 @@ describe('incremental conversion', () => {
 });
 
 describe('malformed messages (extensions may append anything)', () => {
+  test('a call that failed part-way leaves the converter usable: the next call’s prompt is whole and right', () => {
+    const broken = { role: 'user', content: [{ type: 'hologram', data: 'x' }] } as unknown as ModelMessage;
+    const converter = new PromptConverter();
+    const history = [system, user('a'), assistant('b')];
+    converter.convert(history);
+    // An edit at message 1, then the malformed message: the call ends after converting message 1 again.
+    expect(() => converter.convert([system, user('A'), broken])).toThrow('conversation message 2 (user)');
+    expect(converter.convert([...history, user('c')])).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'a' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+      { role: 'user', content: [{ type: 'text', text: 'c' }] },
+    ]);
+  });
+
   test('an unknown part is E_MODEL_PROMPT naming the message index and role', () => {
     // Deliberately outside the type: what a buggy extension could append at run time.
     const broken = { role: 'user', content: [{ type: 'hologram', data: 'x' }] } as unknown as ModelMessage;
