@@ -40,7 +40,7 @@ import { AsyncReplyInbox } from './async-reply-inbox.ts';
 import type { ModelGate } from './model-gate.ts';
 import type { EngineInternals } from './engine-internals.ts';
 import { PipelineRegistry } from './pipeline-registry.ts';
-import { executeTurn, foldConversation, type TurnLifecycleDeps } from './turn-lifecycle.ts';
+import { executeTurn, foldConversation, type TurnHooks, type TurnLifecycleDeps } from './turn-lifecycle.ts';
 
 export interface AgentEngineOptions {
   /** shared/types/bundle.ts — already resolved: model, tools, extensions, prompt. */
@@ -74,7 +74,7 @@ export interface AgentEngineOptions {
 
 export interface AgentEngine {
   /** Never rejects for model/tool/extension errors (finishReason 'error' + error); rejects only when state cannot be written. */
-  runTurn(event: AgentEvent): Promise<TurnResult>;
+  runTurn(event: AgentEvent, hooks?: TurnHooks): Promise<TurnResult>;
   /** Injected before the next step (or at the start of the next turn if idle). */
   deliverAsyncReply(reply: InterAgentReply): void;
   /**
@@ -205,10 +205,10 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   return {
-    runTurn(event) {
+    runTurn(event, hooks) {
       if (closed) return Promise.reject(new Error('the agent engine is closed'));
       // Strictly one turn at a time per engine, even if the caller does not queue.
-      const run = queue.then(() => executeTurn(deps, event));
+      const run = queue.then(() => executeTurn(deps, event, hooks));
       queue = run.catch(() => {});
       return run;
     },

@@ -31,7 +31,16 @@ export interface TurnLifecycleDeps {
   agentsRuntime?: AgentToolRuntime;
 }
 
-export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): Promise<TurnResult> {
+export interface TurnHooks {
+  /**
+   * The turn is folded and its records written, not yet synced (`fsync: batch`): what may leave
+   * before the sync, can (an answer to another agent, marked `unsynced`). Not called for a
+   * redelivered event that had already finished.
+   */
+  beforeSync?(result: TurnResult): void;
+}
+
+export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent, hooks: TurnHooks = {}): Promise<TurnResult> {
   const { engine } = deps;
   if (isJsonObjectWithReply(event)) {
     // Replies are routed by the shell (to the waiting request), never run as a turn.
@@ -129,6 +138,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent): P
   // The turn's runtime events are in its observation log before the reply leaves (`goondan logs`,
   // or a test, reading right after the reply sees the whole turn): the write is due now anyway.
   engine.events.flush();
+  hooks.beforeSync?.(result);
   // Whatever the reply and the ack that follow tell others is on disk first (durability policy):
   // the turn's events and its base append, in one round.
   await engine.fsync.settle();

@@ -13,12 +13,15 @@ import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
 import { createAgentEngine } from '../engine/agent-engine.ts';
+import type { TurnHooks } from '../engine/turn-lifecycle.ts';
 import { startAgentTelemetry } from '../observability/agent-telemetry.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
 import { createIpcApprovals } from './ipc-approvals.ts';
 import { ipcStateSync } from './ipc-state-sync.ts';
 import { createIpcModelGate, needsModelGate } from './ipc-model-gate.ts';
 import { TurnQueue } from './turn-queue.ts';
+import { UnsyncedDependencies } from './unsynced-dependencies.ts';
+import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
 
 export async function startAgent(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
   if (assignment.role !== 'agent') {
@@ -29,7 +32,13 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   const rootLogger = createDeferredLogger({ name: 'agent' });
   const logger = rootLogger.child({ agent: agentName, instanceKey });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
-  const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents });
+  const unsynced = new UnsyncedDependencies((correlationId) =>
+    logger.error({ correlationId }, 'no word that the reply to this request reached its callee’s disk; going on without it (a goondan bug)'),
+  );
+  const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents, unsynced });
+  // Under `fsync: batch` an answer to another agent leaves before this turn's sync (unsynced-replies.ts).
+  const answersBeforeSync = assignment.swarmPlan.durability.fsync === 'batch';
+  const stateSync = assignment.replicateState ? ipcStateSync({ channel, self }) : undefined;
   let restartReason: string | undefined;
   const approvals = createIpcApprovals({ channel, self }, () => agents.currentEventId);
   const telemetry = await startAgentTelemetry(
@@ -46,7 +55,11 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     agentsRuntime: agents,
     approvals,
     ...(needsModelGate(assignment.agentPlan, assignment.swarmPlan) ? { modelGate: createIpcModelGate({ channel, self }) } : {}),
-    ...(assignment.replicateState ? { beforeToolEffect: ipcStateSync({ channel, self }) } : {}),
+    beforeToolEffect: async () => {
+      // A handler acting on the world may act on what such a reply said.
+      await unsynced.settled();
+      await stateSync?.();
+    },
     env: process.env,
     onRuntimeEvent: (event) => {
       // Runtime events are plain JSON records; narrow instead of copying (this runs ~5 times a turn).
@@ -64,16 +77,26 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     channel.control('runtime.turn.started', { eventId: event.id });
     agents.setCurrentEvent(event);
     let result: TurnResult | undefined;
+    let answered = false;
+    const hooks: TurnHooks = {
+      beforeSync: (done) => {
+        if (!answersBeforeSync || !asksAnAgent(event) || unsynced.count > 0) return;
+        answer(channel, self, event, turnReply(event, done), done, true);
+        answered = true;
+      },
+    };
     try {
-      result = await engine.runTurn(event);
+      result = await engine.runTurn(event, hooks);
     } catch (error) {
       // runTurn reports failures in its result; a throw here is a defect, still answered below.
       logger.error({ err: error, eventId: event.id }, 'runTurn threw');
     } finally {
       agents.setCurrentEvent(undefined);
     }
+    // The answer and the ack may rest on replies whose callees have not synced yet.
+    await unsynced.settled();
     const reply = turnReply(event, result);
-    answer(channel, self, event, reply, result);
+    if (!answered) answer(channel, self, event, reply, result);
     channel.control('runtime.turn.completed', { eventId: event.id, ...(result ? { turnId: result.turnId } : {}), reply });
     if (restartReason !== undefined) {
       channel.control('runtime.restart', { reason: restartReason });
@@ -87,6 +110,9 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     logger,
     ackPayload: { instanceKey },
     onEvent: (event) => queue.push(event),
+    onControl(control) {
+      if (control.type === 'runtime.reply.synced') unsynced.synced(control.payload.correlationId);
+    },
     onUnclaimedReply(event) {
       const reply = agents.keptAsyncReply(event);
       if (!reply) return false;
@@ -138,9 +164,16 @@ function turnReply(event: AgentEvent, result: TurnResult | undefined): TurnReply
   };
 }
 
-function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply, result: TurnResult | undefined): void {
+/** `unsynced`: sent before the turn's sync; the orchestrator tells the requester when it is on disk. */
+function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, reply: TurnReply, result: TurnResult | undefined, unsynced = false): void {
   if (!event.replyTo) return;
   // Token usage travels to the caller only (the ack's record has no use for it).
-  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...(result?.tokenUsage ? { usage: result.tokenUsage } : {}) }));
+  const usage = result?.tokenUsage ? { usage: result.tokenUsage } : {};
+  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...usage, ...(unsynced ? { unsynced: true } : {}) }));
+}
+
+/** A request from another agent (HTTP callers and connectors are answered once the turn is on disk). */
+function asksAnAgent(event: AgentEvent): boolean {
+  return event.replyTo !== undefined && event.replyTo.target !== ORCHESTRATOR && event.source.kind === 'agent';
 }
 

@@ -27,6 +27,7 @@ import { type ControlAnswer, requestControl } from './control-request.ts';
 import { ASYNC_KEY, ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ControlRequestType } from '../../shared/ipc/control-results.ts';
+import type { UnsyncedDependencies } from './unsynced-dependencies.ts';
 
 /** SPEC.md §2.6: the middleware path throws `{name: 'AgentRequestError', code, target}`. */
 export class AgentCallError extends GoondanError {
@@ -49,6 +50,8 @@ export interface IpcAgentsRuntimeOptions {
   instanceKey: string;
   /** Agents of the swarm; a send to anything else is refused locally (`accepted: false`). */
   swarmAgents: () => readonly string[];
+  /** Replies received before their callee's turn was on disk: a message out waits for them. */
+  unsynced: UnsyncedDependencies;
 }
 
 export class IpcAgentsRuntime implements AgentToolRuntime {
@@ -89,13 +92,20 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     if (options.requestId !== undefined) outgoing.id = `evt_${options.requestId}`;
     outgoing.replyTo = { target: this.options.agentName, correlationId };
     const { replies } = this.options.channel;
+    const { unsynced } = this.options;
+    // What this message says may rest on replies whose callee has not synced yet.
+    await unsynced.settled();
+    const received = (outcome: ReplyOutcome): ReplyOutcome => {
+      if (outcome.unsynced) unsynced.add(correlationId);
+      return outcome;
+    };
     if (options.async) {
       // The reply goes into the conversation before a later step instead of resolving a promise.
-      replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, outcome));
+      replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, received(outcome)));
       this.options.channel.post(target, outgoing);
       return { eventId: outgoing.id, target, correlationId, accepted: true, async: true };
     }
-    const reply = new Promise<ReplyOutcome>((resolve) => replies.wait(correlationId, timeoutMs, resolve));
+    const reply = new Promise<ReplyOutcome>((resolve) => replies.wait(correlationId, timeoutMs, (outcome) => resolve(received(outcome))));
     this.options.channel.post(target, outgoing);
     this.syncWaits += 1;
     const outcome = await reply.finally(() => {
@@ -110,6 +120,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.send', {});
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
+    await this.options.unsynced.settled();
     const accepted = this.options.channel.post(target, outgoing);
     return { eventId: outgoing.id, target, accepted };
   }

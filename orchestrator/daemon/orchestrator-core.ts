@@ -16,6 +16,7 @@ import { ApprovalBroker, type PendingApproval } from '../approvals/approval-brok
 import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
+import { syncInstanceRecords } from '../delivery/instance-records.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { Metrics } from '../http/metrics.ts';
@@ -200,6 +201,7 @@ export class OrchestratorCore {
       logger,
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
       ...(options.cluster ? { cluster: options.cluster.routing, syncState: (proc: ManagedProcess) => options.cluster?.syncState(proc) ?? Promise.resolve() } : {}),
+      syncInstanceRecords: (id) => syncInstanceRecords(instancePaths(options.stateRoot, config().swarm.workspaceId, id.agent, id.instanceKey)),
       onRestartRequested: (proc, reason) => {
         logger.info({ process: proc.key, reason }, 'agent requested a restart');
         void this.supervisor.stop(proc, config().swarm.shutdownGracePeriodMs, 'restart', true);
@@ -370,6 +372,7 @@ export class OrchestratorCore {
   }
 
   private onExit(proc: ManagedProcess, exit: ProcessExit): void {
+    this.router.processExited(proc);
     this.approvals.dropFor(proc.key);
     this.modelCalls.dropFor(proc.key);
     if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc)) {

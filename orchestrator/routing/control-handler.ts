@@ -48,6 +48,8 @@ export interface ControlHandlerDeps {
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   /** Cluster mode: store the instance's state in the cluster (`runtime.state.sync`). */
   syncState?(proc: ManagedProcess): Promise<void>;
+  /** `eventId`'s turn is on disk (its ack follows the agent's fsync): replies sent before it may go on. */
+  onTurnSynced?(proc: ManagedProcess, eventId: string): void;
 }
 
 export class ControlHandler {
@@ -74,6 +76,7 @@ export class ControlHandler {
       case 'runtime.turn.completed':
         from.touch();
         this.deps.delivery.ack(from, control.payload.eventId);
+        this.deps.onTurnSynced?.(from, control.payload.eventId);
         if (control.payload.reply) this.deps.ledger?.done(control.payload.eventId, control.payload.reply);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';

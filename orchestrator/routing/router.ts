@@ -35,6 +35,7 @@ import { InstanceOwners } from './instance-owners.ts';
 import { connectorIdempotencyKey, routeConnectorEvent } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
+import { UnsyncedReplies } from './unsynced-replies.ts';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -79,6 +80,8 @@ export interface RouterDeps {
   cluster?: ClusterRouting;
   /** Cluster mode: `runtime.state.sync` from an agent. */
   syncState?(proc: ManagedProcess): Promise<void>;
+  /** fsyncs an instance's records from the daemon (a callee gone before its ack: unsynced-replies.ts). */
+  syncInstanceRecords?(id: AgentId): void;
 }
 
 export interface ExternalSubmission {
@@ -114,6 +117,7 @@ export class Router {
   private readonly control: ControlHandler;
   private readonly replyDeltas: ReplyDeltaRelay;
   private readonly replies: RequesterReplies;
+  private readonly unsynced: UnsyncedReplies;
 
   constructor(private readonly deps: RouterDeps) {
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
@@ -127,8 +131,15 @@ export class Router {
       keep: (target, event, from) => void this.toInstance(target, event, from, 'send'),
       onAnswered: (correlationId) => this.replyDeltas.end(correlationId),
     });
+    this.unsynced = new UnsyncedReplies({
+      supervisor: deps.supervisor,
+      logger: deps.logger,
+      answer: (request, outcome, event) => this.answer(request, outcome, event),
+      syncInstanceRecords: (id) => deps.syncInstanceRecords?.(id),
+    });
     this.control = new ControlHandler({
       ...deps,
+      onTurnSynced: (proc, eventId) => this.unsynced.synced(proc.key, eventId),
       owners: this.owners,
       isKnownAgent: (name) => this.isKnownAgent(name),
       ensure: (target) => this.deps.supervisor.ensure('agent', target.agent, target.instanceKey),
@@ -228,7 +239,7 @@ export class Router {
     }
     const correlationId = inReplyToOf(event);
     if (correlationId) {
-      this.routeResponse(correlationId, event, from.name, from.key);
+      this.routeResponse(correlationId, event, from.name, from.key, from);
       return;
     }
     if (from.kind === 'connector') {
@@ -304,7 +315,8 @@ export class Router {
     this.dispatch(target, delivered, from.name, event.replyTo ? 'request' : 'send', true);
   }
 
-  private routeResponse(correlationId: string, event: AgentEvent, fromName: string, fromKey: string): void {
+  /** `callee`: the local process that answered (absent for a reply relayed from another node). */
+  private routeResponse(correlationId: string, event: AgentEvent, fromName: string, fromKey: string, callee?: ManagedProcess): void {
     const request = this.pending.take(correlationId);
     if (!request) {
       this.deps.logger.debug({ correlationId, from: fromKey, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
@@ -321,7 +333,16 @@ export class Router {
       text: outcome.status === 'ok' ? outcome.output : `${outcome.error?.code ?? outcome.status}: ${outcome.error?.message ?? ''}`,
       ...(event.traceId ? { traceId: event.traceId } : {}),
     });
+    if (outcome.unsynced && callee) {
+      this.unsynced.route(request, callee, outcome, event);
+      return;
+    }
     this.answer(request, outcome, event);
+  }
+
+  /** A child exited: replies it answered before its turn was on disk, or waited on, are settled here. */
+  processExited(proc: ManagedProcess): void {
+    this.unsynced.exited(proc);
   }
 
   // ── shared mechanics ────────────────────────────────────────────────────

@@ -93,6 +93,11 @@ export interface ControlPayloads {
   /** agent → orchestrator: an async reply that came through the durable inbox is stored on the agent's side; ack it. */
   'runtime.reply.stored': { eventId: string };
   /**
+   * orchestrator → agent: the turn that answered request `correlationId` before it reached the
+   * disk (the reply said `unsynced`) is on disk now (unsynced-replies.ts).
+   */
+  'runtime.reply.synced': { correlationId: string };
+  /**
    * agent → orchestrator: RuntimeEvents in the order they happened (each validated again as such by
    * the receiver); a loop turn's events travel in one message (ShellChannel.observe).
    */
@@ -182,6 +187,7 @@ const SCHEMAS: Record<ControlType, object> = {
     reply: closed(['status', 'output'], { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: errorRef }),
   }),
   'runtime.reply.stored': closed(['eventId'], { eventId: name }),
+  'runtime.reply.synced': closed(['correlationId'], { correlationId: name }),
   'runtime.observe': closed(['events'], { events: { type: 'array', minItems: 1, items: anyObject } }),
   'runtime.spawn': closed(['target'], { target: name, instanceKey: name, cwd: str }),
   'runtime.list': closed(['includeAll'], { includeAll: { type: 'boolean' } }),

@@ -27,6 +27,11 @@ export interface ReplyOutcome {
   result?: JsonObject;
   /** Tokens the answering turn used (summed over its steps). */
   usage?: TokenUsage;
+  /**
+   * Sent before the answering turn's records reached the disk (`fsync: batch`): whoever acts on it
+   * outside the swarm waits for `runtime.reply.synced` (orchestrator/routing/unsynced-replies.ts).
+   */
+  unsynced?: true;
 }
 
 interface ReplyMetadata {
@@ -36,6 +41,7 @@ interface ReplyMetadata {
   error?: ErrorShape;
   result?: JsonObject;
   usage?: TokenUsage;
+  unsynced?: true;
 }
 
 const validateReplyMetadata = compiledValidator<ReplyMetadata>({
@@ -55,6 +61,7 @@ const validateReplyMetadata = compiledValidator<ReplyMetadata>({
         required: ['promptTokens', 'completionTokens', 'totalTokens'],
         properties: { promptTokens: { type: 'number' }, completionTokens: { type: 'number' }, totalTokens: { type: 'number' } },
       },
+      unsynced: { const: true },
     },
   },
 });
@@ -65,6 +72,7 @@ export function makeReplyEvent(correlationId: string, source: EventSource, outco
   if (outcome.error) metadata.error = outcome.error;
   if (outcome.result) metadata.result = outcome.result;
   if (outcome.usage) metadata.usage = { ...outcome.usage };
+  if (outcome.unsynced) metadata.unsynced = true;
   return makeEvent(type, source, { input: outcome.output, metadata, ...(outcome.traceId ? { traceId: outcome.traceId } : {}) });
 }
 
@@ -81,8 +89,16 @@ export function replyOutcomeOf(event: AgentEvent): ReplyOutcome {
   if (meta.error !== undefined) outcome.error = meta.error;
   if (meta.result !== undefined) outcome.result = meta.result;
   if (meta.usage !== undefined) outcome.usage = meta.usage;
+  if (meta.unsynced) outcome.unsynced = true;
   if (outcome.status !== 'ok' && !outcome.error) outcome.error = runtimeError('AGENT_TURN_FAILED', `'${event.source.name}' answered with status ${outcome.status}`);
   return outcome;
+}
+
+/** The same reply once its turn is on disk: for requesters that would not wait for `runtime.reply.synced`. */
+export function syncedReply(event: AgentEvent): AgentEvent {
+  if (event.metadata?.unsynced === undefined) return event;
+  const { unsynced: _synced, ...metadata } = event.metadata;
+  return { ...event, metadata };
 }
 
 export function errorOutcome(code: RuntimeErrorCode, message: string, traceId?: string): ReplyOutcome {

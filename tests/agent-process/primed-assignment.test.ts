@@ -8,15 +8,12 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_SOURCE_ENTRY } from '../../orchestrator/process/agent-bundle.ts';
 import { inReplyToOf, makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { type AgentAssignment, type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
-import { type TypedIpcMessage, validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { assignmentFor, resolveAssignment } from '../../shared/ipc/primed-assignment.ts';
-import type { AgentEvent } from '../../shared/types/events.ts';
 import { testAgentPlan } from '../orchestrator/helpers/core-fixture.ts';
 import { testSwarmPlan } from '../helpers/test-plans.ts';
-import { waitUntil } from '../helpers/wait-for.ts';
+import { spawnAgent } from './helpers/agent-child.ts';
 
 const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-primed-assignment-'));
 afterAll(() => rmSync(stateRoot, { recursive: true, force: true }));
@@ -85,32 +82,3 @@ describe('what a spare makes of it', () => {
     }
   });
 });
-
-/** The agent entry (sources) as a bare child, with what it sent so far. */
-function spawnAgent() {
-  const received: AgentEvent[] = [];
-  const child = Bun.spawn([process.execPath, AGENT_SOURCE_ENTRY], {
-    serialization: 'json',
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, GOONDAN_LOG_LEVEL: 'silent' },
-    ipc(raw) {
-      const result = validateIpcMessage(raw);
-      if (!result.ok) throw new Error(`invalid IPC message: ${result.problems.join('; ')}`);
-      const message: TypedIpcMessage = result.value;
-      if (message.type === 'event') received.push(message.payload);
-    },
-  });
-  const find = async (what: string, match: (event: AgentEvent) => boolean): Promise<AgentEvent> => {
-    await waitUntil(() => received.some(match), what);
-    const found = received.find(match);
-    if (!found) throw new Error(`no ${what}`);
-    return found;
-  };
-  return {
-    send: (payload: AgentEvent) => child.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload }),
-    next: (type: string) => find(type, (event) => event.type === type),
-    received: () => [...received],
-    reply: (correlationId: string) => find(`the reply to ${correlationId}`, (event) => inReplyToOf(event) === correlationId),
-    kill: () => child.kill('SIGKILL'),
-  };
-}

@@ -148,10 +148,10 @@ export class FakeChild {
     this.control('runtime.turn.completed', { eventId });
   }
 
-  /** Answers a request as the callee does when its turn ends. */
-  reply(event: AgentEvent, result: { output: string } | { error: ErrorShape }): void {
+  /** Answers a request as the callee does when its turn ends (`unsynced`: before its turn's fsync). */
+  reply(event: AgentEvent, result: { output: string } | { error: ErrorShape }, options: { unsynced?: true } = {}): void {
     if (!event.replyTo) throw new Error(`event ${event.id} asked for no reply`);
-    const outcome: ReplyOutcome = 'output' in result ? { status: 'ok', output: result.output } : failureOutcome(result.error);
+    const outcome: ReplyOutcome = { ...('output' in result ? { status: 'ok', output: result.output } : failureOutcome(result.error)), ...options };
     this.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, this.source, outcome));
   }
 
