@@ -169,7 +169,9 @@ function answer(channel: ShellChannel, self: EventSource, event: AgentEvent, rep
   if (!event.replyTo) return;
   // Token usage travels to the caller only (the ack's record has no use for it).
   const usage = result?.tokenUsage ? { usage: result.tokenUsage } : {};
-  channel.post(event.replyTo.target, makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...usage, ...(unsynced ? { unsynced: true } : {}) }));
+  const replyEvent = makeReplyEvent(event.replyTo.correlationId, self, { ...reply, ...usage, ...(unsynced ? { unsynced: true } : {}) });
+  // An answer to another agent goes ahead of the turn's last runtime events (see ShellChannel.post).
+  channel.post(event.replyTo.target, replyEvent, asksAnAgent(event));
 }
 
 /** A request from another agent (HTTP callers and connectors are answered once the turn is on disk). */

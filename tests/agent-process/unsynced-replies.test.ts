@@ -1,8 +1,9 @@
 /**
  * Inter-agent replies sent before the callee's fsync (issue 12, `fsync: batch`), over the real
  * agent entry in a real child process with the test as its orchestrator:
- * - a callee answers another agent before its turn's sync, marked `unsynced`; an HTTP caller (or
- *   any agent under `fsync: never`) gets an unmarked answer;
+ * - a callee answers another agent before its turn's sync, marked `unsynced`, and ahead of the
+ *   turn's last runtime events; an HTTP caller (or any agent under `fsync: never`) gets an
+ *   unmarked answer, behind them;
  * - an agent holding an `unsynced` reply lets nothing resting on it leave — its own answer and
  *   ack, its next message to another agent — until `runtime.reply.synced` comes.
  */
@@ -91,6 +92,9 @@ describe('a callee answering another agent', () => {
     await child.next('runtime.turn.completed');
     const order = child.received().map((event) => (inReplyToOf(event) === 'corr-agent' ? 'reply' : event.type));
     expect(order.indexOf('reply')).toBeLessThan(order.indexOf('runtime.turn.completed'));
+    // Ahead of the turn's last runtime events, which follow right behind it (ShellChannel.post).
+    const lastBatch = child.received().findIndex((event) => event.type === 'runtime.observe' && JSON.stringify(event.metadata).includes('"turn.completed"'));
+    expect(order.indexOf('reply')).toBe(lastBatch - 1);
   });
 
   test('an HTTP caller’s answer waits for the sync: not marked', async () => {
@@ -99,6 +103,9 @@ describe('a callee answering another agent', () => {
     const reply = await child.reply('corr-http');
     expect(reply.metadata?.status).toBe('ok');
     expect(reply.metadata?.unsynced).toBeUndefined();
+    // Behind the turn's runtime events: a streamed answer's end follows them.
+    const order = child.received().map((event) => (inReplyToOf(event) === 'corr-http' ? 'reply' : JSON.stringify(event.metadata ?? {}).includes('"turn.completed"') ? 'last batch' : event.type));
+    expect(order.indexOf('last batch')).toBeLessThan(order.indexOf('reply'));
   });
 
   test('under fsync: never there is no sync to wait for: not marked', async () => {
