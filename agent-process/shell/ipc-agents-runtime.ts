@@ -102,11 +102,12 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     if (options.async) {
       // The reply goes into the conversation before a later step instead of resolving a promise.
       replies.wait(correlationId, timeoutMs, (outcome) => this.deliverAsync(correlationId, target, outgoing, received(outcome)));
-      this.options.channel.post(target, outgoing);
+      this.options.channel.post(target, outgoing, true);
       return { eventId: outgoing.id, target, correlationId, accepted: true, async: true };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => replies.wait(correlationId, timeoutMs, (outcome) => resolve(received(outcome))));
-    this.options.channel.post(target, outgoing);
+    // Ahead of this loop turn's runtime events (ShellChannel.post): the orchestrator routes it first.
+    this.options.channel.post(target, outgoing, true);
     this.syncWaits += 1;
     const outcome = await reply.finally(() => {
       this.syncWaits -= 1;
@@ -121,7 +122,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
     await this.options.unsynced.settled();
-    const accepted = this.options.channel.post(target, outgoing);
+    const accepted = this.options.channel.post(target, outgoing, true);
     return { eventId: outgoing.id, target, accepted };
   }
 

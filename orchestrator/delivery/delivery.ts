@@ -121,7 +121,12 @@ export class Delivery {
     inbox.append(event);
     proc.touch();
     if (proc.assigned) this.queued.push({ proc, incarnation: proc.incarnation, inbox, event, from });
+    // The first record of a loop turn is written and sent at once: a lone request waits for no
+    // batch (nor for the rest of the loop turn, ~0.05 ms). Those behind it in the same loop turn
+    // are grouped as before.
+    const first = this.flushSoon === undefined;
     this.stage(inbox);
+    if (first) this.writeAndSend();
   }
 
   /** Right after `runtime.assign`: every unacked event, oldest first. */
@@ -143,6 +148,11 @@ export class Delivery {
   private commitAndSend(): void {
     if (this.flushSoon) clearImmediate(this.flushSoon);
     this.flushSoon = undefined;
+    this.writeAndSend();
+  }
+
+  /** commitAndSend() that leaves the end-of-loop-turn flush scheduled (for what is staged behind). */
+  private writeAndSend(): void {
     for (const inbox of this.staged) inbox.commit();
     this.staged.clear();
     const sends = this.queued;

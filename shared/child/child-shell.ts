@@ -45,9 +45,10 @@ export interface ShellChannel {
   control<K extends ControlType>(type: K, payload: ControlPayloads[K]): boolean;
   /**
    * `aheadOfObserved`: before the runtime events observed in this loop turn, which follow right
-   * behind — for an answer to another agent, which the orchestrator then forwards without first
-   * handling the batch (~0.1 ms of every inter-agent call). Never for a caller that streams the
-   * answer (HTTP, a connector): the end of a streamed answer must follow its events.
+   * behind — for a message to another agent (request, send, answer), which the orchestrator then
+   * routes without first handling the batch (~0.1 ms of each leg of an inter-agent call). Never
+   * for a caller that streams the answer (HTTP, a connector): a streamed answer's end must follow
+   * its events.
    */
   post(to: string, event: AgentEvent, aheadOfObserved?: boolean): boolean;
   /**

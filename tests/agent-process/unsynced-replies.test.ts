@@ -120,7 +120,12 @@ describe('an agent holding an unsynced reply', () => {
   test('answers its own caller, and acks, only after runtime.reply.synced', async () => {
     const child = await assignedAlpha('asker');
     child.send(fromUser('ask beta ping', 'asker', 'corr-user'));
-    const correlationId = answerUnsynced(child, await requestTo(child, 'beta', 'ping'), 'beta', 'pong');
+    const request = await requestTo(child, 'beta', 'ping');
+    // A message to another agent goes ahead of the runtime events of its loop turn (ShellChannel.post).
+    const sent = child.received();
+    const called = sent.findIndex((event) => event.type === 'runtime.observe' && JSON.stringify(event.metadata).includes('"tool.called"'));
+    expect(sent.indexOf(request)).toBe(called - 1);
+    const correlationId = answerUnsynced(child, request, 'beta', 'pong');
     await child.find('the turn’s end', () => observed(child, 'turn.completed'));
     await Bun.sleep(QUIET_MS);
     expect(child.received().some((event) => inReplyToOf(event) === 'corr-user')).toBe(false);

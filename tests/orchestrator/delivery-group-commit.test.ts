@@ -95,6 +95,37 @@ describe('an event leaves the daemon only after its inbox record is written', ()
   });
 });
 
+describe('when events leave', () => {
+  test('the first of a loop turn leaves at once, its record written; those behind it in the same loop turn leave together at its end', async () => {
+    const f = fixture();
+    const sinks = await readySinks(f);
+    let handled = 0;
+    const handle = f.core.router.handle.bind(f.core.router);
+    f.core.router.handle = (message, proc) => {
+      handle(message, proc);
+      if (message.type === 'event' && message.payload.type === 'agent.send') handled += 1;
+    };
+    // How many of the burst the daemon had handled when each event left it.
+    const leftAfter: number[] = [];
+    for (const instanceKey of KEYS) {
+      const proc = f.process('a', instanceKey);
+      const send = proc.send.bind(proc);
+      proc.send = (message) => {
+        if (message.type === 'event' && message.payload.type === 'agent.send') {
+          expect(readFileSync(inboxFile(f, instanceKey), 'utf8')).toContain(message.payload.id);
+          leftAfter.push(handled);
+        }
+        return send(message);
+      };
+    }
+    const { child: sender } = await f.runningTurn('b', 'src');
+    // One synchronous burst: the messages reach the daemon in one loop turn.
+    for (let i = 0; i < 3; i++) sender.send('a', { instanceKey: KEYS[i], input: `m${i}` });
+    await Promise.all(sinks.slice(0, 3).map((sink) => sink.waitForWork(2)));
+    expect(leftAfter).toEqual([0, 3, 3]);
+  });
+});
+
 describe('acknowledgements', () => {
   test('acknowledged events leave the inbox file by the next loop turn; a reopened inbox holds exactly the unacknowledged, in order', async () => {
     const f = fixture();
