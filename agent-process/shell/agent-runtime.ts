@@ -2,7 +2,10 @@
  * What an agent process becomes once assigned (ARCHITECTURE §4): the engine for its plan, the
  * FIFO of turns, the inter-agent runtime and approvals over IPC. Each event's turn is announced
  * (`runtime.turn.started`), answered (`replyTo`, also on failure) and acknowledged after it was
- * folded (`runtime.turn.completed`); a self-restart request follows the turn.
+ * folded and synced (`runtime.turn.completed`); a self-restart request follows the turn. Under
+ * `fsync: batch` an answer to another agent leaves before the sync, marked `unsynced`; replies
+ * this agent got so marked hold back its own answer, ack and tool effects until
+ * `runtime.reply.synced` (orchestrator/routing/unsynced-replies.ts).
  */
 import type { ChildRuntime, ShellChannel } from '../../shared/child/child-shell.ts';
 import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
