@@ -88,13 +88,6 @@ export class UnsyncedReplies {
     }
   }
 
-  /** Replies held or awaiting their notice now (tests, metrics). */
-  get size(): number {
-    let count = 0;
-    for (const callee of this.callees.values()) for (const held of callee.byEvent.values()) count += held.length;
-    return count;
-  }
-
   /** The agent process incarnation that asked, while it runs: it understands `unsynced`. */
   private liveAgentRequester({ requester }: PendingRequest): ManagedProcess | undefined {
     if (requester.kind !== 'process') return undefined;
