@@ -52,14 +52,18 @@ export class UnsyncedReplies {
   /** An `unsynced` reply from `callee` to `request`. */
   route(request: PendingRequest, callee: ManagedProcess, outcome: ReplyOutcome, event: AgentEvent): void {
     const requester = this.liveAgentRequester(request);
+    const { correlationId } = request;
     if (requester) {
       this.deps.answer(request, outcome, event);
+      this.deps.logger.debug({ correlationId, callee: callee.key, requester: requester.key }, 'reply forwarded before its callee synced its turn');
       const { incarnation } = requester;
-      const notice = controlEvent('runtime.reply.synced', ORCHESTRATOR_SOURCE, { correlationId: request.correlationId });
+      const notice = controlEvent('runtime.reply.synced', ORCHESTRATOR_SOURCE, { correlationId });
       this.hold(callee, request.requestEventId, {
         requesterKey: requester.key,
         release: () => {
-          if (requester.incarnation === incarnation && requester.alive) requester.send({ type: 'event', from: ORCHESTRATOR, to: requester.name, payload: notice });
+          if (requester.incarnation !== incarnation || !requester.alive) return;
+          requester.send({ type: 'event', from: ORCHESTRATOR, to: requester.name, payload: notice });
+          this.deps.logger.debug({ correlationId, callee: callee.key, requester: requester.key }, 'told the requester its early reply is on disk');
         },
       });
       return;

@@ -46,6 +46,15 @@ describe('inter-agent requests (tool spec §11)', () => {
     expect(body).toMatchObject({ status: 'ok', output: 'beta said: beta got: what is two plus two' });
   });
 
+  test('under fsync: batch B’s answer is forwarded before B synced its turn, and A is told once it has', async () => {
+    const { body } = await daemon().send({ input: 'ask beta early bird', instanceKey: 'early-1' });
+    expect(body).toMatchObject({ status: 'ok', output: 'beta said: beta got: early bird' });
+    const forwarded = await daemon().waitForLog('the early forward', (l) => l.msg === 'reply forwarded before its callee synced its turn' && l.callee === 'beta:early-1');
+    const told = await daemon().waitForLog('the notice', (l) => l.msg === 'told the requester its early reply is on disk' && l.correlationId === forwarded.correlationId);
+    expect(told.requester).toBe('alpha:early-1');
+    expect(daemon().logs.indexOf(forwarded)).toBeLessThan(daemon().logs.indexOf(told));
+  });
+
   test("one traceId across both agents; B's turn is parented by A's tool span", async () => {
     const { body } = await daemon().send({ input: 'ask beta trace me', instanceKey: 'trace-2' });
     const traceId = String(body.traceId);
