@@ -212,6 +212,38 @@ describe('effects at most once under kill -9', () => {
     expectAtMostOnce(audit, accepted);
   }, 400_000);
 
+  test('agents answering each other before their fsync while processes are killed: every caller gets its answer, and no asker waits for word that never comes', async () => {
+    const stateRoot = tempStateRoot();
+    const daemon = await startDaemon(BUNDLE, { stateRoot, env: ENV, args: ['-s', 'replies'] });
+    daemons.push(daemon);
+    const killer = killAgentsAtRandom(stateRoot, () => daemon);
+    const answers = new Map<string, string>();
+    let asked = 0;
+    // Eight callers in parallel, each on its own asker instance (and worker: the default key is the caller's).
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, caller) => {
+        while (asked < 96 || killer.counts.kills < 15) {
+          const label = `q${asked++}`;
+          const { status, body } = await daemon.send({ input: `ask quick ${label}`, agent: 'asker', instanceKey: `k${caller}`, timeoutMs: 120_000 });
+          const error = typeof body.error === 'object' && body.error !== null ? String((body.error as Record<string, unknown>).code) : '';
+          answers.set(label, status === 200 && body.status === 'ok' ? String(body.output) : `${status} ${error}`);
+        }
+      }),
+    );
+    const { kills } = await killer.stop();
+    const syncedByDaemon = daemon.logs.filter((l) => l.msg === 'synced the records of an agent that answered before its own sync').length;
+    report('inter-agent answers', { asked, kills, syncedByDaemon, crashed: [...answers.values()].filter((text) => text.endsWith('AGENT_CRASHED')).length });
+    expect(kills).toBeGreaterThanOrEqual(15);
+    // An answer is the worker's, through the asker; a turn killed three times is given up as AGENT_CRASHED.
+    const wrong = [...answers].filter(([label, text]) => text !== `asker got: worker got: quick ${label}` && !text.endsWith('AGENT_CRASHED'));
+    expect(wrong).toEqual([]);
+    expect([...answers.values()].filter((text) => text.startsWith('asker got')).length).toBeGreaterThan(asked / 2);
+    // A reply that left its callee before the sync always got its word (on the ack, or the daemon synced
+    // for a callee that died): no asker fell back to going on without it.
+    expect(daemon.logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('no word that the reply'))).toEqual([]);
+    expect(await daemon.stop()).toBe(0);
+  }, 400_000);
+
   test('the daemon killed with SIGKILL twice while a tool handler runs, restarted on the same state root (agents killed at random meanwhile): same guarantees', async () => {
     const stateRoot = tempStateRoot();
     let daemon: Daemon | undefined = await start(stateRoot);
