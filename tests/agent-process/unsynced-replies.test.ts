@@ -122,9 +122,9 @@ describe('an agent holding an unsynced reply', () => {
     child.send(fromUser('ask beta ping', 'asker', 'corr-user'));
     const request = await requestTo(child, 'beta', 'ping');
     // A message to another agent goes ahead of the runtime events of its loop turn (ShellChannel.post).
+    const called = await child.find('the batch with tool.called', (event) => event.type === 'runtime.observe' && JSON.stringify(event.metadata).includes('"tool.called"'));
     const sent = child.received();
-    const called = sent.findIndex((event) => event.type === 'runtime.observe' && JSON.stringify(event.metadata).includes('"tool.called"'));
-    expect(sent.indexOf(request)).toBe(called - 1);
+    expect(sent.indexOf(request)).toBe(sent.indexOf(called) - 1);
     const correlationId = answerUnsynced(child, request, 'beta', 'pong');
     await child.find('the turn’s end', () => observed(child, 'turn.completed'));
     await Bun.sleep(QUIET_MS);
