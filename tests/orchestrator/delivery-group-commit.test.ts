@@ -96,14 +96,15 @@ describe('an event leaves the daemon only after its inbox record is written', ()
 });
 
 describe('when events leave', () => {
-  test('the first of a loop turn leaves at once, its record written; those behind it in the same loop turn leave together at its end', async () => {
+  test('a request that is the first record of its loop turn leaves at once, its record written; what is behind it, and fire-and-forget sends, leave together at the end of the loop turn', async () => {
     const f = fixture();
     const sinks = await readySinks(f);
+    const routed = new Set(['agent.send', 'agent.request']);
     let handled = 0;
     const handle = f.core.router.handle.bind(f.core.router);
     f.core.router.handle = (message, proc) => {
       handle(message, proc);
-      if (message.type === 'event' && message.payload.type === 'agent.send') handled += 1;
+      if (message.type === 'event' && routed.has(message.payload.type)) handled += 1;
     };
     // How many of the burst the daemon had handled when each event left it.
     const leftAfter: number[] = [];
@@ -111,18 +112,26 @@ describe('when events leave', () => {
       const proc = f.process('a', instanceKey);
       const send = proc.send.bind(proc);
       proc.send = (message) => {
-        if (message.type === 'event' && message.payload.type === 'agent.send') {
+        if (message.type === 'event' && routed.has(message.payload.type)) {
           expect(readFileSync(inboxFile(f, instanceKey), 'utf8')).toContain(message.payload.id);
           leftAfter.push(handled);
         }
         return send(message);
       };
     }
-    const { child: sender } = await f.runningTurn('b', 'src');
-    // One synchronous burst: the messages reach the daemon in one loop turn.
-    for (let i = 0; i < 3; i++) sender.send('a', { instanceKey: KEYS[i], input: `m${i}` });
+    const { child: sender, turn } = await f.runningTurn('b', 'src');
+    // One synchronous burst each: the messages reach the daemon in one loop turn.
+    sender.request('a', { during: turn, instanceKey: KEYS[0], input: 'r0' });
+    sender.send('a', { instanceKey: KEYS[1], input: 's1' });
+    sender.send('a', { instanceKey: KEYS[2], input: 's2' });
     await Promise.all(sinks.slice(0, 3).map((sink) => sink.waitForWork(2)));
     expect(leftAfter).toEqual([0, 3, 3]);
+
+    leftAfter.length = 0;
+    handled = 0;
+    for (let i = 0; i < 3; i++) sender.send('a', { instanceKey: KEYS[i], input: `m${i}` });
+    await Promise.all(sinks.slice(0, 3).map((sink) => sink.waitForWork(3)));
+    expect(leftAfter).toEqual([3, 3, 3]);
   });
 });
 
