@@ -2,7 +2,7 @@
  * `runtime/<workspaceId>.json`: how CLI commands find a running daemon, and how a second
  * `goondan run` of the same swarm notices the first. A file whose pid is dead is stale.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isProcessAlive } from '../../shared/process-alive.ts';
 import type { RuntimeFile } from '../../shared/state-paths.ts';
@@ -29,9 +29,12 @@ export function readRuntimeFile(path: string): RuntimeFile | undefined {
   };
 }
 
+/** Written whole (temp + rename): a reader never finds it empty or half written, which it would take for "no daemon". */
 export function writeRuntimeFile(path: string, content: RuntimeFile): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
+  renameSync(temp, path);
 }
 
 export function removeRuntimeFile(path: string): void {
