@@ -201,7 +201,7 @@ export class OrchestratorCore {
       logger,
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
       ...(options.cluster ? { cluster: options.cluster.routing, syncState: (proc: ManagedProcess) => options.cluster?.syncState(proc) ?? Promise.resolve() } : {}),
-      syncInstanceRecords: (id) => syncInstanceRecords(instancePaths(options.stateRoot, config().swarm.workspaceId, id.agent, id.instanceKey)),
+      syncInstanceRecords: (id) => syncInstanceRecords(instancePaths(options.stateRoot, config().swarm.workspaceId, id.agent, id.instanceKey), fsync),
       onRestartRequested: (proc, reason) => {
         logger.info({ process: proc.key, reason }, 'agent requested a restart');
         void this.supervisor.stop(proc, config().swarm.shutdownGracePeriodMs, 'restart', true);

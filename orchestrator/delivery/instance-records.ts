@@ -3,14 +3,21 @@
  * an agent that answered before its fsync and exited before acknowledging (unsynced-replies.ts).
  * fsync is per file, not per descriptor: the daemon's sync covers what the agent wrote.
  */
-import { closeSync, fsyncSync, openSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { InstancePaths } from '../../shared/state-paths.ts';
 
-export function syncInstanceRecords(paths: InstancePaths): void {
+export function syncInstanceRecords(paths: InstancePaths, fsync: FsyncPolicy): void {
   const files = [paths.baseMessages, paths.messageEvents, paths.runtimeEvents, paths.toolJournal, paths.asyncReplies, paths.metadata];
   for (const name of namesIn(paths.extensionsDir)) files.push(join(paths.extensionsDir, name));
-  for (const file of files) syncFile(file);
+  for (const file of files) {
+    try {
+      fsync.syncPath(file);
+    } catch {
+      // never written: nothing to lose
+    }
+  }
 }
 
 function namesIn(dir: string): string[] {
@@ -18,19 +25,5 @@ function namesIn(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return []; // no extension state yet
-  }
-}
-
-function syncFile(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return; // never written: nothing to lose
-  }
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
