@@ -6,7 +6,8 @@
  * poison message cannot crash-loop an instance forever.
  * Group commit: the records of one loop turn are written together (one write per inbox), and the
  * events of that turn are sent right after, at the end of the turn — or at once when `sync()` is
- * called because an acceptance is about to be reported. An event never leaves before its record.
+ * called because an acceptance is about to be reported, and for a request that is the first
+ * record of its loop turn. An event never leaves before its record.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -27,7 +27,8 @@ const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-unsynced-'));
 afterAll(() => rmSync(stateRoot, { recursive: true, force: true }));
 
 const bundle = await loadBundle(join(import.meta.dir, '../fixtures/e2e/swarm'));
-const batchSwarm: SwarmPlan = { ...buildSwarmPlan(bundle, 'e2e'), durability: { ...buildSwarmPlan(bundle, 'e2e').durability, fsync: 'batch' } };
+const e2eSwarm = buildSwarmPlan(bundle, 'e2e');
+const batchSwarm: SwarmPlan = { ...e2eSwarm, durability: { ...e2eSwarm.durability, fsync: 'batch' } };
 const neverSwarm: SwarmPlan = { ...batchSwarm, durability: { ...batchSwarm.durability, fsync: 'never' } };
 /** alpha on its scripted mock model, with one more rule: two requests in a row. */
 const alpha = planAgent(bundle, 'e2e', 'alpha', process.env, new EnvIssues());
