@@ -1,22 +1,26 @@
 /**
  * A warm spare's rehearsal (issue 12: a new instance must not feel new). Before it says
  * `runtime.ready`, the spare receives a synthetic assignment for the preload's rehearsal plan,
- * builds its engine in a scratch directory and runs one turn on the mock model, then throws it all
- * away. What a process does only the first time — resolving cached validators, compiling the
- * engine's and the turn path's functions, first use of the file APIs — is then done when a real
- * assignment arrives: measured, it takes a new instance's engine + first turn from ~27 ms to ~5 ms.
+ * starts as that agent in a scratch directory (the start an assignment gets) and answers one event
+ * on the mock model, then throws it all away. What a process does only the first time — resolving
+ * cached validators, compiling the start's, the engine's and the turn path's functions, first use
+ * of the file APIs (`fs.fsync` included) — is then done when a real assignment arrives: measured,
+ * it takes a new instance's engine + first turn from ~27 ms to ~5 ms, and going through the start
+ * an assignment gets (not the engine alone) takes ~0.5–1 ms more off a new instance's first reply.
  * Best effort: a rehearsal that fails only leaves the spare as cold as before.
  */
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import { isProcessAlive } from '../../shared/process-alive.ts';
 import { makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
-import { controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
+import { type ControlPayloads, controlEvent, parseControl, type TurnReply } from '../../shared/ipc/control-protocol.ts';
 import type { AgentRehearsal } from '../../shared/ipc/agent-preload.ts';
 import { validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
-import { createAgentEngine } from '../engine/agent-engine.ts';
+import type { ShellChannel } from '../../shared/child/child-shell.ts';
+import { PendingReplies } from '../../shared/child/pending-replies.ts';
+import { startAgent } from './agent-runtime.ts';
 
 const REHEARSAL_KEY = 'rehearsal';
 /** Scratch directories are `<prefix><pid>-<random>`: whose they were is known after a crash. */
@@ -35,28 +39,66 @@ export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean>
     // also checks the rehearsal plan as strictly as a real one.
     const envelope = validateIpcMessage({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignment) });
     if (!envelope.ok || envelope.value.type !== 'event' || !parseControl(envelope.value.payload).ok) return false;
-    const engine = await createAgentEngine({
-      plan: assignment.agentPlan,
-      swarm: assignment.swarmPlan,
-      instanceKey: REHEARSAL_KEY,
-      stateRoot: scratch,
-      // Whatever a throwaway engine has to say is not the user's concern.
+    // The start an assignment gets (agent-runtime.ts: inter-agent runtime, engine, turn queue),
+    // then one event through it, answered and acknowledged as a real one is.
+    const { channel, completed } = rehearsalChannel();
+    const runtime = await startAgent(assignment, channel, {
+      // Whatever a throwaway instance has to say is not the user's concern.
       logger: createDeferredLogger({ name: 'agent-rehearsal', level: 'silent' }),
-      env: process.env,
+      telemetry: false,
+      // No tool handler runs in a rehearsal, whatever the model asks: every call is refused before it.
+      refuseToolCalls: 'a rehearsal runs no tool',
     });
-    // No tool handler runs in a rehearsal, whatever the model asks: every call is refused before it.
-    engine.abortToolCalls('a rehearsal runs no tool');
     try {
-      const result = await engine.runTurn(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY }));
-      return result.finishReason !== 'error';
+      runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
+      return (await completed).status === 'ok';
     } finally {
-      await engine.close();
+      await runtime.drain('orchestrator_shutdown', 0);
     }
   } catch {
     return false;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    await firstFileSync(root);
   }
+}
+
+/** Where a rehearsal's messages go: nowhere; its turn's acknowledgement, with the reply, ends it. */
+function rehearsalChannel(): { channel: ShellChannel; completed: Promise<TurnReply> } {
+  const { promise, resolve } = Promise.withResolvers<TurnReply>();
+  const channel: ShellChannel = {
+    transport: { send: () => true, onMessage: () => () => {}, close: () => {} },
+    replies: new PendingReplies(),
+    control(type, payload) {
+      if (type === 'runtime.turn.completed') resolve((payload as ControlPayloads['runtime.turn.completed']).reply);
+      return true;
+    },
+    post: () => true,
+    observe: () => {},
+  };
+  return { channel, completed: promise };
+}
+
+/**
+ * A rehearsal runs under `fsync: never` (no disk round of its own), so the first real turn's sync
+ * would be this process's first `fs.fsync`, whose path through Bun's file thread pool is set up on
+ * first use: measured, a new instance's first sync took 1.2 ms without this and 0.7–1.0 ms with it.
+ * One fsync of the scratch root sets it up here: nothing on a memory-backed root; on a disk it
+ * commits the scratch's churn now instead of inside a live instance's sync.
+ */
+function firstFileSync(root: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(root, 'r');
+  } catch {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    fsync(fd, () => {
+      closeSync(fd);
+      resolve();
+    });
+  });
 }
 
 /**

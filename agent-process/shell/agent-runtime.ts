@@ -12,6 +12,7 @@ import { GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import type { Assignment, TurnReply } from '../../shared/ipc/control-protocol.ts';
 import { makeReplyEvent } from '../../shared/ipc/reply-events.ts';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
+import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
@@ -26,13 +27,23 @@ import { TurnQueue } from './turn-queue.ts';
 import { UnsyncedDependencies } from './unsynced-dependencies.ts';
 import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
 
-export async function startAgent(assignment: Assignment, channel: ShellChannel): Promise<ChildRuntime> {
+/** How a warm spare's rehearsal starts an agent (agent-rehearsal.ts); an assignment takes the defaults. */
+export interface AgentStartOptions {
+  /** Instead of the process's `agent` logger. */
+  logger?: RootLogger;
+  /** false: no spans are exported, whatever the environment says. */
+  telemetry?: boolean;
+  /** Every tool call is refused with this reason before its handler runs. */
+  refuseToolCalls?: string;
+}
+
+export async function startAgent(assignment: Assignment, channel: ShellChannel, options: AgentStartOptions = {}): Promise<ChildRuntime> {
   if (assignment.role !== 'agent') {
     throw new GoondanError('E_ASSIGNMENT_ROLE', 'system', `an agent process was assigned a ${assignment.role}`, { suggestion: 'this is a goondan bug; report it' });
   }
   const { agent: agentName, instanceKey } = assignment;
   // The engine adds agent and instanceKey to its own lines; binding them here too would repeat the keys.
-  const rootLogger = createDeferredLogger({ name: 'agent' });
+  const rootLogger = options.logger ?? createDeferredLogger({ name: 'agent' });
   const logger = rootLogger.child({ agent: agentName, instanceKey });
   const self: EventSource = { kind: 'agent', name: agentName, instanceKey };
   const unsynced = new UnsyncedDependencies((correlationId) =>
@@ -44,11 +55,10 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
   const stateSync = assignment.replicateState ? ipcStateSync({ channel, self }) : undefined;
   let restartReason: string | undefined;
   const approvals = createIpcApprovals({ channel, self }, () => agents.currentEventId);
-  const telemetry = await startAgentTelemetry(
-    process.env,
-    { agent: agentName, instanceKey, model: assignment.agentPlan.model, swarm: assignment.swarmPlan.name },
-    logger,
-  );
+  const telemetry =
+    options.telemetry === false
+      ? undefined
+      : await startAgentTelemetry(process.env, { agent: agentName, instanceKey, model: assignment.agentPlan.model, swarm: assignment.swarmPlan.name }, logger);
   const engine = await createAgentEngine({
     plan: assignment.agentPlan,
     swarm: assignment.swarmPlan,
@@ -75,6 +85,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel):
     },
   });
   agents.onAsyncReply((reply) => engine.deliverAsyncReply(reply));
+  if (options.refuseToolCalls !== undefined) engine.abortToolCalls(options.refuseToolCalls);
 
   const queue = new TurnQueue(async (event) => {
     channel.control('runtime.turn.started', { eventId: event.id });

@@ -3,11 +3,15 @@
  * spare serves its first message without loading them; the orchestrator lists only built-in
  * modules and real model providers. Bad preload input never keeps a process from becoming ready.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, spyOn, test } from 'bun:test';
+import * as fs from 'node:fs';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
+import { AGENT_PRELOAD_ENV, agentPreloadOf, rehearsalSwarm } from '../../shared/ipc/agent-preload.ts';
+import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
+import { TurnQueue } from '../../agent-process/shell/turn-queue.ts';
+import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { rehearseAgent } from '../../agent-process/shell/agent-rehearsal.ts';
 import type { AgentPlan } from '../../shared/types/bundle.ts';
@@ -102,6 +106,40 @@ describe('the rehearsal a warm spare runs', () => {
     const preload = agentPreloadOf([huge], makeSwarm(['a']));
     expect(preload.rehearsal).toBeUndefined();
     expect(preload.modules).toEqual(['/base/extensions/mcp/index.ts', '/base/tools/agents/index.ts']);
+  });
+
+  test('answers its event through the start and the turn queue an assigned instance gets', async () => {
+    const push = spyOn(TurnQueue.prototype, 'push');
+    try {
+      const rehearsal = agentPreloadOf([makePlan({ name: 'a' })], makeSwarm(['a'])).rehearsal;
+      if (!rehearsal) throw new Error('expected a rehearsal');
+      expect(await rehearseAgent(rehearsal)).toBe(true);
+      expect(push).toHaveBeenCalledTimes(1);
+      expect(push.mock.calls[0]?.[0].replyTo?.target).toBe(ORCHESTRATOR);
+    } finally {
+      push.mockRestore();
+    }
+  });
+
+  test('runs no tool handler, whatever the model asks, and still answers', async () => {
+    const before = echoCalls.length;
+    const plan = makePlan({ name: 'a', tools: [echoTool()], script: { rules: [{ match: 'rehearsal', toolCalls: [{ name: 'echo__say', args: { text: 'x' } }], then: 'done' }] } });
+    expect(await rehearseAgent({ agentPlan: plan, swarmPlan: rehearsalSwarm(makeSwarm(['a'])) })).toBe(true);
+    expect(echoCalls.length).toBe(before);
+  });
+
+  test('makes the process’s first fs.fsync, which the first real turn’s sync would otherwise pay for', async () => {
+    // The rehearsal's own turn runs under `fsync: never`: without this, nothing in it calls fsync.
+    const fsync = spyOn(fs, 'fsync');
+    try {
+      const rehearsal = agentPreloadOf([makePlan({ name: 'a' })], makeSwarm(['a'])).rehearsal;
+      if (!rehearsal) throw new Error('expected a rehearsal');
+      expect(await rehearseAgent(rehearsal)).toBe(true);
+      expect(fsync).toHaveBeenCalledTimes(1);
+      expect(typeof fsync.mock.calls[0]?.[0]).toBe('number');
+    } finally {
+      fsync.mockRestore();
+    }
   });
 
   test('builds an engine and runs a turn in a scratch directory it removes, also when the plan is refused', async () => {

@@ -2,7 +2,8 @@
  * OpenTelemetry export through a real daemon: with OTEL_EXPORTER_OTLP_ENDPOINT set, the
  * orchestrator and every agent process export spans over OTLP/HTTP to a collector stand-in on
  * loopback; an A→B→A exchange arrives as one trace (goondan's traceId) with correct parent links
- * and the GenAI semantic-convention attributes. Both protocols: http/json and http/protobuf.
+ * and the GenAI semantic-convention attributes. Both protocols: http/json and http/protobuf. A warm
+ * spare's rehearsal exports nothing.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
@@ -92,6 +93,8 @@ describe('OTLP export of one A→B→A exchange', () => {
     const { spans, receiver } = await exchange('http/json');
     expect([...receiver.contentTypes]).toEqual(['application/json']);
     checkTrace(spans);
+    // Warm spares rehearse a turn of an agent before they serve one: none of it is exported.
+    expect(receiver.spans.filter((s) => s.attributes['goondan.instance_key'] === 'rehearsal').map((s) => s.name)).toEqual([]);
   });
 
   test('http/protobuf (the default protocol) carries the same trace', async () => {
