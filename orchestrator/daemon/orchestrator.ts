@@ -8,6 +8,7 @@ import type { Server } from 'bun';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import type { ConnectionPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject, JsonValue } from '../../shared/types/json.ts';
 import { runtimeFilePath } from '../../shared/state-paths.ts';
 import type { PendingApproval } from '../approvals/approval-broker.ts';
@@ -166,7 +167,7 @@ export class Orchestrator {
     prepareAgentEngineOptions(this.options.processEnv, logger);
     this.core.start((name) => this.config.agents.has(name));
     await this.cluster?.start(this.core, () => this.core.processRows());
-    this.startConnectors();
+    this.startConnectors((connection) => connection.connectorName !== 'cli');
     if (this.options.watch) this.stopWatching = watchBundle(this.config, logger, () => void this.reload());
     // Ready once a spare has booted: the first new instance is served warm, not raced against it.
     await this.primedPool(swarm.startupTimeoutMs);
@@ -175,6 +176,9 @@ export class Orchestrator {
       { swarm: swarm.name, workspaceId: swarm.workspaceId, agents: swarm.agents, api: this.apiUrl, stateRoot: this.options.stateRoot },
       'orchestrator started',
     );
+    // The terminal's prompt comes after the banner `goondan run` prints once this resolves: before
+    // it, the banner landed after the prompt, or in the middle of a first reply typed at once.
+    this.startConnectors((connection) => connection.connectorName === 'cli');
   }
 
   /** The warm pool's first spare, or the start-up timeout (a pool that cannot boot does not block readiness). */
@@ -235,8 +239,10 @@ export class Orchestrator {
     };
   }
 
-  private startConnectors(): void {
+  /** Starts the connections `which` selects (ensure: one that runs already is left alone). */
+  private startConnectors(which: (connection: ConnectionPlan) => boolean = () => true): void {
     for (const connection of this.config.connections) {
+      if (!which(connection)) continue;
       if (connection.connectorName === 'cli' && !this.options.interactive) {
         this.options.logger.info({ connection: connection.name }, 'cli connection skipped: no interactive terminal');
         continue;

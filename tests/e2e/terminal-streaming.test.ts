@@ -61,6 +61,22 @@ function oneShot(bundle: string, input: string, where: 'terminal' | 'pipe') {
 }
 
 describe('the terminal chat (cli connector) streams the reply', () => {
+  test('the swarm’s banner comes first, then the prompt on a line of its own', async () => {
+    // Here the pool's first spare, which the banner waits for, boots after the cli connector (it
+    // loads its model's provider first): a prompt shown at once had the banner land after it, or
+    // in the middle of a first reply.
+    const terminal = await startTerminalRun(gatedServer().bundle, stateRoot());
+    try {
+      const shown = screen(terminal.output());
+      expect(shown.startsWith("goondan: swarm 'terminal-streaming' running")).toBe(true);
+      expect(shown.endsWith("Talk to 'talker' below. Ctrl-D or Ctrl-C to quit.\n> ")).toBe(true);
+      terminal.type('\u0004');
+      expect(await terminal.exited()).toBe(0);
+    } finally {
+      if (terminal.proc.exitCode === null) terminal.proc.kill('SIGKILL');
+    }
+  });
+
   test('the first words are on the terminal while the model still holds the rest; then the whole reply, once, and the prompt', async () => {
     const server = gatedServer();
     const terminal = await startTerminalRun(server.bundle, stateRoot());
