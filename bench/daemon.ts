@@ -154,7 +154,7 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
 }
 
 /** A→B→A through the real daemon; the caller's agents__request tool duration. */
-async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number; calleeTurnMs: number }> {
+async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number; firstMs: number; restMs: number; calleeTurnMs: number }> {
   const orchestrator = new Orchestrator({
     bundlePath: BUNDLE,
     stateRoot,
@@ -177,19 +177,27 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
   // counted), as most are: this measures routing and the early turns of an instance, not history
   // length (bench/model-call.ts does).
   const measured: number[] = [];
+  // The first measured request of a conversation comes after a pause (cold caches, sleeping
+  // processes); the rest come back to back.
+  const first: number[] = [];
+  const rest: number[] = [];
   for (let batch = 0; batch < REQUESTS / 10; batch++) {
     for (let i = 0; i <= 10; i++) {
       const before = durations.length;
       const submitted = orchestrator.submit({ agent: 'alpha', instanceKey: `rt-${batch}`, input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true });
       await submitted.reply;
-      if (i > 0 && durations.length > before) measured.push(durations[durations.length - 1] ?? 0);
+      if (i > 0 && durations.length > before) {
+        const duration = durations[durations.length - 1] ?? 0;
+        measured.push(duration);
+        (i === 1 ? first : rest).push(duration);
+      }
       // Let the warm pool refill after the spawning request, as it would between conversations.
       if (i === 0) await Bun.sleep(500);
     }
   }
   await orchestrator.stop();
   measured.sort((a, b) => a - b);
-  return { medianMs: median(measured), p95Ms: measured[Math.floor(measured.length * 0.95)] ?? 0, calleeTurnMs: median(calleeTurns) };
+  return { medianMs: median(measured), p95Ms: measured[Math.floor(measured.length * 0.95)] ?? 0, firstMs: median(first), restMs: median(rest), calleeTurnMs: median(calleeTurns) };
 }
 
 /**
@@ -296,6 +304,7 @@ try {
       ['  warm instance at the same rate', `${http.pacedWarmMs.toFixed(2)} ms`, `${http.pacedFloorMs.toFixed(3)} ms bare HTTP RT paced`, `${(http.pacedWarmMs / http.pacedFloorMs).toFixed(1)}×`, ''],
       ['  new key vs warm, same rate', `${http.newKeyMs.toFixed(1)} ms`, `${http.pacedWarmMs.toFixed(2)} ms warm paced`, `${(http.newKeyMs / http.pacedWarmMs).toFixed(1)}×`, '≤ 2× (like for like)'],
       ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${(floor.roundTripUs / 1000).toFixed(3)} ms raw IPC RT`, '-', '≤ 1.5 ms'],
+      ['  first after a 500 ms pause / the rest', `${rt.firstMs.toFixed(2)} / ${rt.restMs.toFixed(2)} ms`, '', '', ''],
       ['  of which B’s turn', `${rt.calleeTurnMs.toFixed(2)} ms`, '', '', ''],
     );
     Object.assign(figures, {
@@ -320,6 +329,8 @@ try {
       rssRatio: agent.rssBytes / floor.rssBytes,
       interAgentRequestMedianMs: rt.medianMs,
       interAgentRequestP95Ms: rt.p95Ms,
+      interAgentRequestFirstMs: rt.firstMs,
+      interAgentRequestRestMs: rt.restMs,
       calleeTurnMedianMs: rt.calleeTurnMs,
       rawIpcRoundTripUs: floor.roundTripUs,
     });
