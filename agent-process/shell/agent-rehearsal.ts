@@ -28,8 +28,14 @@ const SCRATCH_PREFIX = 'goondan-rehearsal-';
 /** A scratch directory of the older form (no pid) this old is abandoned. */
 const UNOWNED_SCRATCH_MAX_AGE_MS = 10 * 60_000;
 
-/** Resolves true when the rehearsal ran its turn; false when the plan was refused or something failed. */
-export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean> {
+/**
+ * A rehearsal not answered by then is given up (a defect, or a mock script with a long latency):
+ * the spare says ready as it is instead of keeping new instances waiting for it.
+ */
+export const REHEARSAL_TIMEOUT_MS = 5_000;
+
+/** Resolves true when the rehearsal ran its turn; false when the plan was refused, something failed or it took too long. */
+export async function rehearseAgent(rehearsal: AgentRehearsal, timeoutMs = REHEARSAL_TIMEOUT_MS): Promise<boolean> {
   const root = scratchRoot();
   removeAbandonedScratch(root);
   const scratch = mkdtempSync(join(root, `${SCRATCH_PREFIX}${process.pid}-`));
@@ -49,18 +55,31 @@ export async function rehearseAgent(rehearsal: AgentRehearsal): Promise<boolean>
       // No tool handler runs in a rehearsal, whatever the model asks: every call is refused before it.
       refuseToolCalls: 'a rehearsal runs no tool',
     });
-    try {
-      runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
-      return (await completed).status === 'ok';
-    } finally {
-      await runtime.drain('orchestrator_shutdown', 0);
+    runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
+    const reply = await answeredWithin(completed, timeoutMs);
+    // A drain waits for the running turn: one that did not answer is left behind, not waited for.
+    const drained = runtime.drain('orchestrator_shutdown', 0);
+    if (!reply) {
+      drained.catch(() => {});
+      return false;
     }
+    await drained;
+    return reply.status === 'ok';
   } catch {
     return false;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     await firstFileSync(root);
   }
+}
+
+/** The rehearsal turn's reply, or undefined once `timeoutMs` passed without it. */
+function answeredWithin(completed: Promise<TurnReply>, timeoutMs: number): Promise<TurnReply | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  return Promise.race([completed, late]).finally(() => clearTimeout(timer));
 }
 
 /** Where a rehearsal's messages go: nowhere; its turn's acknowledgement, with the reply, ends it. */

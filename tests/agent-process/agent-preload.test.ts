@@ -128,6 +128,13 @@ describe('the rehearsal a warm spare runs', () => {
     expect(echoCalls.length).toBe(before);
   });
 
+  test('is given up when its turn does not answer in time, instead of keeping the spare from being ready', async () => {
+    const slow = makePlan({ name: 'a', script: { latencyMs: 1_500, rules: [] } });
+    const started = performance.now();
+    expect(await rehearseAgent({ agentPlan: slow, swarmPlan: rehearsalSwarm(makeSwarm(['a'])) }, 100)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
   test('makes the process’s first fs.fsync, which the first real turn’s sync would otherwise pay for', async () => {
     // The rehearsal's own turn runs under `fsync: never`: without this, nothing in it calls fsync.
     const fsync = spyOn(fs, 'fsync');
