@@ -41,6 +41,7 @@ import type { ModelGate } from './model-gate.ts';
 import type { EngineInternals } from './engine-internals.ts';
 import { PipelineRegistry } from './pipeline-registry.ts';
 import { executeTurn, foldConversation, type TurnHooks, type TurnLifecycleDeps } from './turn-lifecycle.ts';
+import { within } from '../../shared/within.ts';
 
 export interface AgentEngineOptions {
   /** shared/types/bundle.ts — already resolved: model, tools, extensions, prompt. */
@@ -284,17 +285,11 @@ function recoverConversation(store: MessageStore, logger: RootLogger): Conversat
 /** `api.onClose` handlers, in registration order, each bounded by a timeout; failures are logged. */
 async function runCloseHandlers(handlers: Array<{ extension: string; handler: CloseHandler }>, timeoutMs: number, logger: RootLogger): Promise<void> {
   for (const { extension, handler } of handlers) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
     try {
-      const outcome = await Promise.race([Promise.resolve().then(handler), timeout]);
+      const outcome = await within(Promise.resolve().then(handler), timeoutMs, () => 'timeout' as const);
       if (outcome === 'timeout') logger.warn({ code: 'E_EXT_CLOSE_TIMEOUT', extension, timeoutMs }, `extension '${extension}' did not finish closing in ${timeoutMs} ms`);
     } catch (error) {
       logger.warn({ code: 'E_EXT_CLOSE', extension, err: error }, `extension '${extension}' failed while closing`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import { isProcessAlive } from '../../shared/process-alive.ts';
+import { within } from '../../shared/within.ts';
 import { makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { type ControlPayloads, controlEvent, parseControl, type TurnReply } from '../../shared/ipc/control-protocol.ts';
 import type { AgentRehearsal } from '../../shared/ipc/agent-preload.ts';
@@ -56,7 +57,7 @@ export async function rehearseAgent(rehearsal: AgentRehearsal, timeoutMs = REHEA
       refuseToolCalls: 'a rehearsal runs no tool',
     });
     runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
-    const reply = await answeredWithin(completed, timeoutMs);
+    const reply = await within(completed, timeoutMs, () => undefined);
     // A drain waits for the running turn: one that did not answer is left behind, not waited for.
     const drained = runtime.drain('orchestrator_shutdown', 0);
     if (!reply) {
@@ -71,15 +72,6 @@ export async function rehearseAgent(rehearsal: AgentRehearsal, timeoutMs = REHEA
     rmSync(scratch, { recursive: true, force: true });
     await firstFileSync(root);
   }
-}
-
-/** The rehearsal turn's reply, or undefined once `timeoutMs` passed without it. */
-function answeredWithin(completed: Promise<TurnReply>, timeoutMs: number): Promise<TurnReply | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
-  return Promise.race([completed, late]).finally(() => clearTimeout(timer));
 }
 
 /** Where a rehearsal's messages go: nowhere; its turn's acknowledgement, with the reply, ends it. */

@@ -37,6 +37,7 @@ import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-
 import { checkSandbox, SandboxUnavailableError } from './sandbox-check.ts';
 import { agentLaunchOptions, agentSpawnSpec, connectorSpawnSpec } from './spawn-specs.ts';
 import { loadSwarmConfig, type SwarmConfig } from './swarm-config.ts';
+import { within } from '../../shared/within.ts';
 
 export interface OrchestratorOptions {
   bundlePath: string;
@@ -183,12 +184,7 @@ export class Orchestrator {
 
   /** The warm pool's first spare, or the start-up timeout (a pool that cannot boot does not block readiness). */
   private async primedPool(timeoutMs: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([this.core.pool.spareReady(), timeout]);
-    clearTimeout(timer);
+    await within(this.core.pool.spareReady(), timeoutMs, () => undefined);
   }
 
   submit(submission: ExternalSubmission): Submitted {

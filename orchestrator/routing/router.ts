@@ -36,6 +36,7 @@ import { connectorIdempotencyKey, routeConnectorEvent } from './ingress.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 import { UnsyncedReplies } from './unsynced-replies.ts';
+import { within } from '../../shared/within.ts';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -449,9 +450,7 @@ function processRequester(from: ManagedProcess, async: boolean): Requester {
 
 /** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */
 function withDeadline(outcome: Promise<ReplyOutcome>, timeoutMs: number, traceId: string): Promise<ReplyOutcome> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<ReplyOutcome>((resolve) => {
-    timer = setTimeout(() => resolve(errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms; the event is still accepted — ask again with the same Idempotency-Key or GET /v1/events/{eventId}`, traceId)), timeoutMs);
-  });
-  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
+  return within(outcome, timeoutMs, () =>
+    errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms; the event is still accepted — ask again with the same Idempotency-Key or GET /v1/events/{eventId}`, traceId),
+  );
 }
