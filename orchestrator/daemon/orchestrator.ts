@@ -20,6 +20,7 @@ import { inspectRoutes } from '../inspect/inspect-routes.ts';
 import { studioRoutes } from '../studio/studio-routes.ts';
 import { StudioSessions } from '../studio/studio-sessions.ts';
 import { prepareAgentEntry } from '../process/agent-bundle.ts';
+import { prepareValidatorBytecode } from '../process/validator-bytecode.ts';
 import { prepareAgentEngineOptions } from '../process/agent-engine-options.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
@@ -80,6 +81,8 @@ export class Orchestrator {
   private readonly startedAt = Date.now();
   private ready = false;
   private stopping: Promise<void> | undefined;
+  /** The validators’ bytecode build, running in the background after start (validator-bytecode.ts). */
+  private validatorBytecode: Promise<void> | undefined;
   private runtimeFile: string | undefined;
   private requestSpans: RequestSpans | undefined;
   private readonly studioSessions = new StudioSessions();
@@ -180,6 +183,8 @@ export class Orchestrator {
     // The terminal's prompt comes after the banner `goondan run` prints once this resolves: before
     // it, the banner landed after the prompt, or in the middle of a first reply typed at once.
     this.startConnectors((connection) => connection.connectorName === 'cli');
+    // In the background, once the first spare has made the agents' validators (on a fresh install).
+    this.validatorBytecode = prepareValidatorBytecode(logger, () => this.stopping !== undefined);
   }
 
   /** The warm pool's first spare, or the start-up timeout (a pool that cannot boot does not block readiness). */
@@ -204,6 +209,7 @@ export class Orchestrator {
       await this.cluster?.close();
       await this.requestSpans?.shutdown().catch((error: unknown) => this.options.logger.warn({ err: error }, 'exporting the last spans failed'));
       await this.server?.stop(true);
+      await this.validatorBytecode;
       if (this.runtimeFile) removeRuntimeFile(this.runtimeFile);
       this.options.logger.info('orchestrator stopped');
     })();

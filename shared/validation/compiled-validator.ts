@@ -12,7 +12,9 @@ export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObje
 
 export type ValidatorSpec = AjvSpec;
 
-const CACHE = { dir: join(BUILD_CACHE_DIR, 'validators'), require: packageRequire };
+/** Where goondan's own validators are cached (the built-in tools' share it in an installed package). */
+export const VALIDATOR_CACHE_DIR = join(BUILD_CACHE_DIR, 'validators');
+const CACHE = { dir: VALIDATOR_CACHE_DIR, require: packageRequire };
 const declared: Array<() => void> = [];
 
 /** A validator for `spec`, resolved (from the cache, else compiled and cached) on its first call. */
