@@ -7,7 +7,7 @@
  * validator costs 2-2.5 ms instead of 11-15 ms. Processes started later load the builds; a build
  * that fails or is missing only costs that speed.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ajvCacheBesideAjv, validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
@@ -31,8 +31,13 @@ export async function buildValidatorBytecode(cacheDir: string, stopping: () => b
   const result: ValidatorBytecodeResult = { built: 0, failed: 0 };
   const pending = validatorsWithoutBytecode(cacheDir, outDir);
   if (pending.length === 0) return result;
-  mkdirSync(outDir, { recursive: true });
-  removeOtherBunVersions(cacheDir, outDir);
+  try {
+    mkdirSync(outDir, { recursive: true });
+    removeOtherBunVersions(cacheDir, outDir);
+  } catch {
+    // A read-only install (a container's image): its processes parse the sources, as before.
+    return result;
+  }
   for (let start = 0; start < pending.length && !stopping(); start += FILES_PER_BUILD) {
     const batch = pending.slice(start, start + FILES_PER_BUILD).map((name) => join(cacheDir, name));
     let built = await buildBatch(batch, outDir);
@@ -45,14 +50,19 @@ export async function buildValidatorBytecode(cacheDir: string, stopping: () => b
 }
 
 function validatorsWithoutBytecode(cacheDir: string, outDir: string): string[] {
-  let names: string[];
+  const built = new Set(namesIn(outDir));
+  return namesIn(cacheDir)
+    .filter((name) => name.endsWith(SOURCE_SUFFIX) && !built.has(builtName(name)))
+    .sort();
+}
+
+/** A directory's entries; none when it is missing or not one. */
+function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(cacheDir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
-  const built = new Set(existsSync(outDir) ? readdirSync(outDir) : []);
-  return names.filter((name) => name.endsWith(SOURCE_SUFFIX) && !built.has(builtName(name))).sort();
 }
 
 /** `<key>.cjs` → `<key>.js`: Bun names the bytecode `<key>.js.jsc`. */
@@ -76,10 +86,14 @@ async function buildBatch(files: readonly string[], outDir: string): Promise<num
     const name = entry.path.split('/').pop() ?? '';
     const bytecode = result.outputs.find((output) => output.kind === 'bytecode' && output.path.endsWith(`/${name}.jsc`));
     if (!bytecode) continue;
-    // The bytecode first: a reader finds the build by its `.js`, and Bun looks for `<file>.jsc` beside it.
-    writeAtomically(join(outDir, `${name}.jsc`), new Uint8Array(await bytecode.arrayBuffer()));
-    writeAtomically(join(outDir, name), await entry.text());
-    written++;
+    try {
+      // The bytecode first: a reader finds the build by its `.js`, and Bun looks for `<file>.jsc` beside it.
+      writeAtomically(join(outDir, `${name}.jsc`), new Uint8Array(await bytecode.arrayBuffer()));
+      writeAtomically(join(outDir, name), await entry.text());
+      written++;
+    } catch {
+      // A full disk: that file stays unbuilt; the next start tries again.
+    }
   }
   return written;
 }

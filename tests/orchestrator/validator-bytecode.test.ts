@@ -93,6 +93,14 @@ describe('bytecode builds of the cached validators', () => {
     expect(existsSync(join(validatorBytecodeDir({ dir }), readdirSync(dir)[0]!.replace(/\.cjs$/, '.js')))).toBe(false);
   });
 
+  test('a cache it cannot write to (a read-only install) builds nothing and throws nothing', async () => {
+    const dir = cacheDir();
+    await checkInFreshProcess(dir, INPUTS);
+    // Where the builds would go is taken by a file: mkdir fails as on a read-only file system, also for root.
+    writeFileSync(validatorBytecodeDir({ dir }), '');
+    expect(await buildValidatorBytecode(dir)).toEqual({ built: 0, failed: 0 });
+  });
+
   test('builds for another Bun version are removed: that Bun rejects them', async () => {
     const dir = cacheDir();
     await checkInFreshProcess(dir, INPUTS);
