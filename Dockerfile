@@ -18,6 +18,11 @@ COPY bundles ./bundles
 COPY templates ./templates
 COPY schemas ./schemas
 COPY docs ./docs
+# What the first daemon would build into node_modules/.cache/goondan — the agent entry bundle, the
+# schema validators and their bytecode — built here: the user the image runs as cannot write to
+# /opt/goondan, and without them every agent starts from the sources and compiles its validators.
+COPY scripts/warm-caches.ts ./scripts/warm-caches.ts
+RUN node_modules/.bin/bun scripts/warm-caches.ts
 
 # Node (with npm and npx) stays in the final image: MCP servers are commonly started as
 # `command: npx, args: [-y, @modelcontextprotocol/server-…]`.

@@ -1,0 +1,61 @@
+/**
+ * scripts/warm-caches.ts, which the container image runs at build time: the user the image runs as
+ * cannot write to /opt/goondan, so whatever a daemon would build on its first run — the agent entry
+ * bundle, the schema validators and their bytecode — must be there before. Here the caches are
+ * removed, as in a fresh install, the script builds them, and a real `goondan run` of the image's
+ * default bundle (the demo) then answers a message without building or generating anything.
+ */
+import { describe, expect, test } from 'bun:test';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
+import { freshAgentBundle } from '../../orchestrator/process/agent-bundle.ts';
+import { BUILD_CACHE_DIR } from '../../shared/package-root.ts';
+import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
+import { DAEMON_TEST_MS, REPO_ROOT, daemonsStoppedAfterAll, startDaemon } from '../e2e/daemon-harness.ts';
+
+const DOCKERFILE = await Bun.file(join(REPO_ROOT, 'Dockerfile')).text();
+const daemons = daemonsStoppedAfterAll();
+
+function cachedFiles(): string[] {
+  const names = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : []);
+  return [...names(join(BUILD_CACHE_DIR, 'agent')), ...names(VALIDATOR_CACHE_DIR), ...names(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR }))].sort();
+}
+
+describe('warm caches for a read-only install', () => {
+  test('the image runs the script in its install stage, after the sources it loads are copied', () => {
+    const install = DOCKERFILE.slice(0, DOCKERFILE.indexOf('\nFROM ', DOCKERFILE.indexOf('FROM ') + 1));
+    const warm = install.indexOf('RUN node_modules/.bin/bun scripts/warm-caches.ts');
+    expect(warm).toBeGreaterThan(0);
+    for (const copied of ['COPY shared', 'COPY orchestrator', 'COPY agent-process', 'COPY bundles', 'COPY scripts/warm-caches.ts']) {
+      expect({ copied, before: install.indexOf(copied) >= 0 && install.indexOf(copied) < warm }).toEqual({ copied, before: true });
+    }
+  });
+
+  test(
+    'after the script, `goondan run` of the demo answers without building or generating anything',
+    async () => {
+      rmSync(join(BUILD_CACHE_DIR, 'agent'), { recursive: true, force: true });
+      rmSync(VALIDATOR_CACHE_DIR, { recursive: true, force: true });
+      const proc = Bun.spawn([process.execPath, join(REPO_ROOT, 'scripts/warm-caches.ts')], { cwd: REPO_ROOT, stdout: 'pipe', stderr: 'pipe' });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+      expect(out).toContain('caches warm');
+      expect(freshAgentBundle()).toBeDefined();
+      const sources = readdirSync(VALIDATOR_CACHE_DIR).filter((name) => name.endsWith('.cjs'));
+      expect(sources.length).toBeGreaterThan(10);
+      const unbuilt = sources.filter((name) => !existsSync(join(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR }), name.replace(/\.cjs$/, '.js'))));
+      expect(unbuilt).toEqual([]);
+
+      const before = cachedFiles();
+      const daemon = await startDaemon(join(REPO_ROOT, 'bundles', 'demo'));
+      daemons.push(daemon);
+      const { status } = await daemon.send({ input: 'hello', instanceKey: 'read-only' });
+      expect(status).toBe(200);
+      expect(await daemon.stop()).toBe(0);
+      expect(daemon.logs.filter((line) => line.msg === 'agent entry bundled')).toEqual([]);
+      expect(cachedFiles()).toEqual(before);
+    },
+    DAEMON_TEST_MS,
+  );
+});
