@@ -2,9 +2,10 @@
  * `runtime/<workspaceId>.json`: how CLI commands find a running daemon, and how a second
  * `goondan run` of the same swarm notices the first. A file whose pid is dead is stale.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isProcessAlive } from '../../shared/process-alive.ts';
+import { replaceFile } from '../../shared/replace-file.ts';
 import type { RuntimeFile } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 
@@ -32,9 +33,7 @@ export function readRuntimeFile(path: string): RuntimeFile | undefined {
 /** Written whole (temp + rename): a reader never finds it empty or half written, which it would take for "no daemon". */
 export function writeRuntimeFile(path: string, content: RuntimeFile): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
-  renameSync(temp, path);
+  replaceFile(path, `${JSON.stringify(content, null, 2)}\n`);
 }
 
 export function removeRuntimeFile(path: string): void {

@@ -6,10 +6,11 @@
  * BUILD_CACHE_DIR (never committed) with a fingerprint of its sources in the file name. If the
  * build fails, agents run from the sources — same code, only slower to start.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BunPlugin } from 'bun';
 import { BUILD_CACHE_DIR, PACKAGE_ROOT } from '../../shared/package-root.ts';
+import { replaceFile } from '../../shared/replace-file.ts';
 
 export const AGENT_SOURCE_ENTRY = join(PACKAGE_ROOT, 'agent-process', 'main.ts');
 const BUNDLE_DIR = join(BUILD_CACHE_DIR, 'agent');
@@ -61,16 +62,10 @@ export async function buildAgentBundle(): Promise<string> {
   mkdirSync(BUNDLE_DIR, { recursive: true });
   // The bytecode first: Bun loads `<bundle>.jsc` beside the bundle when its hash matches, and
   // parses the source when it is missing.
-  if (bytecode) writeAtomically(`${path}${BYTECODE_SUFFIX}`, new Uint8Array(await bytecode.arrayBuffer()));
-  writeAtomically(path, await code.text());
+  if (bytecode) replaceFile(`${path}${BYTECODE_SUFFIX}`, new Uint8Array(await bytecode.arrayBuffer()));
+  replaceFile(path, await code.text());
   removeStaleBundles(path);
   return path;
-}
-
-function writeAtomically(path: string, data: string | Uint8Array): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, path);
 }
 
 /** Older builds go once no daemon started in the last hour can still be spawning agents from them. */

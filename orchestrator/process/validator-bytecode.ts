@@ -7,9 +7,10 @@
  * validator costs 2-2.5 ms instead of 11-15 ms. Processes started later load the builds; a build
  * that fails or is missing only costs that speed.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ajvCacheBesideAjv, validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
+import { replaceFile } from '../../shared/replace-file.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
 
 const SOURCE_SUFFIX = '.cjs';
@@ -88,20 +89,14 @@ async function buildBatch(files: readonly string[], outDir: string): Promise<num
     if (!bytecode) continue;
     try {
       // The bytecode first: a reader finds the build by its `.js`, and Bun looks for `<file>.jsc` beside it.
-      writeAtomically(join(outDir, `${name}.jsc`), new Uint8Array(await bytecode.arrayBuffer()));
-      writeAtomically(join(outDir, name), await entry.text());
+      replaceFile(join(outDir, `${name}.jsc`), new Uint8Array(await bytecode.arrayBuffer()));
+      replaceFile(join(outDir, name), await entry.text());
       written++;
     } catch {
       // A full disk: that file stays unbuilt; the next start tries again.
     }
   }
   return written;
-}
-
-function writeAtomically(path: string, data: string | Uint8Array): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, path);
 }
 
 function removeOtherBunVersions(cacheDir: string, keep: string): void {

@@ -5,10 +5,11 @@
  * value and start position; a check that needs a position inside a built-in document parses that
  * file then. Files with any parse problem are never cached (their problems are reported afresh).
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Document, LineCounter, parseAllDocuments } from 'yaml';
 import { BUILD_CACHE_DIR, packageRequire } from '../package-root.ts';
+import { replaceFile } from '../replace-file.ts';
 import type { JsonObject } from '../types/json.ts';
 import type { BundleDocument } from './bundle-document.ts';
 import { ProblemSink } from './problem-sink.ts';
@@ -115,9 +116,7 @@ function isCachedDocument(value: unknown): value is CachedDocument {
 function writeCache(path: string, documents: CachedDocument[]): void {
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(documents));
-    renameSync(temp, path);
+    replaceFile(path, JSON.stringify(documents));
   } catch {
     // A cache that cannot be written only costs speed.
   }
