@@ -7,14 +7,16 @@
  *   HTTP reply, warm     POST /v1/events → reply on a warm instance vs a bare Bun.serve loopback round trip
  *                        (default `fsync: batch`, and `never`), beside one append + fsync   target ≤ 1 ms
  *   HTTP reply, new key  the same on new instanceKeys arriving 10 per second vs the warm reply (back to back,
- *                        and one every 100 ms, as the new keys come)                     target ≤ 2×
+ *                        and one every 100 ms, as the new keys come)                     target ≤ 2×;
+ *                        then at 25 per second (how far the pool keeps up), and the CPU a new instance's
+ *                        process used from its spawn to idle (what bounds new instances per second)
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model (absolute)  target ≤ 1.5 ms median
  *   routing throughput   events/s flood→orchestrator→sink (validation, inbox, acks) vs a raw relay with the same
  *                        fan-out: one sink instance, and MANY_SINKS sink instances (distinct instanceKeys)
  *                                                               target ≥ 70 % or ≥ 10,000 ev/s across many instances
  * Prints a table and one JSON line. Not a test: figures only.   bun bench/daemon.ts [--routing]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -45,6 +47,8 @@ const WARM_REPLIES = 60;
 const NEW_KEYS = 30;
 /** New instanceKeys arrive this far apart: 10 per second. */
 const NEW_KEY_GAP_MS = 100;
+/** …and this far apart in a second burst (25 per second): how far the pool keeps up past the target. */
+const FAST_NEW_KEY_GAP_MS = 40;
 /** `bun bench/daemon.ts --routing`: the routing rows only (~10 s). */
 const ROUTING_ONLY = process.argv.includes('--routing');
 // Children inherit the environment: keep their log lines out of the figures.
@@ -216,6 +220,10 @@ interface HttpReplies {
   pacedWarmMs: number;
   newKeyMs: number;
   newKeyP95Ms: number;
+  fastNewKeyMs: number;
+  fastNewKeyP95Ms: number;
+  /** CPU an agent process used from its spawn to idle after its first turn (user + system, all threads). */
+  newInstanceCpuMs: number;
   afterTurnRssBytes: number;
 }
 
@@ -249,7 +257,7 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   if (warmOnly) {
     await bare.stop(true);
     await orchestrator.stop();
-    return { floorMs: median(floor), pacedFloorMs: 0, warmMs: median(warm), pacedWarmMs: 0, newKeyMs: 0, newKeyP95Ms: 0, afterTurnRssBytes: 0 };
+    return { floorMs: median(floor), pacedFloorMs: 0, warmMs: median(warm), pacedWarmMs: 0, newKeyMs: 0, newKeyP95Ms: 0, fastNewKeyMs: 0, fastNewKeyP95Ms: 0, newInstanceCpuMs: 0, afterTurnRssBytes: 0 };
   }
   // The warm instance and its floor at the new keys' rate: the same idle gap before each request.
   const pacedFloor: number[] = [];
@@ -263,21 +271,45 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   await bare.stop(true);
   await Bun.sleep(NEW_KEY_GAP_MS);
   // New instances arrive back to back, each on a new key, without waiting for earlier replies.
-  const pending: Array<Promise<number>> = [];
-  for (let i = 0; i < NEW_KEYS; i++) {
-    pending.push(post(`new-${i}`, 'hello'));
-    await Bun.sleep(NEW_KEY_GAP_MS);
-  }
-  const fresh = (await Promise.all(pending)).sort((a, b) => a - b);
+  const newKeys = async (prefix: string, gapMs: number): Promise<number[]> => {
+    const pending: Array<Promise<number>> = [];
+    for (let i = 0; i < NEW_KEYS; i++) {
+      pending.push(post(`${prefix}-${i}`, 'hello'));
+      await Bun.sleep(gapMs);
+    }
+    return (await Promise.all(pending)).sort((a, b) => a - b);
+  };
+  const fresh = await newKeys('new', NEW_KEY_GAP_MS);
   const pacedWarmMs = median(pacedWarm);
   // Idle after one turn each: the size an instance keeps while it waits for its next message.
   await Bun.sleep(500);
   const rows = await fetch(`${orchestrator.apiUrl}/v1/processes`, { headers });
   const processes = ((await rows.json()) as { processes?: Array<{ instanceKey?: string; pid?: number | null }> }).processes ?? [];
+  const pids = processes.filter((row) => row.instanceKey?.startsWith('new-') && row.pid).map((row) => row.pid as number);
   const rss: number[] = [];
-  for (const row of processes) if (row.instanceKey?.startsWith('new-') && row.pid) rss.push((await processRssBytes(row.pid)) ?? 0);
+  for (const pid of pids) rss.push((await processRssBytes(pid)) ?? 0);
+  const cpu = pids.map(processCpuMs);
+  const fast = await newKeys('fast', FAST_NEW_KEY_GAP_MS);
   await orchestrator.stop();
-  return { floorMs: median(floor), pacedFloorMs: median(pacedFloor), warmMs: median(warm), pacedWarmMs, newKeyMs: median(fresh), newKeyP95Ms: fresh[Math.floor(fresh.length * 0.95)] ?? 0, afterTurnRssBytes: median(rss) };
+  const p95 = (sorted: number[]): number => sorted[Math.floor(sorted.length * 0.95)] ?? 0;
+  return {
+    floorMs: median(floor),
+    pacedFloorMs: median(pacedFloor),
+    warmMs: median(warm),
+    pacedWarmMs,
+    newKeyMs: median(fresh),
+    newKeyP95Ms: p95(fresh),
+    fastNewKeyMs: median(fast),
+    fastNewKeyP95Ms: p95(fast),
+    newInstanceCpuMs: cpu.reduce((sum, ms) => sum + ms, 0) / Math.max(cpu.length, 1),
+    afterTurnRssBytes: median(rss),
+  };
+}
+
+/** User + system CPU of a process so far, all its threads (`/proc/PID/stat`, 100 ticks a second). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-daemon-'));
@@ -303,6 +335,8 @@ try {
       [`HTTP reply, new keys at ${1000 / NEW_KEY_GAP_MS}/s`, `${http.newKeyMs.toFixed(1)} ms (p95 ${http.newKeyP95Ms.toFixed(1)})`, `${http.warmMs.toFixed(2)} ms warm reply`, `${(http.newKeyMs / http.warmMs).toFixed(1)}×`, '≤ 2× (back to back)'],
       ['  warm instance at the same rate', `${http.pacedWarmMs.toFixed(2)} ms`, `${http.pacedFloorMs.toFixed(3)} ms bare HTTP RT paced`, `${(http.pacedWarmMs / http.pacedFloorMs).toFixed(1)}×`, ''],
       ['  new key vs warm, same rate', `${http.newKeyMs.toFixed(1)} ms`, `${http.pacedWarmMs.toFixed(2)} ms warm paced`, `${(http.newKeyMs / http.pacedWarmMs).toFixed(1)}×`, '≤ 2× (like for like)'],
+      [`  new keys at ${1000 / FAST_NEW_KEY_GAP_MS}/s`, `${http.fastNewKeyMs.toFixed(1)} ms (p95 ${http.fastNewKeyP95Ms.toFixed(1)})`, '', '', 'headroom past the target rate'],
+      ['  CPU of a new instance (spawn → idle)', `${http.newInstanceCpuMs.toFixed(0)} ms`, '', '', 'what bounds new instances per second'],
       ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${(floor.roundTripUs / 1000).toFixed(3)} ms raw IPC RT`, '-', '≤ 1.5 ms'],
       ['  first after a 500 ms pause / the rest', `${rt.firstMs.toFixed(2)} / ${rt.restMs.toFixed(2)} ms`, '', '', ''],
       ['  of which B’s turn', `${rt.calleeTurnMs.toFixed(2)} ms`, '', '', ''],
@@ -315,6 +349,9 @@ try {
       fsyncFloorMs: fsyncMs,
       httpReplyNewKeyMs: http.newKeyMs,
       httpReplyNewKeyP95Ms: http.newKeyP95Ms,
+      httpReplyFastNewKeyMs: http.fastNewKeyMs,
+      httpReplyFastNewKeyP95Ms: http.fastNewKeyP95Ms,
+      newInstanceCpuMs: http.newInstanceCpuMs,
       httpReplyWarmPacedMs: http.pacedWarmMs,
       bareHttpRoundTripPacedMs: http.pacedFloorMs,
       newKeyToPacedWarmRatio: http.newKeyMs / http.pacedWarmMs,
