@@ -18,11 +18,6 @@ COPY bundles ./bundles
 COPY templates ./templates
 COPY schemas ./schemas
 COPY docs ./docs
-# What the first daemon would build into node_modules/.cache/goondan — the agent entry bundle, the
-# schema validators and their bytecode — built here: the user the image runs as cannot write to
-# /opt/goondan, and without them every agent starts from the sources and compiles its validators.
-COPY scripts/warm-caches.ts ./scripts/warm-caches.ts
-RUN node_modules/.bin/bun scripts/warm-caches.ts
 
 # Node (with npm and npx) stays in the final image: MCP servers are commonly started as
 # `command: npx, args: [-y, @modelcontextprotocol/server-…]`.
@@ -35,7 +30,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certifi
   && useradd --system --uid 10001 --home /var/lib/goondan --shell /usr/sbin/nologin goondan \
   && install -d -o goondan -g goondan -m 0750 /var/lib/goondan
 COPY --from=install /opt/goondan /opt/goondan
+# The user the image runs as cannot write to /opt/goondan: what a daemon builds on first use (the
+# agent entry bundle, schema validators, their bytecode) is kept on the state volume instead.
 ENV GOONDAN_STATE_ROOT=/var/lib/goondan \
+    GOONDAN_CACHE_DIR=/var/lib/goondan/cache \
     GOONDAN_PORT=7420 \
     HOME=/var/lib/goondan \
     NPM_CONFIG_CACHE=/var/lib/goondan/.npm

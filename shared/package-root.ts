@@ -4,7 +4,7 @@
  * its own location, so the bundler writes it in at build time.
  */
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 declare const GOONDAN_BUNDLED_PACKAGE_ROOT: string | undefined;
 
@@ -16,5 +16,10 @@ export const PACKAGE_ROOT: string = typeof GOONDAN_BUNDLED_PACKAGE_ROOT === 'str
  */
 export const packageRequire = createRequire(join(PACKAGE_ROOT, 'package.json'));
 
-/** Where goondan keeps what it builds on install or first use (never committed, safe to delete). */
-export const BUILD_CACHE_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'goondan');
+/**
+ * Where goondan keeps what it builds on install or first use (never committed, safe to delete):
+ * `node_modules/.cache/goondan`, or GOONDAN_CACHE_DIR for a daemon that cannot write to its package
+ * directory (a container image's user, systemd's ProtectSystem=strict). Its processes inherit it;
+ * bundles/base/cached-ajv.ts reads it alike.
+ */
+export const BUILD_CACHE_DIR = process.env.GOONDAN_CACHE_DIR ? resolve(process.env.GOONDAN_CACHE_DIR) : join(PACKAGE_ROOT, 'node_modules', '.cache', 'goondan');

@@ -13,7 +13,7 @@
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { ErrorObject, Options } from 'ajv';
 
 export interface AjvSpec {
@@ -49,12 +49,16 @@ const UCS2_LENGTH = '({ default: (str) => str.length - (str.match(/[\\uD800-\\uD
 
 let besideAjv: AjvCache | undefined;
 
-/** The cache beside the installed ajv: `<node_modules>/.cache/goondan/validators`. */
+/**
+ * The cache beside the installed ajv: `<node_modules>/.cache/goondan/validators`, or under
+ * GOONDAN_CACHE_DIR when the daemon moved its caches (shared/package-root.ts).
+ */
 export function ajvCacheBesideAjv(): AjvCache {
   if (!besideAjv) {
     const require = createRequire(import.meta.url);
-    const ajvPackage = require.resolve('ajv/package.json');
-    besideAjv = { dir: join(dirname(dirname(ajvPackage)), '.cache', 'goondan', 'validators'), require };
+    const moved = process.env.GOONDAN_CACHE_DIR;
+    const root = moved ? resolve(moved) : join(dirname(dirname(require.resolve('ajv/package.json'))), '.cache', 'goondan');
+    besideAjv = { dir: join(root, 'validators'), require };
   }
   return besideAjv;
 }

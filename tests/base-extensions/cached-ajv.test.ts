@@ -64,6 +64,19 @@ describe('cached standalone validators', () => {
     expect(generated.some((code) => code.includes('ucs2length'))).toBe(false);
   });
 
+  test('GOONDAN_CACHE_DIR moves the built-in tools’ cache with the daemon’s (a read-only package directory)', async () => {
+    const script = `
+      import { ajvCacheBesideAjv } from ${JSON.stringify(join(REPO_ROOT, 'bundles/base/cached-ajv.ts'))};
+      import { VALIDATOR_CACHE_DIR } from ${JSON.stringify(join(REPO_ROOT, 'shared/validation/compiled-validator.ts'))};
+      console.log(JSON.stringify({ tools: ajvCacheBesideAjv().dir, goondan: VALIDATOR_CACHE_DIR }));
+    `;
+    const run = (env: Record<string, string>) => JSON.parse(Bun.spawnSync([process.execPath, '-e', script], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env } }).stdout.toString());
+    expect(run({ GOONDAN_CACHE_DIR: join(dir, 'moved') })).toEqual({ tools: join(dir, 'moved', 'validators'), goondan: join(dir, 'moved', 'validators') });
+    const unmoved = run({});
+    expect(unmoved.tools).toBe(join(REPO_ROOT, 'node_modules', '.cache', 'goondan', 'validators'));
+    expect(unmoved.goondan).toBe(unmoved.tools);
+  });
+
   test('an edited schema is a new cache entry, never the stale validator', async () => {
     const edited = { ...SCHEMA, properties: { maxMessages: { type: 'integer', minimum: 1, default: 50 } } };
     const result = await checkInFreshProcess(edited, {});

@@ -1,12 +1,14 @@
 /**
- * scripts/warm-caches.ts, which the container image runs at build time: the user the image runs as
- * cannot write to /opt/goondan, so whatever a daemon would build on its first run — the agent entry
- * bundle, the schema validators and their bytecode — must be there before. Here the caches are
- * removed, as in a fresh install, the script builds them, and a real `goondan run` of the image's
- * default bundle (the demo) then answers a message without building or generating anything.
+ * Installs whose daemon cannot write to the package directory (the container image's user,
+ * systemd's ProtectSystem=strict). Either the caches move beside the state (GOONDAN_CACHE_DIR, as
+ * the image and the unit do: tests/e2e/cache-dir.test.ts), or scripts/warm-caches.ts builds at
+ * install what a daemon would build on its first run — the agent entry bundle, the schema
+ * validators and their bytecode. Here the caches are removed, as in a fresh install, the script
+ * builds them, and a real `goondan run` of the demo then answers a message without building or
+ * generating anything.
  */
 import { describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
 import { freshAgentBundle } from '../../orchestrator/process/agent-bundle.ts';
@@ -22,14 +24,16 @@ function cachedFiles(): string[] {
   return [...names(join(BUILD_CACHE_DIR, 'agent')), ...names(VALIDATOR_CACHE_DIR), ...names(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR }))].sort();
 }
 
-describe('warm caches for a read-only install', () => {
-  test('the image runs the script in its install stage, after the sources it loads are copied', () => {
-    const install = DOCKERFILE.slice(0, DOCKERFILE.indexOf('\nFROM ', DOCKERFILE.indexOf('FROM ') + 1));
-    const warm = install.indexOf('RUN node_modules/.bin/bun scripts/warm-caches.ts');
-    expect(warm).toBeGreaterThan(0);
-    for (const copied of ['COPY shared', 'COPY orchestrator', 'COPY agent-process', 'COPY bundles', 'COPY scripts/warm-caches.ts']) {
-      expect({ copied, before: install.indexOf(copied) >= 0 && install.indexOf(copied) < warm }).toEqual({ copied, before: true });
-    }
+describe('caches of an install the daemon cannot write to', () => {
+  test('the image and the systemd unit keep the caches beside the state, which they can write to', () => {
+    const finalStage = DOCKERFILE.slice(DOCKERFILE.lastIndexOf('\nFROM '));
+    const env = (name: string): string | undefined => finalStage.match(new RegExp(`\\b${name}=(\\S+)`))?.[1];
+    expect(env('GOONDAN_CACHE_DIR')?.startsWith(`${env('GOONDAN_STATE_ROOT')}/`)).toBe(true);
+    expect(finalStage).toMatch(/^VOLUME \["\/var\/lib\/goondan"\]$/m);
+    const unit = readFileSync(join(REPO_ROOT, 'deploy', 'goondan.service'), 'utf8');
+    const writable = unit.match(/^ReadWritePaths=(\S+)$/m)?.[1];
+    expect(writable).toBeDefined();
+    expect(unit.match(/^Environment=GOONDAN_CACHE_DIR=(\S+)$/m)?.[1]?.startsWith(`${writable}/`)).toBe(true);
   });
 
   test(

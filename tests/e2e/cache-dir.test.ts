@@ -1,0 +1,49 @@
+/**
+ * GOONDAN_CACHE_DIR: a daemon that cannot write to its package directory (a container image's
+ * user, systemd's ProtectSystem=strict) keeps what it would build there — the agent entry bundle,
+ * the schema validators, their bytecode — in a directory it can write to, and so do the agents it
+ * starts: no agent starts from the sources or compiles a validator again after the first.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
+import { DAEMON_TEST_MS, REPO_ROOT, daemonsStoppedAfterAll, startDaemon } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
+const daemons = daemonsStoppedAfterAll();
+const cacheDir = mkdtempSync(join(tmpdir(), 'goondan-cache-dir-'));
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+const names = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).sort() : []);
+
+describe('GOONDAN_CACHE_DIR', () => {
+  test(
+    'the daemon and its agents build and find their caches there, and leave the package’s alone',
+    async () => {
+      const packageValidators = names(VALIDATOR_CACHE_DIR);
+      const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_CACHE_DIR: cacheDir } });
+      daemons.push(daemon);
+      const { status, body } = await daemon.send({ input: 'hello', instanceKey: 'moved-caches' });
+      expect({ status, output: body.output }).toEqual({ status: 200, output: 'alpha got: hello' });
+
+      const row = (await daemon.processes()).find((p) => p.agent === 'alpha' && p.instanceKey === 'moved-caches');
+      if (typeof row?.pid !== 'number') throw new Error(`no running process for the instance: ${JSON.stringify(row)}`);
+      const command = readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0');
+      expect(command[1]?.startsWith(join(cacheDir, 'agent', 'agent-'))).toBe(true);
+
+      // The assignment's validator is made by agents only (the daemon never parses an assignment).
+      const validators = join(cacheDir, 'validators');
+      const sources = names(validators).filter((name) => name.endsWith('.cjs'));
+      expect(sources.some((name) => readFileSync(join(validators, name), 'utf8').includes('"required":["role","agent","instanceKey","stateRoot","agentPlan","swarmPlan"]'))).toBe(true);
+
+      expect(await daemon.stop()).toBe(0);
+      const builds = names(validators).filter((name) => name.startsWith('bytecode-'));
+      expect(builds).toHaveLength(1);
+      expect(names(join(validators, builds[0]!)).filter((name) => name.endsWith('.js')).length).toBeGreaterThan(0);
+      expect(names(VALIDATOR_CACHE_DIR)).toEqual(packageValidators);
+    },
+    DAEMON_TEST_MS,
+  );
+});
