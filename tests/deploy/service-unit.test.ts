@@ -4,7 +4,7 @@
  * hardening leaves tools working; the image's health check follows GOONDAN_PORT.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../../orchestrator/cli/exit-codes.ts';
@@ -57,20 +57,27 @@ describe('deploy/goondan.service', () => {
     for (const key of ['RestrictNamespaces', 'PrivateUsers', 'MemoryDenyWriteExecute', 'SystemCallFilter']) expect(serviceSetting(key)).toBeUndefined();
   });
 
-  test('under that hardening the tools still work: the coder demo writes and runs a script', async () => {
+  test('under that hardening the tools still work, and the caches are built where the unit keeps them: the coder demo writes and runs a script', async () => {
     const bwrap = requireSystemTool('bwrap', 'bubblewrap');
     const stateRoot = tempDir('goondan-hardened-');
+    // The unit's GOONDAN_CACHE_DIR, moved with its state root (/opt and the package are read-only here).
+    const unitCacheDir = UNIT.match(/^Environment=GOONDAN_CACHE_DIR=(.*)$/m)?.[1] ?? '';
+    expect(unitCacheDir.startsWith('/var/lib/goondan/')).toBe(true);
+    const cacheDir = join(stateRoot, unitCacheDir.slice('/var/lib/goondan/'.length));
     // ProtectSystem=strict + ReadWritePaths=<state root> + ProtectHome + PrivateTmp, as bwrap binds.
     const sandbox = [bwrap, '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--tmpfs', '/home', '--tmpfs', '/root', '--bind', stateRoot, stateRoot, '--dev', '/dev', '--proc', '/proc', '--die-with-parent'];
     const proc = Bun.spawn([...sandbox, GOONDAN_BIN, 'run', join(REPO_ROOT, 'bundles', 'coder'), '--port', '0', '--state-root', stateRoot, '--input', 'Create a hello world script and run it.'], {
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
-      env: { PATH: process.env.PATH ?? '', HOME: stateRoot },
+      env: { PATH: process.env.PATH ?? '', HOME: stateRoot, GOONDAN_CACHE_DIR: cacheDir },
     });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'I wrote hello.sh and ran it. It printed: Hello, world from workspace!' });
     expect(err).not.toContain('EROFS');
+    // Agents started from the bundle built there, with validators generated there.
+    expect(readdirSync(join(cacheDir, 'agent')).some((name) => /^agent-[0-9a-f]+\.js$/.test(name))).toBe(true);
+    expect(readdirSync(join(cacheDir, 'validators')).filter((name) => name.endsWith('.cjs')).length).toBeGreaterThan(0);
   });
 });
 
