@@ -35,7 +35,7 @@ import type { ManagedProcess } from '../orchestrator/process/managed-process.ts'
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
 import { MANY_SINKS, routing } from './daemon-routing.ts';
 import { bundleWithFsync, fsyncFloorMs } from './fsync-floor.ts';
-import { median } from './stats.ts';
+import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
@@ -200,8 +200,7 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
     }
   }
   await orchestrator.stop();
-  measured.sort((a, b) => a - b);
-  return { medianMs: median(measured), p95Ms: measured[Math.floor(measured.length * 0.95)] ?? 0, firstMs: median(first), restMs: median(rest), calleeTurnMs: median(calleeTurns) };
+  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), calleeTurnMs: median(calleeTurns) };
 }
 
 /**
@@ -277,7 +276,7 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
       pending.push(post(`${prefix}-${i}`, 'hello'));
       await Bun.sleep(gapMs);
     }
-    return (await Promise.all(pending)).sort((a, b) => a - b);
+    return Promise.all(pending);
   };
   const fresh = await newKeys('new', NEW_KEY_GAP_MS);
   const pacedWarmMs = median(pacedWarm);
@@ -291,16 +290,15 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   const cpu = pids.map(processCpuMs);
   const fast = await newKeys('fast', FAST_NEW_KEY_GAP_MS);
   await orchestrator.stop();
-  const p95 = (sorted: number[]): number => sorted[Math.floor(sorted.length * 0.95)] ?? 0;
   return {
     floorMs: median(floor),
     pacedFloorMs: median(pacedFloor),
     warmMs: median(warm),
     pacedWarmMs,
     newKeyMs: median(fresh),
-    newKeyP95Ms: p95(fresh),
+    newKeyP95Ms: percentile(fresh, 95),
     fastNewKeyMs: median(fast),
-    fastNewKeyP95Ms: p95(fast),
+    fastNewKeyP95Ms: percentile(fast, 95),
     newInstanceCpuMs: cpu.reduce((sum, ms) => sum + ms, 0) / Math.max(cpu.length, 1),
     afterTurnRssBytes: median(rss),
   };
