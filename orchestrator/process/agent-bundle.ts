@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BunPlugin } from 'bun';
 import { BUILD_CACHE_DIR, PACKAGE_ROOT } from '../../shared/package-root.ts';
-import { replaceFile } from '../../shared/replace-file.ts';
+import { BYTECODE_SUFFIX, writeBytecodeBuild } from './bytecode-build.ts';
 
 export const AGENT_SOURCE_ENTRY = join(PACKAGE_ROOT, 'agent-process', 'main.ts');
 const BUNDLE_DIR = join(BUILD_CACHE_DIR, 'agent');
@@ -19,8 +19,6 @@ const SOURCE_DIRS = ['agent-process', 'shared'];
 const SOURCE_FILES = ['package-lock.json', 'package.json', 'bundles/base/cached-ajv.ts'];
 /** Bump when the build settings change. */
 const BUILD_VERSION = 3;
-/** Bun's name for a bundle's bytecode cache: the bundle's path and this. */
-const BYTECODE_SUFFIX = '.jsc';
 
 /** Loaded at run time from node_modules, only by agents that need them (providers, ajv's compiler). */
 const EXTERNAL = ['@ai-sdk/*', 'ai', 'zod', 'ajv', 'ajv-formats', 'pino', '@opentelemetry/*'];
@@ -60,10 +58,7 @@ export async function buildAgentBundle(): Promise<string> {
   const bytecode = result.outputs.find((output) => output.kind === 'bytecode');
   if (!result.success || !code) throw new Error(`agent bundle build failed: ${result.logs.map((log) => log.message).join('; ')}`);
   mkdirSync(BUNDLE_DIR, { recursive: true });
-  // The bytecode first: Bun loads `<bundle>.jsc` beside the bundle when its hash matches, and
-  // parses the source when it is missing.
-  if (bytecode) replaceFile(`${path}${BYTECODE_SUFFIX}`, new Uint8Array(await bytecode.arrayBuffer()));
-  replaceFile(path, await code.text());
+  await writeBytecodeBuild(path, code, bytecode);
   removeStaleBundles(path);
   return path;
 }

@@ -10,8 +10,8 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ajvCacheBesideAjv, validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
-import { replaceFile } from '../../shared/replace-file.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
+import { BYTECODE_SUFFIX, writeBytecodeBuild } from './bytecode-build.ts';
 
 const SOURCE_SUFFIX = '.cjs';
 /** Files per Bun.build call: one call is cheaper per file, and a stopping daemon waits for one. */
@@ -85,12 +85,10 @@ async function buildBatch(files: readonly string[], outDir: string): Promise<num
   let written = 0;
   for (const entry of result.outputs.filter((output) => output.kind === 'entry-point')) {
     const name = entry.path.split('/').pop() ?? '';
-    const bytecode = result.outputs.find((output) => output.kind === 'bytecode' && output.path.endsWith(`/${name}.jsc`));
+    const bytecode = result.outputs.find((output) => output.kind === 'bytecode' && output.path.endsWith(`/${name}${BYTECODE_SUFFIX}`));
     if (!bytecode) continue;
     try {
-      // The bytecode first: a reader finds the build by its `.js`, and Bun looks for `<file>.jsc` beside it.
-      replaceFile(join(outDir, `${name}.jsc`), new Uint8Array(await bytecode.arrayBuffer()));
-      replaceFile(join(outDir, name), await entry.text());
+      await writeBytecodeBuild(join(outDir, name), entry, bytecode);
       written++;
     } catch {
       // A full disk: that file stays unbuilt; the next start tries again.
