@@ -75,9 +75,10 @@ export function validatorBytecodeDir(cache: Pick<AjvCache, 'dir'>): string {
 export function cachedAjvValidator(spec: AjvSpec, cache: AjvCache): CompiledAjv {
   const key = cacheKey(spec, cache);
   const built = join(validatorBytecodeDir(cache), `${key}.js`);
+  const source = join(cache.dir, `${key}.cjs`);
   // Checked first: a missing file's require throws, and building that error costs more than a stat.
-  const cached = (existsSync(built) ? load(built, cache) : undefined) ?? load(join(cache.dir, `${key}.cjs`), cache);
-  return cached ?? compileAndStore(spec, cache, join(cache.dir, `${key}.cjs`));
+  const cached = (existsSync(built) ? load(built, cache) : undefined) ?? load(source, cache);
+  return cached ?? compileAndStore(spec, cache, source);
 }
 
 function load(file: string, cache: AjvCache): CompiledAjv | undefined {
