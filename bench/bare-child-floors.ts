@@ -1,0 +1,54 @@
+/**
+ * Floors of bench/daemon.ts measured on a bare Bun child (bench/fixtures/bare-child.ts, JSON IPC as
+ * the daemon spawns its children): spawn → its first IPC message, its idle RSS, and a raw IPC round
+ * trip back to back.
+ */
+import { join } from 'node:path';
+import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { median } from './stats.ts';
+
+const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
+const SPAWNS = 8;
+const ROUND_TRIPS = 2000;
+
+/** Floors: bare child spawn → first IPC message, raw round trip, and its RSS. */
+export async function bareChildFloors(): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number }> {
+  const spawns: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    const t0 = performance.now();
+    let child: ReturnType<typeof Bun.spawn> | undefined;
+    await new Promise<void>((resolve) => {
+      child = Bun.spawn([process.execPath, BARE], { serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
+    });
+    spawns.push(performance.now() - t0);
+    await Bun.sleep(100);
+    if (child?.pid) rss.push((await processRssBytes(child.pid)) ?? 0);
+    child?.kill();
+  }
+  // Raw round trip.
+  let roundTripUs = 0;
+  await new Promise<void>((resolve) => {
+    let n = 0;
+    let t0 = 0;
+    const child = Bun.spawn([process.execPath, BARE], {
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit'],
+      ipc: (message: { type?: string }, sub) => {
+        if (message.type === 'ready') {
+          t0 = performance.now();
+          sub.send({ type: 'ping', n });
+          return;
+        }
+        n += 1;
+        if (n < ROUND_TRIPS) sub.send({ type: 'ping', n });
+        else {
+          roundTripUs = ((performance.now() - t0) / ROUND_TRIPS) * 1000;
+          child.kill();
+          resolve();
+        }
+      },
+    });
+  });
+  return { spawnMs: median(spawns), roundTripUs, rssBytes: median(rss) };
+}
