@@ -58,8 +58,6 @@ const ROUTING_ONLY = process.argv.includes('--routing');
 process.env.GOONDAN_LOG_LEVEL ??= 'warn';
 const silent = pino({ level: 'silent' }, new Writable({ write: (_c, _e, cb) => cb() }));
 
-
-
 /** Real agent processes: spawn → runtime.started (assigned, engine built), cold and from the warm pool, and idle RSS. */
 async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs: number; rssBytes: number }> {
   // Agents start from the bundled entry, as under a daemon (the core alone would start them from the sources).
