@@ -8,20 +8,19 @@ import { processRssBytes } from '../orchestrator/process/process-rss.ts';
 import { median } from './stats.ts';
 
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
-const SPAWNS = 8;
 const ROUND_TRIPS = 2000;
 
-/** Floors: bare child spawn → first IPC message, raw round trip, and its RSS. */
-export async function bareChildFloors(): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number }> {
-  const spawns: number[] = [];
+/** Floors: bare child spawn → first IPC message (median of `spawns`), raw round trip, and its RSS. */
+export async function bareChildFloors(spawns: number): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number }> {
+  const spawnMs: number[] = [];
   const rss: number[] = [];
-  for (let i = 0; i < SPAWNS; i++) {
+  for (let i = 0; i < spawns; i++) {
     const t0 = performance.now();
     let child: ReturnType<typeof Bun.spawn> | undefined;
     await new Promise<void>((resolve) => {
       child = Bun.spawn([process.execPath, BARE], { serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
     });
-    spawns.push(performance.now() - t0);
+    spawnMs.push(performance.now() - t0);
     await Bun.sleep(100);
     if (child?.pid) rss.push((await processRssBytes(child.pid)) ?? 0);
     child?.kill();
@@ -50,5 +49,5 @@ export async function bareChildFloors(): Promise<{ spawnMs: number; roundTripUs:
       },
     });
   });
-  return { spawnMs: median(spawns), roundTripUs, rssBytes: median(rss) };
+  return { spawnMs: median(spawnMs), roundTripUs, rssBytes: median(rss) };
 }

@@ -42,6 +42,7 @@ import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
+/** Spawns of each kind (bare child, cold agent, warm agent) whose medians are compared. */
 const SPAWNS = 8;
 const REQUESTS = 60;
 /** Before each A→B→A conversation: the warm pool refills and the processes fall asleep. */
@@ -275,7 +276,7 @@ try {
   const rows: string[][] = [];
   const figures: Record<string, unknown> = { bench: 'daemon' };
   if (!ROUTING_ONLY) {
-    const floor = await bareChildFloors();
+    const floor = await bareChildFloors(SPAWNS);
     const agent = await agentSpawns(join(stateRoot, 'spawns'));
     const rt = await interAgentRoundTrip(join(stateRoot, 'rt'));
     // Its requests come ~1 ms apart within a conversation: the rest of A's turn and the next submission.
