@@ -10,7 +10,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
 import type { Message as MessageShape, MessageEvent } from '../../shared/types/messages.ts';
 import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
-import type { AgentToolRuntime } from '../../shared/types/tools.ts';
+import type { AgentToolRuntime, ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
@@ -71,6 +71,8 @@ export interface AgentEngineOptions {
   closeTimeoutMs?: number;
   /** Before each tool handler acts on the world, after its journal record (cluster mode: replicate state first). */
   beforeToolEffect?: () => Promise<void>;
+  /** Tools of the process itself rather than of the plan, registered after the plan's (a warm spare's rehearsal no-op). */
+  ownTools?: ReadonlyArray<{ owner: string; item: ToolCatalogItem; handler: ToolHandler }>;
 }
 
 export interface AgentEngine {
@@ -81,8 +83,9 @@ export interface AgentEngine {
   /**
    * Aborts running tool calls and every later one (their ctx.signal): the agent drains and its
    * grace period is ending, so their processes must end while this process can still end them.
+   * `except`: tool names still let through (a rehearsal refuses every tool but its own no-op).
    */
-  abortToolCalls(reason: string): void;
+  abortToolCalls(reason: string, except?: ReadonlySet<string>): void;
   /** Tool handlers running now (an agents__request waiting for its reply is one). */
   runningToolCalls(): number;
   /** Flushes state and releases files; running tool handlers are aborted. */
@@ -113,6 +116,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const registry = new ToolRegistry();
   const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
+  for (const tool of options.ownTools ?? []) registry.registerExtensionTool(tool.owner, tool.item, tool.handler);
   const env = options.env ?? process.env;
   const gate = options.modelGate;
   const model = await createLanguageModel(plan, env, gate && plan.model.rateLimit ? (ms) => gate.throttled(ms) : undefined);
@@ -219,8 +223,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
       fsync.barrier();
     },
     runningToolCalls: () => executor.runningCount,
-    abortToolCalls(reason) {
-      executor.abortAll(reason);
+    abortToolCalls(reason, except) {
+      executor.abortAll(reason, except);
     },
     async close() {
       if (closed) return;

@@ -22,15 +22,17 @@ import { validateIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import type { ShellChannel } from '../../shared/child/child-shell.ts';
 import { PendingReplies } from '../../shared/child/pending-replies.ts';
 import { startAgent } from './agent-runtime.ts';
+import { rehearsalTools, withRehearsalCall } from './rehearsal-tool.ts';
 
 const REHEARSAL_KEY = 'rehearsal';
+const REHEARSAL_INPUT = 'rehearsal';
 /** Scratch directories are `<prefix><pid>-<random>`: whose they were is known after a crash. */
 const SCRATCH_PREFIX = 'goondan-rehearsal-';
 /** A scratch directory of the older form (no pid) this old is abandoned. */
 const UNOWNED_SCRATCH_MAX_AGE_MS = 10 * 60_000;
 
 /**
- * A rehearsal not answered by then is given up (a defect, or a mock script with a long latency):
+ * A rehearsal not answered by then is given up (a defect, or a mock script that streams slowly):
  * the spare says ready as it is instead of keeping new instances waiting for it.
  */
 export const REHEARSAL_TIMEOUT_MS = 5_000;
@@ -41,7 +43,8 @@ export async function rehearseAgent(rehearsal: AgentRehearsal, timeoutMs = REHEA
   removeAbandonedScratch(root);
   const scratch = mkdtempSync(join(root, `${SCRATCH_PREFIX}${process.pid}-`));
   try {
-    const assignment = { role: 'agent' as const, agent: rehearsal.agentPlan.name, instanceKey: REHEARSAL_KEY, stateRoot: scratch, ...rehearsal };
+    const agentPlan = { ...rehearsal.agentPlan, model: withRehearsalCall(rehearsal.agentPlan.model, REHEARSAL_INPUT) };
+    const assignment = { role: 'agent' as const, agent: agentPlan.name, instanceKey: REHEARSAL_KEY, stateRoot: scratch, agentPlan, swarmPlan: rehearsal.swarmPlan };
     // The path a real assignment takes (IPC envelope, then the `runtime.assign` schema), which
     // also checks the rehearsal plan as strictly as a real one.
     const envelope = validateIpcMessage({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignment) });
@@ -53,10 +56,12 @@ export async function rehearseAgent(rehearsal: AgentRehearsal, timeoutMs = REHEA
       // Whatever a throwaway instance has to say is not the user's concern.
       logger: createDeferredLogger({ name: 'agent-rehearsal', level: 'silent' }),
       telemetry: false,
-      // No tool handler runs in a rehearsal, whatever the model asks: every call is refused before it.
+      // No handler of the plan's tools runs in a rehearsal, whatever the model asks: every call is
+      // refused before it. Only the rehearsal's own no-op runs (the tool-call path, warmed).
       refuseToolCalls: 'a rehearsal runs no tool',
+      ownTools: rehearsalTools,
     });
-    runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: 'rehearsal', instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
+    runtime.onEvent(makeEvent('api.input', { kind: 'api', name: REHEARSAL_KEY }, { input: REHEARSAL_INPUT, instanceKey: REHEARSAL_KEY, replyTo: { target: ORCHESTRATOR, correlationId: REHEARSAL_KEY } }));
     const reply = await within(completed, timeoutMs, () => undefined);
     // A drain waits for the running turn: one that did not answer is left behind, not waited for.
     const drained = runtime.drain('orchestrator_shutdown', 0);

@@ -16,7 +16,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import type { TurnResult } from '../../shared/types/turns.ts';
-import { createAgentEngine } from '../engine/agent-engine.ts';
+import { type AgentEngineOptions, createAgentEngine } from '../engine/agent-engine.ts';
 import type { TurnHooks } from '../engine/turn-lifecycle.ts';
 import { startAgentTelemetry } from '../observability/agent-telemetry.ts';
 import { IpcAgentsRuntime } from './ipc-agents-runtime.ts';
@@ -33,8 +33,10 @@ export interface AgentStartOptions {
   logger?: RootLogger;
   /** false: no spans are exported, whatever the environment says. */
   telemetry?: boolean;
-  /** Every tool call is refused with this reason before its handler runs. */
+  /** Every tool call is refused with this reason before its handler runs, but those of `ownTools`. */
   refuseToolCalls?: string;
+  /** Tools of the process itself (a rehearsal's no-op, rehearsal-tool.ts), added to the plan's. */
+  ownTools?: AgentEngineOptions['ownTools'];
 }
 
 export async function startAgent(assignment: Assignment, channel: ShellChannel, options: AgentStartOptions = {}): Promise<ChildRuntime> {
@@ -83,9 +85,10 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel, 
     onRestartRequested: (reason) => {
       restartReason = reason;
     },
+    ...(options.ownTools ? { ownTools: options.ownTools } : {}),
   });
   agents.onAsyncReply((reply) => engine.deliverAsyncReply(reply));
-  if (options.refuseToolCalls !== undefined) engine.abortToolCalls(options.refuseToolCalls);
+  if (options.refuseToolCalls !== undefined) engine.abortToolCalls(options.refuseToolCalls, new Set(options.ownTools?.map((tool) => tool.item.name)));
 
   const queue = new TurnQueue(async (event) => {
     channel.control('runtime.turn.started', { eventId: event.id });

@@ -58,6 +58,8 @@ export class ToolExecutor {
   private readonly inFlight = new Set<AbortController>();
   /** Set by abortAll: later calls are not started (the agent is going away). */
   private abortReason: string | undefined;
+  /** The tools abortAll(reason, except) still lets through (a rehearsal's own no-op). */
+  private abortExcept: ReadonlySet<string> = new Set();
 
   constructor(private readonly options: ToolExecutorOptions) {}
 
@@ -66,9 +68,14 @@ export class ToolExecutor {
     return this.inFlight.size;
   }
 
-  /** Aborts every running handler and pending work, and refuses later calls (drain deadline, engine shutdown). */
-  abortAll(reason: string): void {
+  /**
+   * Aborts every running handler and pending work, and refuses later calls (drain deadline, engine
+   * shutdown). `except`: tool names still let through (a rehearsal's own no-op); a later call
+   * without them refuses those as well.
+   */
+  abortAll(reason: string, except: ReadonlySet<string> = new Set()): void {
     this.abortReason ??= reason;
+    this.abortExcept = except;
     for (const controller of this.inFlight) controller.abort(new Error(reason));
   }
 
@@ -87,7 +94,7 @@ export class ToolExecutor {
     const { args, check } = argsWithDefaults(ctx.catalogItem?.parameters ?? tool.item.parameters, ctx.args);
     if (!check.ok) return errorResult(toolCallId, toolName, invalidArgsError(toolName, check.issues, check.suggestion));
 
-    if (this.abortReason !== undefined) return errorResult(toolCallId, toolName, shuttingDownError(toolName, this.abortReason));
+    if (this.abortReason !== undefined && !this.abortExcept.has(toolName)) return errorResult(toolCallId, toolName, shuttingDownError(toolName, this.abortReason));
     const refusal = await this.options.permissions.check(ctx);
     if (refusal) return errorResult(toolCallId, toolName, refusal);
 

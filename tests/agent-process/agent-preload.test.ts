@@ -14,6 +14,8 @@ import { TurnQueue } from '../../agent-process/shell/turn-queue.ts';
 import { calls as echoCalls } from '../fixtures/engine/tools/echo.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { rehearseAgent } from '../../agent-process/shell/agent-rehearsal.ts';
+import { REHEARSAL_TOOL_NAME, withRehearsalCall } from '../../agent-process/shell/rehearsal-tool.ts';
+import { ToolExecutor } from '../../agent-process/tools/tool-executor.ts';
 import type { AgentPlan } from '../../shared/types/bundle.ts';
 import { echoTool, makePlan, makeSwarm } from './helpers/engine-fixture.ts';
 
@@ -128,8 +130,36 @@ describe('the rehearsal a warm spare runs', () => {
     expect(echoCalls.length).toBe(before);
   });
 
+  test('goes through the whole tool-call path once, with its own no-op tool, and runs no tool of the plan', async () => {
+    const execute = spyOn(ToolExecutor.prototype, 'execute');
+    const before = echoCalls.length;
+    try {
+      // The plan's script does not answer the rehearsal's input: the rehearsal's own rule does.
+      const plan = makePlan({ name: 'a', tools: [echoTool()], script: { rules: [{ match: 'something else', toolCalls: [{ name: 'echo__say', args: { text: 'x' } }], then: 'done' }] } });
+      expect(await rehearseAgent({ agentPlan: plan, swarmPlan: rehearsalSwarm(makeSwarm(['a'])) })).toBe(true);
+      expect(execute.mock.calls.map(([ctx]) => ctx.toolName)).toEqual([REHEARSAL_TOOL_NAME]);
+      // Ran (not refused): its handler's answer came back, past the argument check, the gate and the journal.
+      expect(await execute.mock.results[0]?.value).toMatchObject({ status: 'ok', output: { rehearsed: true } });
+      expect(echoCalls.length).toBe(before);
+    } finally {
+      execute.mockRestore();
+    }
+  });
+
+  test('keeps the script’s rule for its input, whose tool calls are refused, and drops only the script’s latency', async () => {
+    const model = makePlan({ script: { latencyMs: 900, chunkDelayMs: 5, rules: [{ match: 'rehearsal', reply: 'mine' }] } }).model;
+    const rehearsed = withRehearsalCall(model, 'rehearsal');
+    expect(rehearsed.options).toEqual({
+      latencyMs: 0,
+      chunkDelayMs: 5,
+      rules: [{ match: 'rehearsal', reply: 'mine' }, { match: 'rehearsal', toolCalls: [{ name: REHEARSAL_TOOL_NAME, args: {} }], then: 'rehearsed' }],
+    });
+    expect(model.options).toEqual({ latencyMs: 900, chunkDelayMs: 5, rules: [{ match: 'rehearsal', reply: 'mine' }] });
+  });
+
   test('is given up when its turn does not answer in time, instead of keeping the spare from being ready', async () => {
-    const slow = makePlan({ name: 'a', script: { latencyMs: 1_500, rules: [] } });
+    // Streamed slowly (a rehearsal drops the script's latency, not the pauses between its chunks).
+    const slow = makePlan({ name: 'a', script: { chunkDelayMs: 1_500, rules: [{ match: 'rehearsal', reply: 'a slow reply' }] } });
     const started = performance.now();
     expect(await rehearseAgent({ agentPlan: slow, swarmPlan: rehearsalSwarm(makeSwarm(['a'])) }, 100)).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_500);

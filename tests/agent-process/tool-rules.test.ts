@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EngineError } from '../../agent-process/engine/engine-error.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import type { AgentToolRuntime } from '../../shared/types/tools.ts';
 import { SPAN_ID_PATTERN } from '../../shared/ids.ts';
 import { probeData, resetProbes } from '../fixtures/engine/extensions/probe-log.ts';
@@ -216,6 +217,28 @@ describe('a draining agent cancels its tool calls (issue 9: no tool process outl
     expect(errorOf(second?.output)).toMatchObject({ code: 'E_TOOL_ABORTED', message: "Tool 'slow__wait' was not run: the agent is shutting down." });
     // The second call never reached the handler.
     expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual([String(first?.toolCallId)]);
+  });
+});
+
+describe('a rehearsal refuses every tool but its own', () => {
+  test('abortToolCalls(reason, except) still runs the tools it names and refuses the plan’s; a later abortToolCalls refuses those too', async () => {
+    const noop = { owner: 'own', item: { name: 'own__noop', description: 'Does nothing.', parameters: { type: 'object' as const, properties: {} } }, handler: () => ({ ran: true }) };
+    const both: JsonObject[] = [{ name: 'own__noop' }, { name: 'echo__say', args: { text: 'x' } }];
+    const h = await engineFor(makePlan({ tools: [echoTool()], script: { rules: [{ match: 'go', toolCalls: both, then: 'done' }] } }), { ownTools: [noop] });
+    const echoesBefore = echoCalls.length;
+    h.engine.abortToolCalls('a rehearsal runs no tool', new Set(['own__noop']));
+    expect((await h.engine.runTurn(userEvent('go'))).responseText).toBe('done');
+    const [own, echo] = storedToolResults(h.paths);
+    expect(own?.toolName).toBe('own__noop');
+    expect(own?.output).toMatchObject({ value: { ran: true } });
+    expect(errorOf(echo?.output)?.code).toBe('E_TOOL_ABORTED');
+    expect(echoCalls.length).toBe(echoesBefore);
+
+    h.engine.abortToolCalls('the agent is shutting down');
+    await h.engine.runTurn(userEvent('go'));
+    const [, , ownLater] = storedToolResults(h.paths);
+    expect(ownLater?.toolName).toBe('own__noop');
+    expect(errorOf(ownLater?.output)?.code).toBe('E_TOOL_ABORTED');
   });
 });
 
