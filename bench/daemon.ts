@@ -8,6 +8,7 @@
  *                        (default `fsync: batch`, and `never`), beside one append + fsync   target ≤ 1 ms
  *   HTTP reply, new key  the same on new instanceKeys arriving 10 per second vs the warm reply (back to back,
  *                        and one every 100 ms, as the new keys come)                     target ≤ 2×;
+ *                        also for a first message whose turn calls a tool, against the warm instance asked alike;
  *                        then at 25 per second (how far the pool keeps up), and the CPU a new instance's
  *                        process used from its spawn to idle (what bounds new instances per second)
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model vs the same four IPC hops
@@ -49,6 +50,8 @@ const REQUESTS = 60;
 const CONVERSATION_PAUSE_MS = 500;
 const WARM_REPLIES = 60;
 const NEW_KEYS = 30;
+/** A first message whose turn calls one tool (the e2e swarm's probe__pid), as most agents' first turns do. */
+const TOOL_INPUT = 'whats your pid';
 /** New instanceKeys arrive this far apart: 10 per second. */
 const NEW_KEY_GAP_MS = 100;
 /** …and this far apart in a second burst (25 per second): how far the pool keeps up past the target. */
@@ -180,6 +183,9 @@ interface HttpReplies {
   pacedWarmMs: number;
   newKeyMs: number;
   newKeyP95Ms: number;
+  /** The same when the message's turn calls a tool: the warm instance, and new keys, at the new keys' rate. */
+  pacedWarmToolMs: number;
+  newKeyToolMs: number;
   fastNewKeyMs: number;
   fastNewKeyP95Ms: number;
   /** CPU an agent process used from its spawn to idle after its first turn (user + system, all threads). */
@@ -217,7 +223,7 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   if (warmOnly) {
     await bare.stop(true);
     await orchestrator.stop();
-    return { floorMs: median(floor), pacedFloorMs: 0, warmMs: median(warm), pacedWarmMs: 0, newKeyMs: 0, newKeyP95Ms: 0, fastNewKeyMs: 0, fastNewKeyP95Ms: 0, newInstanceCpuMs: 0, afterTurnRssBytes: 0 };
+    return { floorMs: median(floor), pacedFloorMs: 0, warmMs: median(warm), pacedWarmMs: 0, newKeyMs: 0, newKeyP95Ms: 0, pacedWarmToolMs: 0, newKeyToolMs: 0, fastNewKeyMs: 0, fastNewKeyP95Ms: 0, newInstanceCpuMs: 0, afterTurnRssBytes: 0 };
   }
   // The warm instance and its floor at the new keys' rate: the same idle gap before each request.
   const pacedFloor: number[] = [];
@@ -228,13 +234,18 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
     await Bun.sleep(NEW_KEY_GAP_MS);
     pacedWarm.push(await post('warm', `paced ${i}`));
   }
+  const pacedWarmTool: number[] = [];
+  for (let i = 0; i < NEW_KEYS; i++) {
+    await Bun.sleep(NEW_KEY_GAP_MS);
+    pacedWarmTool.push(await post('warm', TOOL_INPUT));
+  }
   await bare.stop(true);
   await Bun.sleep(NEW_KEY_GAP_MS);
   // New instances arrive back to back, each on a new key, without waiting for earlier replies.
-  const newKeys = async (prefix: string, gapMs: number): Promise<number[]> => {
+  const newKeys = async (prefix: string, gapMs: number, input = 'hello'): Promise<number[]> => {
     const pending: Array<Promise<number>> = [];
     for (let i = 0; i < NEW_KEYS; i++) {
-      pending.push(post(`${prefix}-${i}`, 'hello'));
+      pending.push(post(`${prefix}-${i}`, input));
       await Bun.sleep(gapMs);
     }
     return Promise.all(pending);
@@ -250,6 +261,8 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   for (const pid of pids) rss.push((await processRssBytes(pid)) ?? 0);
   const cpu = pids.map(processCpuMs);
   const fast = await newKeys('fast', FAST_NEW_KEY_GAP_MS);
+  await Bun.sleep(500);
+  const freshTool = await newKeys('tool', NEW_KEY_GAP_MS, TOOL_INPUT);
   await orchestrator.stop();
   return {
     floorMs: median(floor),
@@ -258,6 +271,8 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
     pacedWarmMs,
     newKeyMs: median(fresh),
     newKeyP95Ms: percentile(fresh, 95),
+    pacedWarmToolMs: median(pacedWarmTool),
+    newKeyToolMs: median(freshTool),
     fastNewKeyMs: median(fast),
     fastNewKeyP95Ms: percentile(fast, 95),
     newInstanceCpuMs: cpu.reduce((sum, ms) => sum + ms, 0) / Math.max(cpu.length, 1),
@@ -296,6 +311,7 @@ try {
       [`HTTP reply, new keys at ${1000 / NEW_KEY_GAP_MS}/s`, `${http.newKeyMs.toFixed(1)} ms (p95 ${http.newKeyP95Ms.toFixed(1)})`, `${http.warmMs.toFixed(2)} ms warm reply`, `${(http.newKeyMs / http.warmMs).toFixed(1)}×`, '≤ 2× (back to back)'],
       ['  warm instance at the same rate', `${http.pacedWarmMs.toFixed(2)} ms`, `${http.pacedFloorMs.toFixed(3)} ms bare HTTP RT paced`, `${(http.pacedWarmMs / http.pacedFloorMs).toFixed(1)}×`, ''],
       ['  new key vs warm, same rate', `${http.newKeyMs.toFixed(1)} ms`, `${http.pacedWarmMs.toFixed(2)} ms warm paced`, `${(http.newKeyMs / http.pacedWarmMs).toFixed(1)}×`, '≤ 2× (like for like)'],
+      ['  first message calls a tool: new key', `${http.newKeyToolMs.toFixed(1)} ms`, `${http.pacedWarmToolMs.toFixed(2)} ms warm paced`, `${(http.newKeyToolMs / http.pacedWarmToolMs).toFixed(1)}×`, '≤ 2× (like for like)'],
       [`  new keys at ${1000 / FAST_NEW_KEY_GAP_MS}/s`, `${http.fastNewKeyMs.toFixed(1)} ms (p95 ${http.fastNewKeyP95Ms.toFixed(1)})`, '', '', 'headroom past the target rate'],
       ['  CPU of a new instance (spawn → idle)', `${http.newInstanceCpuMs.toFixed(0)} ms`, '', '', 'what bounds new instances per second'],
       ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${relay.medianMs.toFixed(3)} ms raw 4-hop relay`, `${(rt.medianMs / relay.medianMs).toFixed(1)}×`, '≤ 1.5 ms'],
@@ -316,6 +332,9 @@ try {
       httpReplyWarmPacedMs: http.pacedWarmMs,
       bareHttpRoundTripPacedMs: http.pacedFloorMs,
       newKeyToPacedWarmRatio: http.newKeyMs / http.pacedWarmMs,
+      httpReplyNewKeyToolMs: http.newKeyToolMs,
+      httpReplyWarmToolPacedMs: http.pacedWarmToolMs,
+      newKeyToolToPacedWarmRatio: http.newKeyToolMs / http.pacedWarmToolMs,
       bareHttpRoundTripMs: httpFloorMs,
       spawnReadyWarmMs: agent.warmMs,
       spawnReadyColdMs: agent.coldMs,
