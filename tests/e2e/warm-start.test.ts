@@ -26,6 +26,21 @@ describe('the first message after /readyz', () => {
   });
 });
 
+describe('a swarm of several agents keeps two spares by default', () => {
+  test('the first exchange between two new instances (A, then B from A’s tool call) is served by both spares, no cold start', async () => {
+    const daemon = await startDaemon(BUNDLE);
+    daemons.push(daemon);
+    await waitUntil(() => daemon.logs.filter((l) => l.msg === 'warm spare rehearsed a turn').length >= 2, 'both spares ready');
+    const spares = (await daemon.processes()).filter((p) => p.kind === 'pool').map((p) => p.pid);
+    expect(spares).toHaveLength(2);
+    const { status, body } = await daemon.send({ input: 'ask beta ping', instanceKey: 'new-pair' });
+    expect({ status, output: body.output }).toEqual({ status: 200, output: 'beta said: beta got: ping' });
+    const served = (await daemon.processes()).filter((p) => p.kind === 'agent' && p.instanceKey === 'new-pair');
+    expect(served.map((p) => p.agent).sort()).toEqual(['alpha', 'beta']);
+    expect(served.map((p) => p.pid).sort()).toEqual([...spares].sort());
+  });
+});
+
 describe('a warm spare rehearses before it says ready', () => {
   test('it ran a turn, and nothing of it reaches the state root, the event stream or its temp directory', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'goondan-spare-tmp-'));

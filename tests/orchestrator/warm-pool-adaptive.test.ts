@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
+import { defaultWarmPoolSize } from '../../orchestrator/daemon/orchestrator.ts';
 import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool, type WarmPoolOptions } from '../../orchestrator/process/warm-pool.ts';
 import { testAgentPlan } from './helpers/core-fixture.ts';
 import { testSwarmPlan } from '../helpers/test-plans.ts';
@@ -276,5 +277,11 @@ describe('a new instance at the start of a burst (no spare ready yet)', () => {
     await eventually(() => f.launcher.children.length === 2, 'the refill launched', () => f.launcher.describe());
     f.clock.t += 50;
     expect(f.pool.take()).toBeUndefined();
+  });
+});
+
+describe('the pool’s minimum when GOONDAN_WARM_POOL is not set', () => {
+  test('one spare for a swarm of one agent, two for several (a conversation’s first exchange starts two instances)', () => {
+    expect([1, 2, 3, 12].map(defaultWarmPoolSize)).toEqual([1, 2, 2, 2]);
   });
 });
