@@ -122,7 +122,7 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
 }
 
 /** A→B→A through the real daemon; the caller's agents__request tool duration. */
-async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number; firstMs: number; restMs: number; calleeTurnMs: number }> {
+async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number; firstMs: number; restMs: number; newPairMs: number; calleeTurnMs: number }> {
   const orchestrator = new Orchestrator({
     bundlePath: BUNDLE,
     stateRoot,
@@ -141,9 +141,10 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
     if (event.type === 'tool.completed' && event.toolName === 'agents__request' && event.agentName === 'alpha') durations.push(event.duration);
     if (event.type === 'turn.completed' && event.agentName === 'beta') calleeTurns.push(event.duration);
   });
-  // Short conversations (a fresh instance every 10 requests; its first, spawning request is not
-  // counted), as most are: this measures routing and the early turns of an instance, not history
-  // length (bench/model-call.ts does).
+  // Short conversations (a fresh instance every 10 requests; its first request, which starts both
+  // instances, is reported apart), as most are: this measures routing and the early turns of an
+  // instance, not history length (bench/model-call.ts does).
+  const newPair: number[] = [];
   const measured: number[] = [];
   // The first measured request of a conversation comes after a pause (cold caches, sleeping
   // processes); the rest come back to back.
@@ -154,6 +155,7 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
       const before = durations.length;
       const submitted = orchestrator.submit({ agent: 'alpha', instanceKey: `rt-${batch}`, input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true });
       await submitted.reply;
+      if (i === 0 && durations.length > before) newPair.push(durations[durations.length - 1] ?? 0);
       if (i > 0 && durations.length > before) {
         const duration = durations[durations.length - 1] ?? 0;
         measured.push(duration);
@@ -164,7 +166,7 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
     }
   }
   await orchestrator.stop();
-  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), calleeTurnMs: median(calleeTurns) };
+  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), newPairMs: median(newPair), calleeTurnMs: median(calleeTurns) };
 }
 
 /**
@@ -317,6 +319,7 @@ try {
       ['agents__request A→B→A', `${rt.medianMs.toFixed(2)} ms (p95 ${rt.p95Ms.toFixed(2)})`, `${relay.medianMs.toFixed(3)} ms raw 4-hop relay`, `${(rt.medianMs / relay.medianMs).toFixed(1)}×`, '≤ 1.5 ms'],
       ['  first after a 500 ms pause / the rest', `${rt.firstMs.toFixed(2)} / ${rt.restMs.toFixed(2)} ms`, `${relay.firstMs.toFixed(3)} / ${relay.restMs.toFixed(3)} ms`, '', ''],
       ['  of which B’s turn', `${rt.calleeTurnMs.toFixed(2)} ms`, '', '', ''],
+      ['  a new pair’s first (A and B both new)', `${rt.newPairMs.toFixed(1)} ms`, '', '', 'a conversation’s first exchange'],
     );
     Object.assign(figures, {
       idleAfterTurnRssBytes: http.afterTurnRssBytes,
@@ -348,6 +351,7 @@ try {
       interAgentRequestP95Ms: rt.p95Ms,
       interAgentRequestFirstMs: rt.firstMs,
       interAgentRequestRestMs: rt.restMs,
+      interAgentRequestNewPairMs: rt.newPairMs,
       calleeTurnMedianMs: rt.calleeTurnMs,
       rawIpcRoundTripUs: floor.roundTripUs,
       rawRelayRoundTripMs: relay.medianMs,
