@@ -116,6 +116,8 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const registry = new ToolRegistry();
   const sandbox = agentSandbox(plan, paths.workdir, options.stateRoot, options.env ?? process.env);
   for (const tool of plan.tools) registry.registerToolPlan(tool, await loadToolHandlers(tool));
+  // After the plan's: one of the same name replaces the plan's, so a tool let through by name
+  // (abortToolCalls' `except`) is always the process's own.
   for (const tool of options.ownTools ?? []) registry.registerExtensionTool(tool.owner, tool.item, tool.handler);
   const env = options.env ?? process.env;
   const gate = options.modelGate;
