@@ -2,8 +2,9 @@
  * Offline view of instance state for `logs` and `instance`: which workspaces to read (the live
  * daemon's, else all) and each instance directory's identity from its metadata.json.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { namesIn } from '../../shared/dir-names.ts';
 import { instancesDir } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import { liveDaemons } from '../daemon/runtime-file.ts';
@@ -21,23 +22,13 @@ export interface InstanceDir {
 export function workspacesToRead(stateRoot: string): string[] {
   const live = liveDaemons(stateRoot);
   if (live.length === 1 && live[0]) return [live[0].workspaceId];
-  try {
-    return readdirSync(join(stateRoot, 'workspaces')).sort();
-  } catch {
-    return [];
-  }
+  return namesIn(join(stateRoot, 'workspaces')).sort();
 }
 
 export function listInstanceDirs(stateRoot: string, workspaceId: string): InstanceDir[] {
   const root = instancesDir(stateRoot, workspaceId);
-  let names: string[];
-  try {
-    names = readdirSync(root).sort();
-  } catch {
-    return [];
-  }
   const result: InstanceDir[] = [];
-  for (const name of names) {
+  for (const name of namesIn(root).sort()) {
     const dir = join(root, name);
     const meta = readMetadata(join(dir, 'metadata.json'));
     // The directory name is a lossy slug plus a hash: identity comes from metadata.json, or from the

@@ -3,8 +3,8 @@
  * an agent that answered before its fsync and exited before acknowledging (unsynced-replies.ts).
  * fsync is per file, not per descriptor: the daemon's sync covers what the agent wrote.
  */
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { namesIn } from '../../shared/dir-names.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { InstancePaths } from '../../shared/state-paths.ts';
 
@@ -17,13 +17,5 @@ export function syncInstanceRecords(paths: InstancePaths, fsync: FsyncPolicy): v
     } catch {
       // never written: nothing to lose
     }
-  }
-}
-
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return []; // no extension state yet
   }
 }

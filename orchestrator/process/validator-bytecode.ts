@@ -10,6 +10,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ajvCacheBesideAjv, validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
+import { namesIn } from '../../shared/dir-names.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
 import { BYTECODE_SUFFIX, writeBytecodeBuild } from './bytecode-build.ts';
 
@@ -55,15 +56,6 @@ function validatorsWithoutBytecode(cacheDir: string, outDir: string): string[] {
   return namesIn(cacheDir)
     .filter((name) => name.endsWith(SOURCE_SUFFIX) && !built.has(builtName(name)))
     .sort();
-}
-
-/** A directory's entries; none when it is missing or not one. */
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 /** `<key>.cjs` → `<key>.js`: Bun names the bytecode `<key>.js.jsc`. */
