@@ -30,11 +30,16 @@ export async function auditCluster(url: string, workspaceId: string): Promise<Cl
   const nc = await connect({ servers: url });
   try {
     const token = workspaceId.replace(/[^A-Za-z0-9_-]/g, '_');
-    const kv = await new Kvm(nc).open(`gdn_${token}_state`);
+    const bucket = `gdn_${token}_state`;
+    const kv = await new Kvm(nc).open(bucket);
+    const jsm = await jetstreamManager(nc);
     const audit: ClusterAudit = { inputs: new Map(), answers: new Set(), backlog: 0, instances: 0, histories: new Map(), stuckPartitions: [] };
-    // The listing may repeat a key that is rewritten meanwhile: read each once.
-    const keys = new Set<string>();
-    for await (const key of await kv.keys()) keys.add(key);
+    // The bucket's keys from its stream's subject counts, in one request. `kv.keys()` ends on a
+    // consumer message with nothing pending, and keys rewritten while it lists can leave it waiting
+    // ~30 s for an idle heartbeat instead: that was the "NATS restart" test's 11 s or 41 s.
+    const subjectPrefix = `$KV.${bucket}.`;
+    const stream = await jsm.streams.info(`KV_${bucket}`, { subjects_filter: '>' });
+    const keys = Object.keys(stream.state.subjects ?? {}).map((subject) => subject.slice(subjectPrefix.length));
     for (const key of keys) {
       const entry = await kv.get(key);
       if (!entry || entry.operation !== 'PUT') continue;
@@ -51,7 +56,6 @@ export async function auditCluster(url: string, workspaceId: string): Promise<Cl
         if (message.data?.role === 'assistant') audit.answers.add(textOf(message.data.content));
       }
     }
-    const jsm = await jetstreamManager(nc);
     const leases = await new Kvm(nc).open(`gdn_${token}_leases`);
     for await (const info of jsm.consumers.list(`GDN_${token}_INBOX`)) {
       const waiting = info.num_pending + info.num_ack_pending;
