@@ -14,7 +14,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import { abortableSleep } from '../abortable-sleep.ts';
-import { readPrompt, type PromptReading } from './mock-prompt.ts';
+import { PromptReader, type PromptReading } from './mock-prompt.ts';
 import { compileMockScript, type MockAction, type MockScript } from './mock-script.ts';
 import { renderJson, renderTemplate, type TemplateScope } from './mock-template.ts';
 
@@ -30,9 +30,11 @@ export interface MockModelOptions {
 
 export function createMockLanguageModel(config: MockModelOptions): LanguageModelV3 {
   const script = compileMockScript(config.modelName, config.options);
+  // Created for one agent's engine: its conversation's prompts, call after call (any prompt reads right).
+  const reader = new PromptReader();
   const generate = async (call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
     if (script.latencyMs > 0) await abortableSleep(script.latencyMs, call.abortSignal);
-    return respond(script, config, readPrompt(call.prompt));
+    return respond(script, config, reader.read(call.prompt));
   };
   return {
     specificationVersion: 'v3',

@@ -4,7 +4,7 @@
  * previous step and how many tool calls the whole conversation holds (for `call_<n>` ids). Everything is derived from the
  * prompt, so a restarted process continues a scripted session exactly where it stopped.
  */
-import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import type { JsonValue } from '../../../shared/types/json.ts';
 import { isJsonValue } from '../../validation/json-value.ts';
 
@@ -26,27 +26,65 @@ export interface PromptReading {
   chars: number;
 }
 
-export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
-  let latestUser = -1;
-  let toolCallsSoFar = 0;
-  let chars = 0;
-  const system: string[] = [];
-  prompt.forEach((message, index) => {
-    if (message.role === 'user') latestUser = index;
-    if (message.role === 'system') {
-      chars += message.content.length;
-      system.push(message.content);
-      return;
-    }
-    for (const part of message.content) {
-      if (part.type === 'text') chars += part.text.length;
-      else if (part.type === 'tool-call') {
-        toolCallsSoFar++;
-        chars += JSON.stringify(part.input ?? null).length;
-      } else if (part.type === 'tool-result') chars += outputText(part.output).length;
-    }
-  });
+/** What the prompt holds before a given message: the sums readPrompt() reports for the whole of it. */
+interface Totals {
+  chars: number;
+  toolCalls: number;
+  latestUser: number;
+  /** Texts of the system messages so far (a new array only when a system message adds one). */
+  system: readonly string[];
+}
 
+const NOTHING: Totals = { chars: 0, toolCalls: 0, latestUser: -1, system: [] };
+
+/**
+ * Reads prompt after prompt of one conversation, looking at each message once: the engine's prompt
+ * converter hands the same message objects to every call, so only those past the unchanged prefix
+ * are new. Reading the whole history each call (a JSON.stringify per tool call and result) made the
+ * mock's own cost grow with the conversation: ~55 % of an agent's CPU at ~6,000 messages.
+ */
+export class PromptReader {
+  /** The previous prompt's messages, compared by identity with the next one. */
+  private readonly seen: LanguageModelV3Message[] = [];
+  /** totals[i]: the figures of seen[0, i). */
+  private readonly totals: Totals[] = [NOTHING];
+
+  read(prompt: LanguageModelV3Prompt): PromptReading {
+    const limit = Math.min(prompt.length, this.seen.length);
+    let same = 0;
+    while (same < limit && prompt[same] === this.seen[same]) same++;
+    this.seen.length = same;
+    this.totals.length = same + 1;
+    for (let index = same; index < prompt.length; index++) {
+      const message = prompt[index] as LanguageModelV3Message;
+      this.seen.push(message);
+      this.totals.push(withMessage(this.totals[index] ?? NOTHING, message, index));
+    }
+    const totals = this.totals[prompt.length] ?? NOTHING;
+    return { ...currentTurn(prompt, totals.latestUser), toolCallsSoFar: totals.toolCalls, system: totals.system.join('\n\n'), chars: totals.chars };
+  }
+}
+
+/** One prompt on its own (no earlier prompt to build on). */
+export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
+  return new PromptReader().read(prompt);
+}
+
+function withMessage(before: Totals, message: LanguageModelV3Message, index: number): Totals {
+  if (message.role === 'system') return { ...before, chars: before.chars + message.content.length, system: [...before.system, message.content] };
+  let { chars, toolCalls } = before;
+  for (const part of message.content) {
+    if (part.type === 'text') chars += part.text.length;
+    else if (part.type === 'tool-call') {
+      toolCalls++;
+      chars += JSON.stringify(part.input ?? null).length;
+    } else if (part.type === 'tool-result') chars += outputText(part.output).length;
+  }
+  return { chars, toolCalls, latestUser: message.role === 'user' ? index : before.latestUser, system: before.system };
+}
+
+/** The latest user text, and the tool-call steps and last results after it: this turn's messages only. */
+function currentTurn(prompt: LanguageModelV3Prompt, latestUser: number): Pick<PromptReading, 'input' | 'depth' | 'results'> {
   let input = '';
   const userMessage = latestUser >= 0 ? prompt[latestUser] : undefined;
   if (userMessage?.role === 'user') input = userMessage.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
@@ -68,7 +106,7 @@ export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
       for (const part of message.content) if (part.type === 'tool-result') results.push(readResult(part.toolName, part.output));
     }
   }
-  return { input, depth, results, toolCallsSoFar, system: system.join('\n\n'), chars };
+  return { input, depth, results };
 }
 
 function readResult(toolName: string, output: LanguageModelV3ToolResultOutput): MockToolResult {
