@@ -12,7 +12,8 @@
  *                        then at 25 per second (how far the pool keeps up), and the CPU a new instance's
  *                        process used from its spawn to idle (what bounds new instances per second)
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model vs the same four IPC hops
- *                        between bare Bun children, paced alike (bench/ipc-relay-floor.ts)  target ≤ 1.5 ms median
+ *                        between bare Bun children, paced alike (bench/ipc-relay-floor.ts)  target ≤ 1.5 ms median;
+ *                        short conversations of new pairs, and one long-lived pair back to back
  *   routing throughput   events/s flood→orchestrator→sink (validation, inbox, acks) vs a raw relay with the same
  *                        fan-out: one sink instance, and MANY_SINKS sink instances (distinct instanceKeys)
  *                                                               target ≥ 70 % or ≥ 10,000 ev/s across many instances
@@ -48,6 +49,9 @@ const SPAWNS = 8;
 const REQUESTS = 60;
 /** Before each A→B→A conversation: the warm pool refills and the processes fall asleep. */
 const CONVERSATION_PAUSE_MS = 500;
+/** A long-lived pair: exchanges before its measured ones (its hot paths JIT-compiled by then), and those measured back to back. */
+const LONG_PAIR_WARMUP = 1000;
+const LONG_PAIR_MEASURED = 300;
 const WARM_REPLIES = 60;
 const NEW_KEYS = 30;
 /** A first message whose turn calls one tool (the e2e swarm's probe__pid), as most agents' first turns do. */
@@ -122,7 +126,18 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
 }
 
 /** A→B→A through the real daemon; the caller's agents__request tool duration. */
-async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: number; p95Ms: number; firstMs: number; restMs: number; newPairMs: number; calleeTurnMs: number }> {
+interface InterAgentRoundTrips {
+  medianMs: number;
+  p95Ms: number;
+  firstMs: number;
+  restMs: number;
+  newPairMs: number;
+  calleeTurnMs: number;
+  /** One pair that has exchanged LONG_PAIR_WARMUP requests, back to back. */
+  longPairMs: number;
+}
+
+async function interAgentRoundTrip(stateRoot: string): Promise<InterAgentRoundTrips> {
   const orchestrator = new Orchestrator({
     bundlePath: BUNDLE,
     stateRoot,
@@ -165,8 +180,17 @@ async function interAgentRoundTrip(stateRoot: string): Promise<{ medianMs: numbe
       if (i === 0) await Bun.sleep(CONVERSATION_PAUSE_MS);
     }
   }
+  // A pair that talks for long (a busy agent and its helper): what A→B→A costs once its code is warm.
+  const ask = (i: number) => orchestrator.submit({ agent: 'alpha', instanceKey: 'rt-long', input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true }).reply;
+  for (let i = 0; i < LONG_PAIR_WARMUP; i++) await ask(i);
+  const longPair: number[] = [];
+  for (let i = 0; i < LONG_PAIR_MEASURED; i++) {
+    const before = durations.length;
+    await ask(LONG_PAIR_WARMUP + i);
+    if (durations.length > before) longPair.push(durations[durations.length - 1] ?? 0);
+  }
   await orchestrator.stop();
-  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), newPairMs: median(newPair), calleeTurnMs: median(calleeTurns) };
+  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), newPairMs: median(newPair), calleeTurnMs: median(calleeTurns), longPairMs: median(longPair) };
 }
 
 /**
@@ -298,6 +322,7 @@ try {
     const rt = await interAgentRoundTrip(join(stateRoot, 'rt'));
     // Its requests come ~1 ms apart within a conversation: the rest of A's turn and the next submission.
     const relay = await ipcRelayFloor({ batches: REQUESTS / 10, perBatch: 10, pauseMs: CONVERSATION_PAUSE_MS, gapMs: 1 });
+    const steadyRelay = await ipcRelayFloor({ batches: 1, perBatch: LONG_PAIR_MEASURED, pauseMs: 0, gapMs: 0 });
     const http = await httpReplies(join(stateRoot, 'http'));
     const httpFloorMs = http.floorMs;
     const fsyncMs = fsyncFloorMs(join(stateRoot, 'fsync'));
@@ -320,6 +345,7 @@ try {
       ['  first after a 500 ms pause / the rest', `${rt.firstMs.toFixed(2)} / ${rt.restMs.toFixed(2)} ms`, `${relay.firstMs.toFixed(3)} / ${relay.restMs.toFixed(3)} ms`, '', ''],
       ['  of which B’s turn', `${rt.calleeTurnMs.toFixed(2)} ms`, '', '', ''],
       ['  a new pair’s first (A and B both new)', `${rt.newPairMs.toFixed(1)} ms`, '', '', 'a conversation’s first exchange'],
+      [`  a long-lived pair, back to back (after ${LONG_PAIR_WARMUP})`, `${rt.longPairMs.toFixed(2)} ms`, `${steadyRelay.medianMs.toFixed(3)} ms relay back to back`, `${(rt.longPairMs / steadyRelay.medianMs).toFixed(1)}×`, '≤ 1.5 ms'],
     );
     Object.assign(figures, {
       idleAfterTurnRssBytes: http.afterTurnRssBytes,
@@ -352,6 +378,8 @@ try {
       interAgentRequestFirstMs: rt.firstMs,
       interAgentRequestRestMs: rt.restMs,
       interAgentRequestNewPairMs: rt.newPairMs,
+      interAgentRequestLongPairMs: rt.longPairMs,
+      rawRelayRoundTripBackToBackMs: steadyRelay.medianMs,
       calleeTurnMedianMs: rt.calleeTurnMs,
       rawIpcRoundTripUs: floor.roundTripUs,
       rawRelayRoundTripMs: relay.medianMs,

@@ -6,8 +6,9 @@
  *   call overhead   = the step's model call (doStream + reading the stream) − direct doStream
  *   engine's own    = the whole turn − its model call: prompt building, appends, fold, events
  *                                                                  target: both flat in history length
- * (The mock reads the whole prompt, as a provider serialises it: its own time grows with the
- * history and varies from run to run, so the engine's share is measured beside it, not through it.)
+ * (The mock reads only what its previous call had not seen (models/mock/mock-prompt.ts); until
+ * 2026-11-28 it read the whole prompt on every call, ~0.5 ms at 5,000 messages. A real provider
+ * serialises the whole prompt per call: the engine's share is measured beside the model, not through it.)
  * (The AI SDK's generateText re-validated the whole history on every call: ~0.7 ms short, ~18 ms
  * at 600 messages.) Prints a table and one JSON line. Not a test: figures only.
  *   bun bench/model-call.ts
