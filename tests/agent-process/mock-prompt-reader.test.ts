@@ -61,4 +61,17 @@ describe('PromptReader', () => {
     expect(history.filter((message) => reads.get(message) !== before.get(message))).toEqual([]);
     for (const message of turn) expect(reads.get(message)).toBeGreaterThan(0);
   });
+
+  test('a replaced first message (a new system prompt each turn) does not make it read the history again', () => {
+    const reads = new Map<LanguageModelV3Message, number>();
+    const history: LanguageModelV3Message[] = [];
+    for (let i = 0; i < 100; i++) history.push(counted(user(`question ${i}`), reads), counted(call(`call_${i}`, { text: `q${i}` }), reads), counted(result(`call_${i}`, { echoed: `q${i}` }), reads), counted(answer(`answer ${i}`), reads));
+    const reader = new PromptReader();
+    reader.read([system('event 1'), ...history]);
+    const before = new Map(reads);
+
+    const prompt = [system('event 2'), ...history, user('next')];
+    expect(reader.read(prompt)).toEqual(readPrompt(prompt));
+    expect(history.filter((message) => reads.get(message) !== before.get(message))).toEqual([]);
+  });
 });

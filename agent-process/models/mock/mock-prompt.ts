@@ -72,15 +72,26 @@ export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
 
 function withMessage(before: Totals, message: LanguageModelV3Message, index: number): Totals {
   if (message.role === 'system') return { ...before, chars: before.chars + message.content.length, system: [...before.system, message.content] };
-  let { chars, toolCalls } = before;
+  const own = figuresOf(message);
+  return { chars: before.chars + own.chars, toolCalls: before.toolCalls + own.toolCalls, latestUser: message.role === 'user' ? index : before.latestUser, system: before.system };
+}
+
+/** A message's own characters and tool calls, once per message object: a prompt whose first message was replaced is read again from there. */
+const ownFigures = new WeakMap<LanguageModelV3Message, { chars: number; toolCalls: number }>();
+
+function figuresOf(message: Exclude<LanguageModelV3Message, { role: 'system' }>): { chars: number; toolCalls: number } {
+  let figures = ownFigures.get(message);
+  if (figures) return figures;
+  figures = { chars: 0, toolCalls: 0 };
   for (const part of message.content) {
-    if (part.type === 'text') chars += part.text.length;
+    if (part.type === 'text') figures.chars += part.text.length;
     else if (part.type === 'tool-call') {
-      toolCalls++;
-      chars += JSON.stringify(part.input ?? null).length;
-    } else if (part.type === 'tool-result') chars += outputText(part.output).length;
+      figures.toolCalls++;
+      figures.chars += JSON.stringify(part.input ?? null).length;
+    } else if (part.type === 'tool-result') figures.chars += outputText(part.output).length;
   }
-  return { chars, toolCalls, latestUser: message.role === 'user' ? index : before.latestUser, system: before.system };
+  ownFigures.set(message, figures);
+  return figures;
 }
 
 /** The latest user text, and the tool-call steps and last results after it: this turn's messages only. */
