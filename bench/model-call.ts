@@ -6,6 +6,8 @@
  *   call overhead   = the step's model call (doStream + reading the stream) − direct doStream
  *   engine's own    = the whole turn − its model call: prompt building, appends, fold, events
  *                                                                  target: both flat in history length
+ *   prompt per event  the whole turn when context-message names each event in the system prompt
+ *                   (`includeInbound`, as a chat bot's): the prompt is replaced every turn
  * (The mock reads only what its previous call had not seen (models/mock/mock-prompt.ts); until
  * 2026-11-28 it read the whole prompt on every call, ~0.5 ms at 5,000 messages. A real provider
  * serialises the whole prompt per call: the engine's share is measured beside the model, not through it.)
@@ -22,6 +24,7 @@ import pino from 'pino';
 import { createAgentEngine } from '../agent-process/engine/agent-engine.ts';
 import { createMockLanguageModel } from '../agent-process/models/mock/mock-language-model.ts';
 import { readModelStream } from '../agent-process/models/read-model-stream.ts';
+import type { ExtensionPlan } from '../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
 import { median } from './stats.ts';
@@ -40,11 +43,19 @@ interface EngineFigures {
   turnMs: number;
 }
 
-async function engineCalls(): Promise<Map<number, EngineFigures>> {
+/** context-message naming each event in the system prompt, so the prompt is replaced every turn (a chat connector's bot). */
+const INBOUND_PROMPT: ExtensionPlan = {
+  name: 'context-message',
+  packageName: '@goondan/base',
+  entryPath: join(import.meta.dir, '../bundles/base/extensions/context-message/index.ts'),
+  config: { includeInbound: true, includeCall: false },
+};
+
+async function engineCalls(extensions: ExtensionPlan[] = []): Promise<Map<number, EngineFigures>> {
   const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-model-'));
   let lastModelMs = 0;
   const engine = await createAgentEngine({
-    plan: makePlan({ systemPrompt: 'Bench agent.', script: SCRIPT }),
+    plan: makePlan({ systemPrompt: 'Bench agent.', script: SCRIPT, extensions }),
     swarm: makeSwarm(['tester']),
     instanceKey: 'bench',
     stateRoot,
@@ -100,17 +111,18 @@ async function directCalls(): Promise<Map<number, number>> {
 
 const direct = await directCalls();
 const engine = await engineCalls();
+const inbound = await engineCalls([INBOUND_PROMPT]);
 const floorAt = (c: number) => direct.get(c) ?? Number.NaN;
 const callOverheadAt = (c: number) => (engine.get(c)?.callMs ?? Number.NaN) - floorAt(c);
 const engineOwnAt = (c: number) => (engine.get(c)?.turnMs ?? Number.NaN) - (engine.get(c)?.callMs ?? Number.NaN);
 const firstEngineOwn = engineOwnAt(CHECKPOINTS[0] ?? 10);
 const ms = (n: number, width: number) => n.toFixed(3).padStart(width);
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${SAMPLES} turns (ms)`);
-console.log("history  direct doStream  model call  call overhead  turn    engine's own  engine's own vs 10 messages");
+console.log("history  direct doStream  model call  call overhead  turn    engine's own  engine's own vs 10 messages  turn, prompt per event");
 for (const c of CHECKPOINTS) {
   const figures = engine.get(c);
   console.log(
-    `${String(c).padStart(7)}  ${ms(floorAt(c), 15)}  ${ms(figures?.callMs ?? 0, 10)}  ${ms(callOverheadAt(c), 13)}  ${ms(figures?.turnMs ?? 0, 5)}  ${ms(engineOwnAt(c), 12)}  ${(engineOwnAt(c) / firstEngineOwn).toFixed(2).padStart(6)}×`,
+    `${String(c).padStart(7)}  ${ms(floorAt(c), 15)}  ${ms(figures?.callMs ?? 0, 10)}  ${ms(callOverheadAt(c), 13)}  ${ms(figures?.turnMs ?? 0, 5)}  ${ms(engineOwnAt(c), 12)}  ${(engineOwnAt(c) / firstEngineOwn).toFixed(2).padStart(6)}×                      ${ms(inbound.get(c)?.turnMs ?? 0, 6)}`,
   );
 }
 console.log(
@@ -124,6 +136,7 @@ console.log(
       callOverheadMs: callOverheadAt(c),
       turnMs: engine.get(c)?.turnMs,
       engineOwnMs: engineOwnAt(c),
+      promptPerEventTurnMs: inbound.get(c)?.turnMs,
     })),
   }),
 );

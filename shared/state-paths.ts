@@ -64,6 +64,8 @@ export interface InstancePaths {
   root: string;
   messagesDir: string;
   baseMessages: string;
+  /** Replacements folded after `baseMessages` (a long conversation's in-place edits). */
+  baseEdits: string;
   messageEvents: string;
   runtimeEvents: string;
   /** tool.call.started / tool.call.finished of the running turn (issue 10). */
@@ -84,6 +86,7 @@ export function instancePaths(stateRoot: string, workspaceId: string, agentName:
     root,
     messagesDir,
     baseMessages: join(messagesDir, 'base.jsonl'),
+    baseEdits: join(messagesDir, 'base-edits.jsonl'),
     messageEvents: join(messagesDir, 'events.jsonl'),
     runtimeEvents: join(messagesDir, 'runtime-events.jsonl'),
     toolJournal: join(messagesDir, 'tool-journal.jsonl'),

@@ -16,8 +16,19 @@ export interface ConversationWarning {
   targetId: string;
 }
 
-/** How the pending events reach `base.jsonl` (SPEC.md §3.1 Files). */
-export type FoldPlan = { mode: 'none' } | { mode: 'delta'; appended: Message[] } | { mode: 'rewrite'; messages: Message[] };
+export type ReplaceEvent = Extract<MessageEvent, { type: 'replace' }>;
+
+/**
+ * How the pending events reach `base.jsonl` (SPEC.md §3.1 Files). `edit`: appends and in-place
+ * replacements only (a system prompt that names each event, replaced every turn): the store may
+ * append the appended messages to the base and the replacements to `base-edits.jsonl` instead of
+ * rewriting a long history; `messages` is the whole conversation, for when it rewrites after all.
+ */
+export type FoldPlan =
+  | { mode: 'none' }
+  | { mode: 'delta'; appended: Message[] }
+  | { mode: 'edit'; appended: Message[]; replaced: ReplaceEvent[]; messages: () => Message[] }
+  | { mode: 'rewrite'; messages: Message[] };
 
 /** Revisions of every conversation in the process: two conversations never share one. */
 let lastRevision = 0;
@@ -34,6 +45,8 @@ export class Conversation implements ConversationState {
   private next: Message[];
   private pending: MessageEvent[] = [];
   private appendedSinceFold: Message[] = [];
+  /** Replacements done since the fold, in order (a remove or truncate needs a rewrite instead). */
+  private replacedSinceFold: ReplaceEvent[] = [];
   private rewriteNeeded = false;
   /** base = next[0, baseLength) until the first replace/remove/truncate copies it out. */
   private baseLength: number;
@@ -86,7 +99,7 @@ export class Conversation implements ConversationState {
     if (event.type !== 'append') {
       // The base must survive destructive edits until the fold: copy it out once.
       this.baseCopy ??= this.next.slice(0, this.baseLength);
-      this.rewriteNeeded = true;
+      if (event.type !== 'replace') this.rewriteNeeded = true;
       this.modelMessages = undefined;
       this.revision = ++lastRevision;
     }
@@ -105,10 +118,15 @@ export class Conversation implements ConversationState {
       case 'replace': {
         const at = this.indexOf(event.targetId);
         const old = this.next[at];
-        if (old === undefined) return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `replace target '${event.targetId}' is not in the conversation`);
+        if (old === undefined) {
+          // Already in place: a replay over a base whose edits hold this turn's replacement.
+          if (this.ids.has(event.message.id)) return;
+          return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `replace target '${event.targetId}' is not in the conversation`);
+        }
         this.untrack(old);
         this.next[at] = event.message;
         this.track(event.message);
+        this.replacedSinceFold.push(event);
         return;
       }
       case 'remove': {
@@ -131,7 +149,12 @@ export class Conversation implements ConversationState {
   foldPlan(): FoldPlan {
     if (this.pending.length === 0) return { mode: 'none' };
     if (this.rewriteNeeded) return { mode: 'rewrite', messages: [...this.next] };
-    return { mode: 'delta', appended: [...this.appendedSinceFold] };
+    if (this.replacedSinceFold.length === 0) return { mode: 'delta', appended: [...this.appendedSinceFold] };
+    // Replacements are applied after the whole base on load: an appended message taking an id a
+    // replacement freed would be found there instead of the message it replaced.
+    const freed = new Set(this.replacedSinceFold.map((event) => event.targetId));
+    if (this.appendedSinceFold.some((message) => freed.has(message.id))) return { mode: 'rewrite', messages: [...this.next] };
+    return { mode: 'edit', appended: [...this.appendedSinceFold], replaced: [...this.replacedSinceFold], messages: () => [...this.next] };
   }
 
   /** Call after the base file was written: base becomes next and the pending events are gone. */
@@ -140,6 +163,7 @@ export class Conversation implements ConversationState {
     this.baseCopy = undefined;
     this.pending = [];
     this.appendedSinceFold = [];
+    this.replacedSinceFold = [];
     this.rewriteNeeded = false;
   }
 

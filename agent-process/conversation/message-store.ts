@@ -1,15 +1,22 @@
 /**
- * The files behind a conversation (SPEC.md §3.1): `base.jsonl` (one Message per line) and
- * `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash loses
- * nothing that was emitted). Folding appends or atomically rewrites the base, and only then clears
- * the events.
+ * The files behind a conversation (SPEC.md §3.1): `base.jsonl` (one Message per line),
+ * `base-edits.jsonl` (replace events folded after the base: in-place replacements of a long
+ * conversation's messages, so a system prompt that changes every turn does not rewrite the whole
+ * history) and `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash
+ * loses nothing that was emitted). Folding appends or atomically rewrites the base (which takes
+ * the edits in and clears them), and only then clears the events.
  */
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
-import type { FoldPlan } from './conversation-state.ts';
+import type { FoldPlan, ReplaceEvent } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
+
+/** Below this many messages a replacement rewrites the base: cheap, and the base stays whole. */
+export const EDITS_FROM_MESSAGES = 200;
+/** Edits kept before a fold rewrites the base with them (bounds what a load applies). */
+export const EDITS_LIMIT = 64;
 
 export interface StoreWarning {
   code: 'E_MESSAGE_LINE_INVALID';
@@ -26,6 +33,10 @@ export interface StoredConversation {
 
 export class MessageStore {
   private eventsFd: number | undefined;
+  private editsFd: number | undefined;
+  /** Messages in the base as last loaded or folded, and the edits after it. */
+  private baseCount = 0;
+  private editCount = 0;
   /** base.jsonl opened for deferred delta folds (closed before a full fold renames a new base over it). */
   private baseFd: number | undefined;
   /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
@@ -39,6 +50,7 @@ export class MessageStore {
     private readonly basePath: string,
     private readonly eventsPath: string,
     private readonly fsync: FsyncPolicy = new FsyncPolicy('never'),
+    private readonly editsPath: string = `${dirname(basePath)}/base-edits.jsonl`,
   ) {
     mkdirSync(dirname(basePath), { recursive: true });
     mkdirSync(dirname(eventsPath), { recursive: true });
@@ -47,7 +59,11 @@ export class MessageStore {
   load(): StoredConversation {
     const warnings: StoreWarning[] = [];
     const base = readJsonLines(this.basePath, isMessage, warnings);
+    const edits = readJsonLines(this.editsPath, isMessageEvent, warnings);
+    applyEdits(base, edits, this.editsPath, warnings);
     const events = readJsonLines(this.eventsPath, isMessageEvent, warnings);
+    this.baseCount = base.length;
+    this.editCount = edits.length;
     return { base, events, warnings };
   }
 
@@ -69,11 +85,22 @@ export class MessageStore {
    */
   fold(plan: FoldPlan, options: { deferClear?: boolean } = {}): void {
     if (plan.mode === 'none') return;
-    if (plan.mode === 'delta') {
-      if (plan.appended.length > 0 && options.deferClear) {
-        this.baseFd ??= openSync(this.basePath, 'a');
-        writeSync(this.baseFd, toJsonLines(plan.appended));
-        this.fsync.wrote(this.baseFd);
+    const kept = plan.mode === 'edit' && this.baseCount >= EDITS_FROM_MESSAGES && this.editCount + plan.replaced.length <= EDITS_LIMIT;
+    if (plan.mode === 'delta' || (plan.mode === 'edit' && kept)) {
+      const edits = plan.mode === 'edit' ? plan.replaced : [];
+      this.baseCount += plan.appended.length;
+      this.editCount += edits.length;
+      if ((plan.appended.length > 0 || edits.length > 0) && options.deferClear) {
+        if (plan.appended.length > 0) {
+          this.baseFd ??= openSync(this.basePath, 'a');
+          writeSync(this.baseFd, toJsonLines(plan.appended));
+          this.fsync.wrote(this.baseFd);
+        }
+        if (edits.length > 0) {
+          this.editsFd ??= openSync(this.editsPath, 'a');
+          writeSync(this.editsFd, toJsonLines(edits));
+          this.fsync.wrote(this.editsFd);
+        }
         if (this.eventsFd !== undefined) this.fsync.superseded(this.eventsFd);
         this.eventsFolded = true;
         return;
@@ -82,13 +109,21 @@ export class MessageStore {
         appendFileSync(this.basePath, toJsonLines(plan.appended));
         this.fsync.syncPath(this.basePath);
       }
+      if (edits.length > 0) {
+        appendFileSync(this.editsPath, toJsonLines(edits));
+        this.fsync.syncPath(this.editsPath);
+      }
     } else {
+      const messages = plan.mode === 'edit' ? plan.messages() : plan.messages;
       // A new base is renamed over the old one: appends must not go on into the replaced file.
       this.closeBase();
       const tmp = `${this.basePath}.tmp-${process.pid}`;
-      writeFileSync(tmp, toJsonLines(plan.messages));
+      writeFileSync(tmp, toJsonLines(messages));
       this.fsync.syncPath(tmp);
       renameSync(tmp, this.basePath);
+      // The new base holds every edit; one left by a crash before this line finds no target.
+      this.clearEdits();
+      this.baseCount = messages.length;
     }
     // Everything is in the base now, also what a deferred fold left.
     this.eventsFolded = false;
@@ -116,20 +151,34 @@ export class MessageStore {
     this.clearSoon = setImmediate(() => this.clearFoldedEvents());
   }
 
+  private clearEdits(): void {
+    this.editCount = 0;
+    if (this.editsFd !== undefined) ftruncateSync(this.editsFd, 0);
+    else if (existsSync(this.editsPath)) writeFileSync(this.editsPath, '');
+  }
+
   clearEvents(): void {
     if (this.eventsFd !== undefined) ftruncateSync(this.eventsFd, 0);
     else if (existsSync(this.eventsPath)) writeFileSync(this.eventsPath, '');
   }
 
   close(): void {
-    // The base is synced (closing) before the events it holds are cleared.
+    // The base and its edits are synced (closing) before the events they hold are cleared.
     this.closeBase();
+    this.closeEdits();
     this.clearFoldedEvents();
     if (this.eventsFd !== undefined) {
       this.fsync.closing(this.eventsFd);
       closeSync(this.eventsFd);
     }
     this.eventsFd = undefined;
+  }
+
+  private closeEdits(): void {
+    if (this.editsFd === undefined) return;
+    this.fsync.closing(this.editsFd);
+    closeSync(this.editsFd);
+    this.editsFd = undefined;
   }
 
   private closeBase(): void {
@@ -140,10 +189,31 @@ export class MessageStore {
   }
 }
 
-function toJsonLines(messages: readonly Message[]): string {
+function toJsonLines(records: readonly (Message | ReplaceEvent)[]): string {
   let out = '';
-  for (const message of messages) out += `${JSON.stringify(message)}\n`;
+  for (const record of records) out += `${JSON.stringify(record)}\n`;
   return out;
+}
+
+/**
+ * The edits over the base, in order. An edit whose target is gone is one a rewrite already took
+ * in (a crash between the rename and clearing the edits): skipped.
+ */
+function applyEdits(base: Message[], edits: readonly MessageEvent[], file: string, warnings: StoreWarning[]): void {
+  if (edits.length === 0) return;
+  const at = new Map<string, number>();
+  base.forEach((message, index) => at.set(message.id, index));
+  edits.forEach((edit, index) => {
+    if (edit.type !== 'replace') {
+      warnings.push({ code: 'E_MESSAGE_LINE_INVALID', message: `line ${index + 1} of ${file} is a ${edit.type} event, not a replacement; skipped`, file, line: index + 1 });
+      return;
+    }
+    const target = at.get(edit.targetId);
+    if (target === undefined) return;
+    base[target] = edit.message;
+    at.delete(edit.targetId);
+    at.set(edit.message.id, target);
+  });
 }
 
 function readJsonLines<T>(file: string, accept: (value: unknown) => value is T, warnings: StoreWarning[]): T[] {

@@ -103,7 +103,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const paths = instancePaths(options.stateRoot, swarm.workspaceId, plan.name, instanceKey);
 
   const fsync = new FsyncPolicy(swarm.durability.fsync);
-  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync);
+  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync, paths.baseEdits);
   const journal = new ToolJournal(paths.toolJournal, fsync, (line) =>
     logger.warn({ code: 'E_TOOL_JOURNAL_LINE_INVALID', file: paths.toolJournal, line }, `line ${line} of the tool-call journal is not a valid record; skipped`),
   );

@@ -27,7 +27,7 @@ const isSnapshot = compiledValidator<Snapshot>({
 });
 
 /** Files of the instance root that are its state (the inbox is JetStream's; the workdir stays). */
-const STATE_FILES = ['messages/base.jsonl', 'messages/events.jsonl', 'messages/tool-journal.jsonl', 'messages/async-replies.jsonl', 'metadata.json'];
+const STATE_FILES = ['messages/base.jsonl', 'messages/base-edits.jsonl', 'messages/events.jsonl', 'messages/tool-journal.jsonl', 'messages/async-replies.jsonl', 'metadata.json'];
 const STATE_DIRS = ['extensions'];
 
 /** Another node wrote the instance's state since we last did: this node no longer owns it. */

@@ -1,6 +1,6 @@
 /**
- * An instance's conversation as the agent would recover it (SPEC.md §3.1): `base.jsonl` with
- * every event of `events.jsonl` applied in order. Read-only, for the studio: the agent process
+ * An instance's conversation as the agent would recover it (SPEC.md §3.1): `base.jsonl`, its
+ * replacements in `base-edits.jsonl`, then every event of `events.jsonl` applied in order. Read-only, for the studio: the agent process
  * owns these files, so this is a fold of what is on disk now, without the agent's warnings.
  */
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
@@ -31,9 +31,11 @@ const isMessageEvent = compiledValidator<MessageEvent>({
   },
 });
 
-export function readConversation(baseFile: string, eventsFile: string): Message[] {
-  const messages = readJsonLines(baseFile).filter((line): line is Message => isMessage(line));
-  for (const event of readJsonLines(eventsFile)) {
+export function readConversation(files: { base: string; edits: string; events: string }): Message[] {
+  const messages = readJsonLines(files.base).filter((line): line is Message => isMessage(line));
+  // The edits file holds replacements only (agent-process/conversation/message-store.ts).
+  const edits = readJsonLines(files.edits).filter((line) => isMessageEvent(line) && line.type === 'replace');
+  for (const event of [...edits, ...readJsonLines(files.events)]) {
     if (isMessageEvent(event)) applyEvent(messages, event);
   }
   return messages;

@@ -64,7 +64,7 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
             suggestion: 'see GET /v1/instances for the instances and their agents',
           });
         }
-        return stateResponse({ agent, instanceKey, messages: readConversation(paths.baseMessages, paths.messageEvents) });
+        return stateResponse({ agent, instanceKey, messages: readConversation({ base: paths.baseMessages, edits: paths.baseEdits, events: paths.messageEvents }) });
       },
     },
     {

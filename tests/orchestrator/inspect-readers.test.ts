@@ -34,15 +34,30 @@ describe('reading an instance conversation (base.jsonl + events.jsonl, SPEC.md �
         { type: 'remove', targetId: 'gone' },
       ]),
     );
-    expect(readConversation(join(d, 'base.jsonl'), join(d, 'events.jsonl')).map((m) => m.data.content)).toEqual(['one', 'TWO', 'four']);
+    expect(readConversation({ base: join(d, 'base.jsonl'), edits: join(d, 'base-edits.jsonl'), events: join(d, 'events.jsonl') }).map((m) => m.data.content)).toEqual(['one', 'TWO', 'four']);
+  });
+
+  test('the base’s edits apply before the running turn’s events; an edit of a message already replaced is skipped', () => {
+    const d = dir();
+    writeFileSync(join(d, 'base.jsonl'), lines([message('s1', 'prompt for event 1'), message('a', 'one')]));
+    writeFileSync(
+      join(d, 'base-edits.jsonl'),
+      lines([
+        { type: 'replace', targetId: 's1', message: message('s2', 'prompt for event 2') },
+        { type: 'replace', targetId: 'gone', message: message('x', 'never') },
+        { type: 'remove', targetId: 'a' },
+      ]),
+    );
+    writeFileSync(join(d, 'events.jsonl'), lines([{ type: 'replace', targetId: 's2', message: message('s3', 'prompt for event 3') }, { type: 'append', message: message('b', 'two') }]));
+    expect(readConversation({ base: join(d, 'base.jsonl'), edits: join(d, 'base-edits.jsonl'), events: join(d, 'events.jsonl') }).map((m) => m.data.content)).toEqual(['prompt for event 3', 'one', 'two']);
   });
 
   test('truncate empties it; torn and foreign lines are skipped; missing files are an empty conversation', () => {
     const d = dir();
     writeFileSync(join(d, 'base.jsonl'), `${lines([message('a', 'one'), { not: 'a message' }])}{"id":"torn`);
     writeFileSync(join(d, 'events.jsonl'), lines([{ type: 'truncate' }, { type: 'append', message: message('z', 'fresh') }, { type: 'bogus' }]));
-    expect(readConversation(join(d, 'base.jsonl'), join(d, 'events.jsonl')).map((m) => m.id)).toEqual(['z']);
-    expect(readConversation(join(d, 'none.jsonl'), join(d, 'none2.jsonl'))).toEqual([]);
+    expect(readConversation({ base: join(d, 'base.jsonl'), edits: join(d, 'base-edits.jsonl'), events: join(d, 'events.jsonl') }).map((m) => m.id)).toEqual(['z']);
+    expect(readConversation({ base: join(d, 'none.jsonl'), edits: join(d, 'none3.jsonl'), events: join(d, 'none2.jsonl') })).toEqual([]);
   });
 
   test('a tail read keeps only whole lines of the window', () => {
