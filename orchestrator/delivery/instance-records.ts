@@ -9,7 +9,7 @@ import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { InstancePaths } from '../../shared/state-paths.ts';
 
 export function syncInstanceRecords(paths: InstancePaths, fsync: FsyncPolicy): void {
-  const files = [paths.baseMessages, paths.messageEvents, paths.runtimeEvents, paths.toolJournal, paths.asyncReplies, paths.metadata];
+  const files = [paths.baseMessages, paths.baseEdits, paths.messageEvents, paths.runtimeEvents, paths.toolJournal, paths.asyncReplies, paths.metadata];
   for (const name of namesIn(paths.extensionsDir)) files.push(join(paths.extensionsDir, name));
   for (const file of files) {
     try {
