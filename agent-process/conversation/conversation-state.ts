@@ -151,9 +151,11 @@ export class Conversation implements ConversationState {
     if (this.rewriteNeeded) return { mode: 'rewrite', messages: [...this.next] };
     if (this.replacedSinceFold.length === 0) return { mode: 'delta', appended: [...this.appendedSinceFold] };
     // Replacements are applied after the whole base on load: an appended message taking an id a
-    // replacement freed would be found there instead of the message it replaced.
+    // replacement freed would be found there instead of the message it replaced. And one that keeps
+    // its id could be applied again over a newer base, if a rewrite crashed before clearing the edits.
     const freed = new Set(this.replacedSinceFold.map((event) => event.targetId));
-    if (this.appendedSinceFold.some((message) => freed.has(message.id))) return { mode: 'rewrite', messages: [...this.next] };
+    const keepsId = this.replacedSinceFold.some((event) => event.message.id === event.targetId);
+    if (keepsId || this.appendedSinceFold.some((message) => freed.has(message.id))) return { mode: 'rewrite', messages: [...this.next] };
     return { mode: 'edit', appended: [...this.appendedSinceFold], replaced: [...this.replacedSinceFold], messages: () => [...this.next] };
   }
 

@@ -119,6 +119,30 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     edited.apply({ type: 'remove', targetId: a.id });
     expect(edited.foldPlan()).toEqual({ mode: 'rewrite', messages: [b] });
   });
+
+  test('appends and replacements fold as an edit; a replacement that keeps its id, or an append taking a freed id, rewrites', () => {
+    const a = user('a');
+    const b = assistant('b');
+    const a2 = user('a2');
+    const edited = new Conversation([a]);
+    edited.apply({ type: 'replace', targetId: a.id, message: a2 });
+    edited.apply({ type: 'append', message: b });
+    const plan = edited.foldPlan();
+    expect(plan.mode).toBe('edit');
+    if (plan.mode !== 'edit') return;
+    expect(plan.appended).toEqual([b]);
+    expect(plan.replaced).toEqual([{ type: 'replace', targetId: a.id, message: a2 }]);
+    expect(plan.messages()).toEqual([a2, b]);
+
+    const sameId = new Conversation([a]);
+    sameId.apply({ type: 'replace', targetId: a.id, message: { ...a2, id: a.id } });
+    expect(sameId.foldPlan().mode).toBe('rewrite');
+
+    const reused = new Conversation([a]);
+    reused.apply({ type: 'replace', targetId: a.id, message: a2 });
+    reused.apply({ type: 'append', message: { ...b, id: a.id } });
+    expect(reused.foldPlan().mode).toBe('rewrite');
+  });
 });
 
 describe('MessageStore: files', () => {
