@@ -69,6 +69,10 @@ export class MessageStore {
 
   /** Written before the engine moves on (ARCHITECTURE §3), synced per the durability policy. */
   appendEvent(event: MessageEvent): void {
+    // The next turn starts before the clearing scheduled after the last one's sync: clear now, or the
+    // file would keep every back-to-back turn's events, which a replay cannot apply twice (a
+    // replaced message's append would come back).
+    if (this.clearSoon) this.clearFoldedEvents();
     if (this.eventsFolded) this.appendedAfterFold = true;
     this.eventsFd ??= openSync(this.eventsPath, 'a');
     writeSync(this.eventsFd, `${JSON.stringify(event)}\n`);

@@ -90,6 +90,20 @@ describe('a deferred fold', () => {
     store.close();
   });
 
+  test('the next turn’s first event, before the scheduled clearing ran, clears the folded ones first', async () => {
+    const policy = new FsyncPolicy('batch');
+    const { store, events } = turnFoldedButNotCleared('back-to-back', policy);
+    await policy.settle();
+    store.clearFoldedEventsSoon();
+    // Back to back: the next turn appends before setImmediate fires.
+    const next = user('three');
+    store.appendEvent({ type: 'append', message: next });
+    expect(lines(events).map((line) => (JSON.parse(line) as { message: Message }).message.id)).toEqual([next.id]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines(events)).toHaveLength(1);
+    store.close();
+  });
+
   test('events appended after the fold keep the file whole; the replay still recovers each message once', async () => {
     const policy = new FsyncPolicy('batch');
     const { store, base, events, messages } = turnFoldedButNotCleared('after', policy);
