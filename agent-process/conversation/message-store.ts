@@ -13,8 +13,6 @@ import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import type { FoldPlan, ReplaceEvent } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
 
-/** Below this many messages a replacement rewrites the base: cheap, and the base stays whole. */
-export const EDITS_FROM_MESSAGES = 200;
 /** Edits kept before a fold rewrites the base with them (bounds what a load applies). */
 export const EDITS_LIMIT = 64;
 
@@ -34,8 +32,7 @@ export interface StoredConversation {
 export class MessageStore {
   private eventsFd: number | undefined;
   private editsFd: number | undefined;
-  /** Messages in the base as last loaded or folded, and the edits after it. */
-  private baseCount = 0;
+  /** Edits after the base, as last loaded or folded. */
   private editCount = 0;
   /** base.jsonl opened for deferred delta folds (closed before a full fold renames a new base over it). */
   private baseFd: number | undefined;
@@ -62,7 +59,6 @@ export class MessageStore {
     const edits = readJsonLines(this.editsPath, isMessageEvent, warnings);
     applyEdits(base, edits, this.editsPath, warnings);
     const events = readJsonLines(this.eventsPath, isMessageEvent, warnings);
-    this.baseCount = base.length;
     this.editCount = edits.length;
     return { base, events, warnings };
   }
@@ -89,10 +85,11 @@ export class MessageStore {
    */
   fold(plan: FoldPlan, options: { deferClear?: boolean } = {}): void {
     if (plan.mode === 'none') return;
-    const kept = plan.mode === 'edit' && this.baseCount >= EDITS_FROM_MESSAGES && this.editCount + plan.replaced.length <= EDITS_LIMIT;
+    // Appending beats a rewrite at any length: the rewrite's new file, sync and rename cost ~0.5 ms
+    // a turn even for a short conversation, and its write grows with the history.
+    const kept = plan.mode === 'edit' && this.editCount + plan.replaced.length <= EDITS_LIMIT;
     if (plan.mode === 'delta' || (plan.mode === 'edit' && kept)) {
       const edits = plan.mode === 'edit' ? plan.replaced : [];
-      this.baseCount += plan.appended.length;
       this.editCount += edits.length;
       if ((plan.appended.length > 0 || edits.length > 0) && options.deferClear) {
         if (plan.appended.length > 0) {
@@ -127,7 +124,6 @@ export class MessageStore {
       renameSync(tmp, this.basePath);
       // The new base holds every edit; one left by a crash before this line finds no target.
       this.clearEdits();
-      this.baseCount = messages.length;
     }
     // Everything is in the base now, also what a deferred fold left.
     this.eventsFolded = false;

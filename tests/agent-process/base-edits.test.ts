@@ -1,14 +1,14 @@
 /**
- * A long conversation whose system prompt changes every turn (context-message with
- * `includeInbound`: the event's id and time are in it) keeps a turn's disk work flat: the turn's
- * messages are appended to `base.jsonl` and the replaced prompt goes to `base-edits.jsonl`, which a
- * load applies after the base; every EDITS_LIMIT edits one fold rewrites the base with them.
+ * A conversation whose system prompt changes every turn (context-message with `includeInbound`:
+ * the event's id and time are in it) keeps a turn's disk work small and flat: the turn's messages
+ * are appended to `base.jsonl` and the replaced prompt goes to `base-edits.jsonl`, which a load
+ * applies after the base; every EDITS_LIMIT edits one fold rewrites the base with them.
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Conversation, type ConversationWarning } from '../../agent-process/conversation/conversation-state.ts';
-import { EDITS_FROM_MESSAGES, EDITS_LIMIT, MessageStore } from '../../agent-process/conversation/message-store.ts';
+import { EDITS_LIMIT, MessageStore } from '../../agent-process/conversation/message-store.ts';
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import { baseMessages, makePlan, readJsonl, startEngine, tempStateRoot, trackEngines, userEvent, type EngineHarness } from './helpers/engine-fixture.ts';
@@ -22,9 +22,11 @@ const inboundPrompt: ExtensionPlan = {
 };
 const plan = () => makePlan({ systemPrompt: 'Answer briefly.', extensions: [inboundPrompt] });
 
-/** Turns until the base holds at least EDITS_FROM_MESSAGES messages (a system prompt, then two per turn). */
-async function longConversation(h: EngineHarness): Promise<void> {
-  for (let turn = 0; turn * 2 + 1 < EDITS_FROM_MESSAGES; turn++) await h.engine.runTurn(userEvent(`question ${turn}`));
+const HISTORY_TURNS = 20;
+
+/** HISTORY_TURNS turns: the first appends the prompt, each later one replaces it (an edit). */
+async function talk(h: EngineHarness): Promise<void> {
+  for (let turn = 0; turn < HISTORY_TURNS; turn++) await h.engine.runTurn(userEvent(`question ${turn}`));
 }
 
 const edits = (h: EngineHarness) => readJsonl(h.paths.baseEdits) as MessageEvent[];
@@ -32,11 +34,11 @@ const stored = (h: EngineHarness) => new MessageStore(h.paths.baseMessages, h.pa
 const firstLine = (h: EngineHarness) => readFileSync(h.paths.baseMessages, 'utf8').split('\n')[0] ?? '';
 
 describe('base-edits.jsonl', () => {
-  test('a long conversation’s turn appends to the base and keeps the new prompt as an edit, which a restart applies', async () => {
+  test('a turn appends to the base and keeps the new prompt as an edit, which a restart applies', async () => {
     const stateRoot = tempStateRoot();
     const h = await startEngine(plan(), { stateRoot });
     harnesses.push(h);
-    await longConversation(h);
+    await talk(h);
     const inode = statSync(h.paths.baseMessages).ino;
     const before = firstLine(h);
     const count = baseMessages(h.paths).length;
@@ -48,7 +50,7 @@ describe('base-edits.jsonl', () => {
     expect(statSync(h.paths.baseMessages).ino).toBe(inode);
     expect(firstLine(h)).toBe(before);
     expect(baseMessages(h.paths)).toHaveLength(count + 2);
-    expect(edits(h).map((edit) => edit.type)).toEqual(['replace']);
+    expect(edits(h).map((edit) => edit.type)).toEqual(Array(HISTORY_TURNS).fill('replace'));
     await h.engine.close();
 
     // What an agent starting on these files loads.
@@ -67,14 +69,14 @@ describe('base-edits.jsonl', () => {
     expect(after).toHaveLength(count + 4);
     expect(after[0]?.data.content).toContain(`eventId: ${next.id}`);
     expect(after.filter((message) => message.data.role === 'system')).toHaveLength(1);
-    expect(edits(again)).toHaveLength(2);
+    expect(edits(again)).toHaveLength(HISTORY_TURNS + 1);
   });
 
   test(`after ${EDITS_LIMIT} edits a fold rewrites the base with them and clears the edits`, async () => {
     const h = await startEngine(plan());
     harnesses.push(h);
-    await longConversation(h);
-    for (let turn = 0; turn < EDITS_LIMIT; turn++) await h.engine.runTurn(userEvent(`more ${turn}`));
+    // The first turn appends the prompt: every later one replaces it.
+    for (let turn = 0; turn <= EDITS_LIMIT; turn++) await h.engine.runTurn(userEvent(`turn ${turn}`));
     expect(edits(h)).toHaveLength(EDITS_LIMIT);
     const inode = statSync(h.paths.baseMessages).ino;
 
@@ -84,7 +86,7 @@ describe('base-edits.jsonl', () => {
     expect(statSync(h.paths.baseMessages).ino).not.toBe(inode);
     expect(edits(h)).toEqual([]);
     expect(baseMessages(h.paths)[0]?.data.content).toContain(`eventId: ${event.id}`);
-    expect(baseMessages(h.paths)).toHaveLength(EDITS_FROM_MESSAGES + 1 + 2 * (EDITS_LIMIT + 1));
+    expect(baseMessages(h.paths)).toHaveLength(1 + 2 * (EDITS_LIMIT + 2));
   });
 });
 
@@ -116,13 +118,4 @@ describe('loading', () => {
     expect(conversation.nextMessages.map((m) => m.data.content)).toEqual(['prompt 2', 'one', 'two']);
   });
 
-  test('a short conversation’s replacement still rewrites the base (no edits file)', async () => {
-    const h = await startEngine(plan());
-    harnesses.push(h);
-    await h.engine.runTurn(userEvent('one'));
-    const event = userEvent('two');
-    await h.engine.runTurn(event);
-    expect(edits(h)).toEqual([]);
-    expect(baseMessages(h.paths)[0]?.data.content).toContain(`eventId: ${event.id}`);
-  });
 });

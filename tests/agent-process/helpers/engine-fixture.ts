@@ -190,8 +190,15 @@ export function readJsonl(file: string): unknown[] {
     .map((line) => JSON.parse(line));
 }
 
+/** The stored base as an agent loads it: `base.jsonl` with the replacements of `base-edits.jsonl` applied. */
 export function baseMessages(paths: InstancePaths): Message[] {
-  return readJsonl(paths.baseMessages).filter(isMessageLike);
+  const messages = readJsonl(paths.baseMessages).filter(isMessageLike);
+  for (const edit of readJsonl(paths.baseEdits).filter(isMessageEventLike)) {
+    if (edit.type !== 'replace') continue;
+    const at = messages.findIndex((message) => message.id === edit.targetId);
+    if (at >= 0) messages[at] = edit.message;
+  }
+  return messages;
 }
 
 export function messageEvents(paths: InstancePaths): MessageEvent[] {
