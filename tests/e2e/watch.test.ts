@@ -6,7 +6,6 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, startDaemon, waitFor } from './daemon-harness.ts';
 
 const FIXTURE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
@@ -49,9 +48,11 @@ describe('--watch', () => {
     expect(after['beta:w']).toBe(before['beta:w']);
     const { body } = await daemon.send({ input: 'still there?', instanceKey: 'w' });
     expect(body.output).toBe('alpha got: still there?');
-    const history = readFileSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'w').baseMessages, 'utf8');
+    // The stored conversation as the studio shows it (base, its edits and the running turn).
+    const stored = (await (await daemon.api('/v1/instances/w/messages?agent=alpha')).json()) as { messages: Array<{ data: { role: string; content: unknown } }> };
+    const history = JSON.stringify(stored.messages);
     expect(history).toContain('teal');
-    expect(history).toContain('You are alpha the second.');
+    expect(stored.messages.filter((message) => message.data.role === 'system').map((message) => message.data.content)).toEqual([expect.stringContaining('You are alpha the second.')]);
   });
 
   test('an invalid edit is reported and the running swarm keeps serving', async () => {
