@@ -26,17 +26,6 @@ export interface PromptReading {
   chars: number;
 }
 
-/** What the prompt holds before a given message: the sums readPrompt() reports for the whole of it. */
-interface Totals {
-  chars: number;
-  toolCalls: number;
-  latestUser: number;
-  /** Texts of the system messages so far (a new array only when a system message adds one). */
-  system: readonly string[];
-}
-
-const NOTHING: Totals = { chars: 0, toolCalls: 0, latestUser: -1, system: [] };
-
 /**
  * Reads prompt after prompt of one conversation, looking at each message once: the engine's prompt
  * converter hands the same message objects to every call, so only those past the unchanged prefix
@@ -46,34 +35,58 @@ const NOTHING: Totals = { chars: 0, toolCalls: 0, latestUser: -1, system: [] };
 export class PromptReader {
   /** The previous prompt's messages, compared by identity with the next one. */
   private readonly seen: LanguageModelV3Message[] = [];
-  /** totals[i]: the figures of seen[0, i). */
-  private readonly totals: Totals[] = [NOTHING];
+  /** Sums over seen[0, i) at index i: characters, tool calls, the latest user message's index, system messages. */
+  private readonly chars: number[] = [0];
+  private readonly toolCalls: number[] = [0];
+  private readonly latestUser: number[] = [-1];
+  private readonly systemCount: number[] = [0];
+  /** Texts of the system messages in seen, in order. */
+  private readonly systemTexts: string[] = [];
 
   read(prompt: LanguageModelV3Prompt): PromptReading {
     const limit = Math.min(prompt.length, this.seen.length);
     let same = 0;
     while (same < limit && prompt[same] === this.seen[same]) same++;
-    this.seen.length = same;
-    this.totals.length = same + 1;
-    for (let index = same; index < prompt.length; index++) {
-      const message = prompt[index] as LanguageModelV3Message;
-      this.seen.push(message);
-      this.totals.push(withMessage(this.totals[index] ?? NOTHING, message, index));
+    this.truncate(same);
+    for (let index = same; index < prompt.length; index++) this.push(prompt[index] as LanguageModelV3Message, index);
+    const end = prompt.length;
+    return {
+      ...currentTurn(prompt, this.latestUser[end] ?? -1),
+      toolCallsSoFar: this.toolCalls[end] ?? 0,
+      system: this.systemTexts.join('\n\n'),
+      chars: this.chars[end] ?? 0,
+    };
+  }
+
+  private truncate(length: number): void {
+    this.seen.length = length;
+    for (const sums of [this.chars, this.toolCalls, this.latestUser, this.systemCount]) sums.length = length + 1;
+    this.systemTexts.length = this.systemCount[length] ?? 0;
+  }
+
+  private push(message: LanguageModelV3Message, index: number): void {
+    const chars = this.chars[index] ?? 0;
+    const toolCalls = this.toolCalls[index] ?? 0;
+    const latestUser = this.latestUser[index] ?? -1;
+    this.seen.push(message);
+    if (message.role === 'system') {
+      this.systemTexts.push(message.content);
+      this.chars.push(chars + message.content.length);
+      this.toolCalls.push(toolCalls);
+      this.latestUser.push(latestUser);
+    } else {
+      const own = figuresOf(message);
+      this.chars.push(chars + own.chars);
+      this.toolCalls.push(toolCalls + own.toolCalls);
+      this.latestUser.push(message.role === 'user' ? index : latestUser);
     }
-    const totals = this.totals[prompt.length] ?? NOTHING;
-    return { ...currentTurn(prompt, totals.latestUser), toolCallsSoFar: totals.toolCalls, system: totals.system.join('\n\n'), chars: totals.chars };
+    this.systemCount.push(this.systemTexts.length);
   }
 }
 
 /** One prompt on its own (no earlier prompt to build on). */
 export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
   return new PromptReader().read(prompt);
-}
-
-function withMessage(before: Totals, message: LanguageModelV3Message, index: number): Totals {
-  if (message.role === 'system') return { ...before, chars: before.chars + message.content.length, system: [...before.system, message.content] };
-  const own = figuresOf(message);
-  return { chars: before.chars + own.chars, toolCalls: before.toolCalls + own.toolCalls, latestUser: message.role === 'user' ? index : before.latestUser, system: before.system };
 }
 
 /** A message's own characters and tool calls, once per message object: a prompt whose first message was replaced is read again from there. */
