@@ -28,6 +28,8 @@ export interface ChaosAudit {
   extraExecutions: string[];
   /** An ok result without its execution (would mean a made-up result). */
   okWithoutExecution: string[];
+  /** Histories (base with its edits, as an agent loads it) that do not start with their one system message. */
+  systemPromptsOff: string[];
   tornLines: number;
 }
 
@@ -43,6 +45,7 @@ export function auditChaos(stateRoot: string, workspaceId: string): ChaosAudit {
     counterLines: 0,
     extraExecutions: [],
     okWithoutExecution: [],
+    systemPromptsOff: [],
     tornLines: 0,
   };
   if (!existsSync(dir)) return audit;
@@ -58,7 +61,10 @@ export function auditChaos(stateRoot: string, workspaceId: string): ChaosAudit {
     }
     const asked = new Set<string>();
     let callsOf = new Map<string, string>(); // toolCallId → key, for the latest assistant message
-    for (const message of jsonLines(join(dir, name, 'messages', 'base.jsonl'), audit) as unknown as StoredMessage[]) {
+    const history = withEdits(jsonLines(base, audit) as unknown as StoredMessage[], jsonLines(join(dir, name, 'messages', 'base-edits.jsonl'), audit));
+    const systemAt = history.flatMap((message, index) => (message.data.role === 'system' ? [index] : []));
+    if (systemAt.length > 0 && (systemAt.length > 1 || systemAt[0] !== 0)) audit.systemPromptsOff.push(`${name}: system messages at ${systemAt.join(', ')}`);
+    for (const message of history) {
       const { role, content } = message.data;
       if (role === 'user' && typeof message.metadata.eventId === 'string') {
         audit.inputs.set(message.metadata.eventId, (audit.inputs.get(message.metadata.eventId) ?? 0) + 1);
@@ -94,6 +100,17 @@ export function auditChaos(stateRoot: string, workspaceId: string): ChaosAudit {
     }
   }
   return audit;
+}
+
+/** The base's replacements (`base-edits.jsonl`) applied, as an agent's load does. */
+function withEdits(base: StoredMessage[], edits: Array<Record<string, unknown>>): StoredMessage[] {
+  const messages = [...base];
+  for (const edit of edits) {
+    if (edit.type !== 'replace' || typeof edit.targetId !== 'string') continue;
+    const at = messages.findIndex((message) => message.id === edit.targetId);
+    if (at >= 0) messages[at] = edit.message as StoredMessage;
+  }
+  return messages;
 }
 
 function parts(content: unknown): Array<Record<string, unknown>> {

@@ -167,11 +167,12 @@ async function waitForAnswers(stateRoot: string, labels: string[], timeoutMs: nu
 function expectAtMostOnce(audit: ChaosAudit, accepted: Array<{ eventId: string; label: string }>): void {
   const lost = accepted.filter(({ eventId }) => (audit.inputs.get(eventId) ?? 0) === 0).map((a) => a.label);
   const duplicated = [...audit.inputs].filter(([, count]) => count > 1).map(([eventId]) => eventId);
-  expect({ lost, duplicated, extraExecutions: audit.extraExecutions, okWithoutExecution: audit.okWithoutExecution, tornLines: audit.tornLines }).toEqual({
+  expect({ lost, duplicated, extraExecutions: audit.extraExecutions, okWithoutExecution: audit.okWithoutExecution, systemPromptsOff: audit.systemPromptsOff, tornLines: audit.tornLines }).toEqual({
     lost: [],
     duplicated: [],
     extraExecutions: [],
     okWithoutExecution: [],
+    systemPromptsOff: [],
     tornLines: 0,
   });
   // Every tool call the model made has one answer: a counted execution or an interruption.
