@@ -1,7 +1,7 @@
 /**
  * The files behind a conversation (SPEC.md §3.1): `base.jsonl` (one Message per line),
- * `base-edits.jsonl` (replace events folded after the base: in-place replacements of a long
- * conversation's messages, so a system prompt that changes every turn does not rewrite the whole
+ * `base-edits.jsonl` (replace events folded after the base: in-place replacements, such as a
+ * system prompt that changes every turn, are appended there instead of rewriting the whole
  * history) and `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash
  * loses nothing that was emitted). Folding appends or atomically rewrites the base (which takes
  * the edits in and clears them), and only then clears the events.
