@@ -1,7 +1,8 @@
 /**
  * An instance's conversation as the agent would recover it (SPEC.md §3.1): `base.jsonl`, its
- * replacements in `base-edits.jsonl`, then every event of `events.jsonl` applied in order. Read-only, for the studio: the agent process
- * owns these files, so this is a fold of what is on disk now, without the agent's warnings.
+ * replacements in `base-edits.jsonl`, then every event of `events.jsonl` applied in order.
+ * Read-only, for the studio: the agent process owns these files, so this is a fold of what is on
+ * disk now, without the agent's warnings.
  */
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import { readJsonLines } from './jsonl-file.ts';
