@@ -17,7 +17,10 @@ type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 
 export class PromptConverter {
   private readonly converted = new WeakMap<ModelMessage, LanguageModelV3Message | null>();
-  /** A copy of the previous call's messages, to compare the next call with (none when the caller vouched with a revision). */
+  /**
+   * The previous call's messages, to compare the next call with: a copy, or with a revision the
+   * caller's array itself (which it only appends to: a changed element comes in a new array).
+   */
   private inputs: readonly ModelMessage[] = [];
   private revision: number | undefined;
   /** Built in place; callers get copies. */
@@ -29,15 +32,18 @@ export class PromptConverter {
    * Throws E_MODEL_PROMPT naming the message when one is malformed (extensions can append any message).
    * `revision`: the caller's promise that, while it is the same as in the previous call, `messages`
    * only grew at its end (a conversation's live array, `Conversation.modelView`): then only the
-   * new messages are looked at, not the whole history.
+   * new messages are looked at, not the whole history. A caller that changes an element passes a
+   * new array (and a new revision); appending to the array it passed before is allowed.
    */
   convert(messages: readonly ModelMessage[], revision?: number): LanguageModelV3Prompt {
-    let same = revision !== undefined && revision === this.revision ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedPrefix(messages, revision);
-    // A tool run that continues past the unchanged prefix is merged again from its start.
-    while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
-    this.prompt.length = this.promptLength[same] ?? 0;
-    this.promptLength.length = same + 1;
+    const vouched = revision !== undefined && revision === this.revision;
+    let same = vouched ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedPrefix(messages);
     try {
+      if (!vouched) same = this.patchReplaced(messages, same);
+      // A tool run that continues past the unchanged prefix is merged again from its start.
+      while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
+      this.prompt.length = this.promptLength[same] ?? 0;
+      this.promptLength.length = same + 1;
       for (let i = same; i < messages.length; i++) {
         const message = messages[i];
         if (message !== undefined) appendMerged(this.prompt, this.convertOne(message, i));
@@ -49,7 +55,7 @@ export class PromptConverter {
       throw error;
     }
     // Without a revision the caller's array may change in place: keep a copy to compare the next call with.
-    this.inputs = revision === undefined ? messages.slice() : [];
+    this.inputs = revision === undefined ? messages.slice() : messages;
     this.revision = revision;
     // Callers get their own array: providers must not see (or change) the cached one.
     return this.prompt.slice();
@@ -62,13 +68,34 @@ export class PromptConverter {
     this.revision = undefined;
   }
 
-  /** How many leading messages are the very ones of the previous call (0 after a revision change: its array changed in place). */
-  private unchangedPrefix(messages: readonly ModelMessage[], revision: number | undefined): number {
-    if (revision !== undefined || this.revision !== undefined) return 0;
-    const limit = Math.min(messages.length, this.inputs.length);
+  /** How many leading messages are the very ones of the previous call. */
+  private unchangedPrefix(messages: readonly ModelMessage[]): number {
+    const limit = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1);
     let same = 0;
     while (same < limit && messages[same] === this.inputs[same]) same++;
     return same;
+  }
+
+  /**
+   * Past the unchanged prefix: messages replaced one for one (a system prompt that names each
+   * event, replaced every turn) are patched into the prompt where they stand, instead of the whole
+   * prompt being built again from the first of them. Returns where the rebuild must start.
+   */
+  private patchReplaced(messages: readonly ModelMessage[], from: number): number {
+    const limit = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1);
+    let i = from;
+    for (; i < limit; i++) {
+      const now = messages[i];
+      const before = this.inputs[i];
+      if (now === before) continue;
+      const at = this.promptLength[i] ?? 0;
+      // Only a message that had its own slot (not merged into a tool run, not dropped) and gets one.
+      if (now === undefined || before === undefined || now.role === 'tool' || before.role === 'tool' || (this.promptLength[i + 1] ?? 0) - at !== 1) break;
+      const converted = this.convertOne(now, i);
+      if (converted === null) break;
+      this.prompt[at] = converted;
+    }
+    return i;
   }
 
   private convertOne(message: ModelMessage, index: number): LanguageModelV3Message | null {

@@ -84,9 +84,10 @@ describe('incremental conversion', () => {
     expect(prompt).toHaveLength(1002);
     expect(prompt[1001]).toEqual({ role: 'user', content: [{ type: 'text', text: 'new' }] });
     expect(reads).toBeLessThan(5);
-    // A new revision (an edit in place) converts from the start: the replaced message is seen.
-    history[1] = user('summary');
-    expect(converter.convert(history, 8)[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'summary' }] });
+    // An edit comes in a new array with a new revision: the replaced message is seen.
+    const edited = [...history];
+    edited[1] = user('summary');
+    expect(converter.convert(edited, 8)[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'summary' }] });
   });
 
   test('a revision that continues a tool run merges the new result into it', () => {
@@ -97,6 +98,50 @@ describe('incremental conversion', () => {
     const both = converter.convert(live, 1);
     expect(both).toHaveLength(3);
     expect(both[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }, { toolCallId: 'c2' }] });
+  });
+
+  test('as a conversation edits itself at random (appends in place; replacements, removals, truncation in a new array), each prompt is what a fresh conversion gives', () => {
+    let seed = 12;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const makers = [
+      (i: number) => user(`u${i}`),
+      (i: number) => assistant(`a${i}`),
+      () => calls,
+      (i: number) => toolResult(i % 2 ? 'c1' : 'c2', `r${i}`),
+      (i: number): ModelMessage => ({ role: 'system', content: `prompt ${i}` }),
+    ];
+    const converter = new PromptConverter();
+    let live: ModelMessage[] = [system];
+    let revision = 1;
+    for (let step = 0; step < 2000; step++) {
+      const op = random(10);
+      const message = makers[random(makers.length)]?.(step) ?? user('x');
+      if (op < 6 || live.length === 0) live.push(message);
+      else {
+        live = [...live];
+        revision++;
+        if (op < 9) live[random(live.length)] = message;
+        else if (random(20) > 0) live.splice(random(live.length), 1);
+        else live = [];
+      }
+      expect(converter.convert(live, revision)).toEqual(new PromptConverter().convert(live));
+    }
+  });
+
+  test('a first message replaced in a long history is patched where it stands; the rest of the prompt is the previous call’s', () => {
+    const converter = new PromptConverter();
+    const history: ModelMessage[] = [system];
+    for (let i = 0; i < 300; i++) history.push(user(`u${i}`), calls, toolResult('c1', `r${i}`), toolResult('c2', `s${i}`), assistant(`a${i}`));
+    const before = converter.convert(history, 1);
+    const edited = [{ role: 'system', content: 'Be briefer.' } satisfies ModelMessage, ...history.slice(1)];
+    const after = converter.convert(edited, 2);
+    expect(after[0]).toEqual({ role: 'system', content: 'Be briefer.' });
+    expect(after).toHaveLength(before.length);
+    for (let i = 1; i < after.length; i++) expect(after[i]).toBe(before[i]);
+    expect(after).toEqual(new PromptConverter().convert(edited));
   });
 
   test('callers get their own array: changing it does not change the next prompt', () => {
