@@ -172,7 +172,11 @@ export class Conversation implements ConversationState {
   /** Index in nextMessages of the message with this id, -1 if absent. */
   indexOf(id: string): number {
     if (!this.ids.has(id)) return -1;
-    for (let i = this.next.length - 1; i >= 0; i--) if (this.next[i]?.id === id) return i;
+    // From both ends: edits target the latest messages, or the first (the system prompt).
+    for (let back = this.next.length - 1, front = 0; front <= back; back--, front++) {
+      if (this.next[back]?.id === id) return back;
+      if (this.next[front]?.id === id) return front;
+    }
     return -1;
   }
 
