@@ -4,16 +4,17 @@
  *   module costs   RSS / private memory a module (or a first use of a Bun subsystem) adds to a bare
  *                  Bun child that loads it, Bun.gc(true)'d; not additive (loaded modules share the
  *                  pages of the `bun` binary they touch)
- *   agent          an unassigned spare (the swarm's preloads loaded) and an instance idle after one
- *                  turn (mock model, tests/fixtures/e2e/swarm, agent alpha): RSS, PSS, private and
- *                  shared-clean memory from /proc/PID/smaps_rollup, as ratios to the bare child
+ *   agent          a spare before its rehearsal (the swarm's preloads loaded), a daemon's warm spare
+ *                  after it, and an instance idle after one turn (mock model, tests/fixtures/e2e/swarm,
+ *                  agent alpha): RSS, PSS, private and shared-clean memory from /proc/PID/smaps_rollup,
+ *                  as ratios to the bare child
  *                                                                     target RSS ≤ 1.5× bare
  * Shared-clean pages are mostly the `bun` binary's own code that the process ran: they count in
  * RSS but are one copy for every process on the machine; private memory is what each one costs.
  * PSS splits shared pages among the processes mapping them, so it depends on what else runs.
  * Prints tables and one JSON line. Not a test: figures only.   bun bench/agent-rss.ts
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -111,12 +112,34 @@ async function moduleCosts(dir: string): Promise<Array<{ label: string; rssMB: n
   return rows;
 }
 
-/** Instances idle after one turn each, on new keys, through the real daemon. */
-async function afterOneTurn(stateRoot: string): Promise<Memory> {
+/** This process's children (the in-process daemon's spares and instances). */
+function childPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/**
+ * Through the real daemon: its warm spares (rehearsed: they ran a turn and a tool call before any
+ * assignment), then instances idle after one turn each, on new keys.
+ */
+async function daemonProcesses(stateRoot: string): Promise<{ spare: Memory; turned: Memory }> {
   const silent = pino({ level: 'silent' }, new Writable({ write: (_c, _e, cb) => cb() }));
   const orchestrator = new Orchestrator({ bundlePath: BUNDLE, stateRoot, host: '127.0.0.1', port: 0, watch: false, processEnv: process.env, logger: silent, childOutput: 'inherit', interactive: false });
   await orchestrator.start();
   try {
+    await Bun.sleep(SETTLE_MS);
+    const spares = childPids();
+    if (spares.length === 0) throw new Error('the daemon started no warm spare');
+    const spare = medianMemory(spares.map(memoryOf));
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${readApiToken(stateRoot)}` };
     for (let i = 0; i < AFTER_TURN_KEYS; i++) {
       const response = await fetch(`${orchestrator.apiUrl}/v1/events`, { method: 'POST', headers, body: JSON.stringify({ input: 'hello', agent: 'alpha', instanceKey: `rss-${i}` }) });
@@ -126,7 +149,7 @@ async function afterOneTurn(stateRoot: string): Promise<Memory> {
     const rows = (await (await fetch(`${orchestrator.apiUrl}/v1/processes`, { headers })).json()) as { processes?: Array<{ instanceKey?: string; pid?: number | null }> };
     const pids = (rows.processes ?? []).filter((row) => row.instanceKey?.startsWith('rss-') && row.pid).map((row) => row.pid as number);
     if (pids.length === 0) throw new Error('no instance rss-* is running after its turn');
-    return medianMemory(pids.map(memoryOf));
+    return { spare, turned: medianMemory(pids.map(memoryOf)) };
   } finally {
     await orchestrator.stop();
   }
@@ -139,7 +162,7 @@ async function main(): Promise<void> {
     const modules = await moduleCosts(dir);
     const config = await loadSwarmConfig({ bundlePath: BUNDLE, processEnv: process.env });
     // The daemon builds the agent bundle on start: after it, spares start from the bundle too.
-    const turned = await afterOneTurn(join(dir, 'state'));
+    const { spare: warmSpare, turned } = await daemonProcesses(join(dir, 'state'));
     const launch = agentLaunchOptions(config, 'inherit');
     const spare = await childMemory(launch.command, launch.env);
 
@@ -149,11 +172,12 @@ async function main(): Promise<void> {
     console.log(`  ${'module'.padEnd(48)} ${'RSS'.padStart(9)} ${'private'.padStart(9)}`);
     for (const row of modules) console.log(`  ${row.label.padEnd(48)} ${delta(row.rssMB).padStart(9)} ${delta(row.privateMB).padStart(9)}`);
     console.log('\nAgent process vs a bare Bun child (median)');
-    console.log(`  ${''.padEnd(34)} ${'RSS'.padStart(9)} ${'PSS'.padStart(9)} ${'private'.padStart(9)} ${'shared'.padStart(9)} ${'RSS ratio'.padStart(10)}  target`);
+    console.log(`  ${''.padEnd(38)} ${'RSS'.padStart(9)} ${'PSS'.padStart(9)} ${'private'.padStart(9)} ${'shared'.padStart(9)} ${'RSS ratio'.padStart(10)}  target`);
     const line = (label: string, m: Memory, target: string): void =>
-      console.log(`  ${label.padEnd(34)} ${mb(m.rss).padStart(9)} ${mb(m.pss).padStart(9)} ${mb(m.private).padStart(9)} ${mb(m.sharedClean).padStart(9)} ${`${(m.rss / floor.rss).toFixed(2)}×`.padStart(10)}  ${target}`);
+      console.log(`  ${label.padEnd(38)} ${mb(m.rss).padStart(9)} ${mb(m.pss).padStart(9)} ${mb(m.private).padStart(9)} ${mb(m.sharedClean).padStart(9)} ${`${(m.rss / floor.rss).toFixed(2)}×`.padStart(10)}  ${target}`);
     line('bare Bun child (floor)', floor, '');
-    line('agent spare (preloaded, unassigned)', spare, '');
+    line('agent preloaded, before its rehearsal', spare, '');
+    line('a daemon’s warm spare (rehearsed)', warmSpare, '');
     line('agent idle after one turn', turned, '≤ 1.5×');
     console.log(
       JSON.stringify({
@@ -161,6 +185,7 @@ async function main(): Promise<void> {
         loadAverage: loadavg(),
         bareRssBytes: floor.rss * 1048576,
         spareRssBytes: spare.rss * 1048576,
+        rehearsedSpareRssBytes: warmSpare.rss * 1048576,
         afterTurnRssBytes: turned.rss * 1048576,
         afterTurnRssRatio: turned.rss / floor.rss,
         afterTurnPrivateBytes: turned.private * 1048576,
