@@ -37,9 +37,8 @@ export class PromptConverter {
    */
   convert(messages: readonly ModelMessage[], revision?: number): LanguageModelV3Prompt {
     const vouched = revision !== undefined && revision === this.revision;
-    let same = vouched ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedPrefix(messages);
     try {
-      if (!vouched) same = this.patchReplaced(messages, same);
+      let same = vouched ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedOrPatched(messages);
       // A tool run that continues past the unchanged prefix is merged again from its start.
       while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
       this.prompt.length = this.promptLength[same] ?? 0;
@@ -68,22 +67,15 @@ export class PromptConverter {
     this.revision = undefined;
   }
 
-  /** How many leading messages are the very ones of the previous call. */
-  private unchangedPrefix(messages: readonly ModelMessage[]): number {
-    const limit = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1);
-    let same = 0;
-    while (same < limit && messages[same] === this.inputs[same]) same++;
-    return same;
-  }
-
   /**
-   * Past the unchanged prefix: messages replaced one for one (a system prompt that names each
-   * event, replaced every turn) are patched into the prompt where they stand, instead of the whole
-   * prompt being built again from the first of them. Returns where the rebuild must start.
+   * How many leading messages need no converting again: the very ones of the previous call, and
+   * among them messages replaced one for one (a system prompt that names each event, replaced every
+   * turn), patched into the prompt where they stand instead of the prompt being built again from
+   * the first of them. The rebuild starts where that stops.
    */
-  private patchReplaced(messages: readonly ModelMessage[], from: number): number {
+  private unchangedOrPatched(messages: readonly ModelMessage[]): number {
     const limit = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1);
-    let i = from;
+    let i = 0;
     for (; i < limit; i++) {
       const now = messages[i];
       const before = this.inputs[i];
