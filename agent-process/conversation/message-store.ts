@@ -6,11 +6,12 @@
  * loses nothing that was emitted). Folding appends or atomically rewrites the base (which takes
  * the edits in and clears them), and only then clears the events.
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { AppendedLines, toJsonLines } from '../../shared/durability/appended-lines.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
-import type { FoldPlan, ReplaceEvent } from './conversation-state.ts';
+import type { FoldPlan } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
 
 /** Edits kept before a fold rewrites the base with them (bounds what a load applies). */
@@ -30,12 +31,12 @@ export interface StoredConversation {
 }
 
 export class MessageStore {
-  private eventsFd: number | undefined;
-  private editsFd: number | undefined;
+  /** Appended by deferred folds (closed before a full fold renames a new base over it). */
+  private readonly base: AppendedLines;
+  private readonly edits: AppendedLines;
+  private readonly events: AppendedLines;
   /** Edits after the base, as last loaded or folded. */
   private editCount = 0;
-  /** base.jsonl opened for deferred delta folds (closed before a full fold renames a new base over it). */
-  private baseFd: number | undefined;
   /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
   private eventsFolded = false;
   /** Events appended after a deferred fold: they are not in the base, so the file must not be cleared. */
@@ -44,21 +45,24 @@ export class MessageStore {
   private clearSoon: ReturnType<typeof setImmediate> | undefined;
 
   constructor(
-    private readonly basePath: string,
-    private readonly eventsPath: string,
+    basePath: string,
+    eventsPath: string,
     private readonly fsync: FsyncPolicy = new FsyncPolicy('never'),
-    private readonly editsPath: string = `${dirname(basePath)}/base-edits.jsonl`,
+    editsPath = `${dirname(basePath)}/base-edits.jsonl`,
   ) {
     mkdirSync(dirname(basePath), { recursive: true });
     mkdirSync(dirname(eventsPath), { recursive: true });
+    this.base = new AppendedLines(basePath, fsync);
+    this.edits = new AppendedLines(editsPath, fsync);
+    this.events = new AppendedLines(eventsPath, fsync);
   }
 
   load(): StoredConversation {
     const warnings: StoreWarning[] = [];
-    const base = readJsonLines(this.basePath, isMessage, warnings);
-    const edits = readJsonLines(this.editsPath, isMessageEvent, warnings);
-    applyEdits(base, edits, this.editsPath, warnings);
-    const events = readJsonLines(this.eventsPath, isMessageEvent, warnings);
+    const base = readJsonLines(this.base.path, isMessage, warnings);
+    const edits = readJsonLines(this.edits.path, isMessageEvent, warnings);
+    applyEdits(base, edits, this.edits.path, warnings);
+    const events = readJsonLines(this.events.path, isMessageEvent, warnings);
     this.editCount = edits.length;
     return { base, events, warnings };
   }
@@ -70,9 +74,7 @@ export class MessageStore {
     // replaced message's append would come back).
     if (this.clearSoon) this.clearFoldedEvents();
     if (this.eventsFolded) this.appendedAfterFold = true;
-    this.eventsFd ??= openSync(this.eventsPath, 'a');
-    writeSync(this.eventsFd, `${JSON.stringify(event)}\n`);
-    this.fsync.wrote(this.eventsFd);
+    this.events.append([event]);
   }
 
   /**
@@ -92,38 +94,25 @@ export class MessageStore {
       const edits = plan.mode === 'edit' ? plan.replaced : [];
       this.editCount += edits.length;
       if ((plan.appended.length > 0 || edits.length > 0) && options.deferClear) {
-        if (plan.appended.length > 0) {
-          this.baseFd ??= openSync(this.basePath, 'a');
-          writeSync(this.baseFd, toJsonLines(plan.appended));
-          this.fsync.wrote(this.baseFd);
-        }
-        if (edits.length > 0) {
-          this.editsFd ??= openSync(this.editsPath, 'a');
-          writeSync(this.editsFd, toJsonLines(edits));
-          this.fsync.wrote(this.editsFd);
-        }
-        if (this.eventsFd !== undefined) this.fsync.superseded(this.eventsFd);
+        this.base.append(plan.appended);
+        this.edits.append(edits);
+        this.events.superseded();
         this.eventsFolded = true;
         return;
       }
-      if (plan.appended.length > 0) {
-        appendFileSync(this.basePath, toJsonLines(plan.appended));
-        this.fsync.syncPath(this.basePath);
-      }
-      if (edits.length > 0) {
-        appendFileSync(this.editsPath, toJsonLines(edits));
-        this.fsync.syncPath(this.editsPath);
-      }
+      this.base.appendSynced(plan.appended);
+      this.edits.appendSynced(edits);
     } else {
       const messages = plan.mode === 'edit' ? plan.messages() : plan.messages;
       // A new base is renamed over the old one: appends must not go on into the replaced file.
-      this.closeBase();
-      const tmp = `${this.basePath}.tmp-${process.pid}`;
+      this.base.close();
+      const tmp = `${this.base.path}.tmp-${process.pid}`;
       writeFileSync(tmp, toJsonLines(messages));
       this.fsync.syncPath(tmp);
-      renameSync(tmp, this.basePath);
+      renameSync(tmp, this.base.path);
       // The new base holds every edit; one left by a crash before this line finds no target.
-      this.clearEdits();
+      this.edits.empty();
+      this.editCount = 0;
     }
     // Everything is in the base now, also what a deferred fold left.
     this.eventsFolded = false;
@@ -151,48 +140,17 @@ export class MessageStore {
     this.clearSoon = setImmediate(() => this.clearFoldedEvents());
   }
 
-  private clearEdits(): void {
-    this.editCount = 0;
-    if (this.editsFd !== undefined) ftruncateSync(this.editsFd, 0);
-    else if (existsSync(this.editsPath)) writeFileSync(this.editsPath, '');
-  }
-
   clearEvents(): void {
-    if (this.eventsFd !== undefined) ftruncateSync(this.eventsFd, 0);
-    else if (existsSync(this.eventsPath)) writeFileSync(this.eventsPath, '');
+    this.events.empty();
   }
 
   close(): void {
     // The base and its edits are synced (closing) before the events they hold are cleared.
-    this.closeBase();
-    this.closeEdits();
+    this.base.close();
+    this.edits.close();
     this.clearFoldedEvents();
-    if (this.eventsFd !== undefined) {
-      this.fsync.closing(this.eventsFd);
-      closeSync(this.eventsFd);
-    }
-    this.eventsFd = undefined;
+    this.events.close();
   }
-
-  private closeEdits(): void {
-    if (this.editsFd === undefined) return;
-    this.fsync.closing(this.editsFd);
-    closeSync(this.editsFd);
-    this.editsFd = undefined;
-  }
-
-  private closeBase(): void {
-    if (this.baseFd === undefined) return;
-    this.fsync.closing(this.baseFd);
-    closeSync(this.baseFd);
-    this.baseFd = undefined;
-  }
-}
-
-function toJsonLines(records: readonly (Message | ReplaceEvent)[]): string {
-  let out = '';
-  for (const record of records) out += `${JSON.stringify(record)}\n`;
-  return out;
 }
 
 /**

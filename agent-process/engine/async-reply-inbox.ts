@@ -7,7 +7,8 @@
  * Waiting replies are kept in `messages/async-replies.jsonl` until they are in the conversation
  * (issue 10), so a crash between their arrival and the next step loses none.
  */
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { AppendedLines } from '../../shared/durability/appended-lines.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -23,13 +24,15 @@ type Waiting = InterAgentReply | ToolCompletion;
 
 export class AsyncReplyInbox {
   private replies: Waiting[] = [];
-  private fd: number | undefined;
+  /** The replies kept on disk until they are in the conversation's own file. */
+  private readonly kept: AppendedLines | undefined;
 
   /** Without a file (unit tests of other rules) waiting replies live in memory only. */
   constructor(
     private readonly logger: Logger,
     private readonly file?: { path: string; fsync: FsyncPolicy; alreadyInConversation(requestId: string): boolean },
   ) {
+    this.kept = file ? new AppendedLines(file.path, file.fsync) : undefined;
     if (!file || !existsSync(file.path)) return;
     for (const raw of readFileSync(file.path, 'utf8').split('\n')) {
       if (raw.trim() === '') continue;
@@ -54,17 +57,11 @@ export class AsyncReplyInbox {
     }
     this.replies.push(reply);
     // Pending tool completions are not kept on disk: a crash ends their tool call anyway.
-    if (!this.file || !('requestId' in reply)) return;
-    this.fd ??= openSync(this.file.path, 'a');
-    writeSync(this.fd, `${JSON.stringify(reply)}\n`);
-    this.file.fsync.wrote(this.fd);
+    if ('requestId' in reply) this.kept?.append([reply]);
   }
 
   close(): void {
-    if (this.fd === undefined || !this.file) return;
-    this.file.fsync.closing(this.fd);
-    closeSync(this.fd);
-    this.fd = undefined;
+    this.kept?.close();
   }
 
   get size(): number {
@@ -80,8 +77,7 @@ export class AsyncReplyInbox {
       append('requestId' in reply ? createMessage({ role: 'user', content: replyText(reply) }, { type: 'user' }, { __goondanInterAgentResponse: replyMetadata(reply) }) : completionMessage(reply));
     }
     // Only once they are in the conversation's own file.
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
-    else if (this.file && existsSync(this.file.path)) writeFileSync(this.file.path, '');
+    this.kept?.empty();
   }
 }
 

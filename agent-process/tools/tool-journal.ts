@@ -7,8 +7,9 @@
  * reuse call ids across turns). The journal covers the unfolded turn only: it is cleared after the
  * turn is folded into base.jsonl, where the results then live.
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { AppendedLines } from '../../shared/durability/appended-lines.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
@@ -48,14 +49,15 @@ const isRecord = agentValidator<JournalRecord>({
 
 export class ToolJournal {
   private readonly calls = new Map<string, JournalState>();
-  private fd: number | undefined;
+  private readonly file: AppendedLines;
 
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly fsync: FsyncPolicy,
     onBadLine: (line: number) => void = () => {},
   ) {
     mkdirSync(dirname(path), { recursive: true });
+    this.file = new AppendedLines(path, fsync);
     if (!existsSync(path)) return;
     readFileSync(path, 'utf8')
       .split('\n')
@@ -97,21 +99,15 @@ export class ToolJournal {
   clear(): void {
     if (this.calls.size === 0) return;
     this.calls.clear();
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
-    else if (existsSync(this.path)) ftruncateSync((this.fd = openSync(this.path, 'a')), 0);
+    this.file.empty();
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    this.fsync.closing(this.fd);
-    closeSync(this.fd);
-    this.fd = undefined;
+    this.file.close();
   }
 
   private write(record: JournalRecord): void {
-    this.fd ??= openSync(this.path, 'a');
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
-    this.fsync.wrote(this.fd);
+    this.file.append([record]);
   }
 }
 
