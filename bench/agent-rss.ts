@@ -14,7 +14,7 @@
  * PSS splits shared pages among the processes mapping them, so it depends on what else runs.
  * Prints tables and one JSON line. Not a test: figures only.   bun bench/agent-rss.ts
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -23,6 +23,7 @@ import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { agentLaunchOptions } from '../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
+import { childPids } from './proc-stat.ts';
 import { median } from './stats.ts';
 
 const REPO = join(import.meta.dir, '..');
@@ -112,21 +113,6 @@ async function moduleCosts(dir: string): Promise<Array<{ label: string; rssMB: n
   return rows;
 }
 
-/** This process's children (the in-process daemon's spares and instances). */
-function childPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
 /**
  * Through the real daemon: its warm spares (rehearsed: they ran a turn and a tool call before any
  * assignment), then instances idle after one turn each, on new keys.
@@ -137,7 +123,7 @@ async function daemonProcesses(stateRoot: string): Promise<{ spare: Memory; turn
   await orchestrator.start();
   try {
     await Bun.sleep(SETTLE_MS);
-    const spares = childPids();
+    const spares = childPids(process.pid);
     if (spares.length === 0) throw new Error('the daemon started no warm spare');
     const spare = medianMemory(spares.map(memoryOf));
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${readApiToken(stateRoot)}` };

@@ -34,7 +34,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PARTITIONS } from '../orchestrator/cluster/cluster-options.ts';
 import { rendezvousOwner } from '../orchestrator/cluster/partitions.ts';
 import { sseFrames } from '../shared/http/sse-frames.ts';
-import { childPids, freePort, isRunning, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
+import { freePort, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
+import { childPids, isRunning } from './proc-stat.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 

@@ -19,7 +19,7 @@
  *                                                               target ≥ 70 % or ≥ 10,000 ev/s across many instances
  * Prints a table and one JSON line. Not a test: figures only.   bun bench/daemon.ts [--routing]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -40,6 +40,7 @@ import { MANY_SINKS, routing } from './daemon-routing.ts';
 import { bundleWithFsync, fsyncFloorMs } from './fsync-floor.ts';
 import { bareChildFloors } from './bare-child-floors.ts';
 import { ipcRelayFloor } from './ipc-relay-floor.ts';
+import { procStat } from './proc-stat.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
@@ -287,7 +288,11 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   const pids = processes.filter((row) => row.instanceKey?.startsWith('new-') && row.pid).map((row) => row.pid as number);
   const rss: number[] = [];
   for (const pid of pids) rss.push((await processRssBytes(pid)) ?? 0);
-  const cpu = pids.map(processCpuMs);
+  const cpu = pids.map((pid) => {
+    const stat = procStat(pid);
+    if (!stat) throw new Error(`new instance ${pid} exited before its CPU time was read`);
+    return stat.cpuMs;
+  });
   const fast = await newKeys('fast', FAST_NEW_KEY_GAP_MS);
   await Bun.sleep(500);
   const freshTool = await newKeys('tool', NEW_KEY_GAP_MS, TOOL_INPUT);
@@ -306,12 +311,6 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
     newInstanceCpuMs: cpu.reduce((sum, ms) => sum + ms, 0) / Math.max(cpu.length, 1),
     afterTurnRssBytes: median(rss),
   };
-}
-
-/** User + system CPU of a process so far, all its threads (`/proc/PID/stat`, 100 ticks a second). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-daemon-'));
