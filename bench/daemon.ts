@@ -13,7 +13,7 @@
  *                        process used from its spawn to idle (what bounds new instances per second)
  *   agents__request RT   caller's tool-call duration A→B→A with the mock model vs the same four IPC hops
  *                        between bare Bun children, paced alike (bench/ipc-relay-floor.ts)  target ≤ 1.5 ms median;
- *                        short conversations of new pairs, and one long-lived pair back to back
+ *                        short conversations of new pairs, and one long-lived pair back to back (bench/daemon-inter-agent.ts)
  *   routing throughput   events/s flood→orchestrator→sink (validation, inbox, acks) vs a raw relay with the same
  *                        fan-out: one sink instance, and MANY_SINKS sink instances (distinct instanceKeys)
  *                                                               target ≥ 70 % or ≥ 10,000 ev/s across many instances
@@ -24,7 +24,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import type { StreamedEvent } from '../shared/types/turns.ts';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
 import { agentLaunchOptions, agentSpawnSpec } from '../orchestrator/daemon/spawn-specs.ts';
@@ -36,10 +35,10 @@ import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../orchestrator/process/managed-process.ts';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { interAgentRoundTrips, LONG_PAIR_WARMUP } from './daemon-inter-agent.ts';
 import { MANY_SINKS, routing } from './daemon-routing.ts';
 import { bundleWithFsync, fsyncFloorMs } from './fsync-floor.ts';
 import { bareChildFloors } from './bare-child-floors.ts';
-import { ipcRelayFloor } from './ipc-relay-floor.ts';
 import { procStat } from './proc-stat.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
@@ -47,12 +46,6 @@ import { loadAverageLine, printTable } from './table.ts';
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
 /** Spawns of each kind (bare child, cold agent, warm agent) whose medians are compared. */
 const SPAWNS = 8;
-const REQUESTS = 60;
-/** Before each A→B→A conversation: the warm pool refills and the processes fall asleep. */
-const CONVERSATION_PAUSE_MS = 500;
-/** A long-lived pair: exchanges before its measured ones (its hot paths JIT-compiled by then), and those measured back to back. */
-const LONG_PAIR_WARMUP = 1000;
-const LONG_PAIR_MEASURED = 300;
 const WARM_REPLIES = 60;
 /** About how far apart a warm instance's replies come back to back (each ~2 ms): the disk idles between their syncs. */
 const REPLY_GAP_MS = 2;
@@ -126,74 +119,6 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
   }
   await core.stop(5_000);
   return { coldMs: median(cold), warmMs: median(warm), rssBytes: median(rss) };
-}
-
-/** A→B→A through the real daemon; the caller's agents__request tool duration. */
-interface InterAgentRoundTrips {
-  medianMs: number;
-  p95Ms: number;
-  firstMs: number;
-  restMs: number;
-  newPairMs: number;
-  calleeTurnMs: number;
-  /** One pair that has exchanged LONG_PAIR_WARMUP requests, back to back. */
-  longPairMs: number;
-}
-
-async function interAgentRoundTrip(stateRoot: string): Promise<InterAgentRoundTrips> {
-  const orchestrator = new Orchestrator({
-    bundlePath: BUNDLE,
-    stateRoot,
-    host: '127.0.0.1',
-    port: 0,
-    watch: false,
-    processEnv: process.env,
-    logger: silent,
-    childOutput: 'inherit',
-    interactive: false,
-  });
-  await orchestrator.start();
-  const durations: number[] = [];
-  const calleeTurns: number[] = [];
-  orchestrator.runtimeEvents.subscribe((event: StreamedEvent) => {
-    if (event.type === 'tool.completed' && event.toolName === 'agents__request' && event.agentName === 'alpha') durations.push(event.duration);
-    if (event.type === 'turn.completed' && event.agentName === 'beta') calleeTurns.push(event.duration);
-  });
-  // Short conversations (a fresh instance every 10 requests; its first request, which starts both
-  // instances, is reported apart), as most are: this measures routing and the early turns of an
-  // instance, not history length (bench/model-call.ts does).
-  const newPair: number[] = [];
-  const measured: number[] = [];
-  // The first measured request of a conversation comes after a pause (cold caches, sleeping
-  // processes); the rest come back to back.
-  const first: number[] = [];
-  const rest: number[] = [];
-  for (let batch = 0; batch < REQUESTS / 10; batch++) {
-    for (let i = 0; i <= 10; i++) {
-      const before = durations.length;
-      const submitted = orchestrator.submit({ agent: 'alpha', instanceKey: `rt-${batch}`, input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true });
-      await submitted.reply;
-      if (i === 0 && durations.length > before) newPair.push(durations[durations.length - 1] ?? 0);
-      if (i > 0 && durations.length > before) {
-        const duration = durations[durations.length - 1] ?? 0;
-        measured.push(duration);
-        (i === 1 ? first : rest).push(duration);
-      }
-      // Let the warm pool refill after the spawning request, as it would between conversations.
-      if (i === 0) await Bun.sleep(CONVERSATION_PAUSE_MS);
-    }
-  }
-  // A pair that talks for long (a busy agent and its helper): what A→B→A costs once its code is warm.
-  const ask = (i: number) => orchestrator.submit({ agent: 'alpha', instanceKey: 'rt-long', input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true }).reply;
-  for (let i = 0; i < LONG_PAIR_WARMUP; i++) await ask(i);
-  const longPair: number[] = [];
-  for (let i = 0; i < LONG_PAIR_MEASURED; i++) {
-    const before = durations.length;
-    await ask(LONG_PAIR_WARMUP + i);
-    if (durations.length > before) longPair.push(durations[durations.length - 1] ?? 0);
-  }
-  await orchestrator.stop();
-  return { medianMs: median(measured), p95Ms: percentile(measured, 95), firstMs: median(first), restMs: median(rest), newPairMs: median(newPair), calleeTurnMs: median(calleeTurns), longPairMs: median(longPair) };
 }
 
 /**
@@ -320,10 +245,8 @@ try {
   if (!ROUTING_ONLY) {
     const floor = await bareChildFloors(SPAWNS);
     const agent = await agentSpawns(join(stateRoot, 'spawns'));
-    const rt = await interAgentRoundTrip(join(stateRoot, 'rt'));
-    // Its requests come ~1 ms apart within a conversation: the rest of A's turn and the next submission.
-    const relay = await ipcRelayFloor({ batches: REQUESTS / 10, perBatch: 10, pauseMs: CONVERSATION_PAUSE_MS, gapMs: 1 });
-    const steadyRelay = await ipcRelayFloor({ batches: 1, perBatch: LONG_PAIR_MEASURED, pauseMs: 0, gapMs: 0 });
+    const rt = await interAgentRoundTrips({ stateRoot: join(stateRoot, 'rt'), bundlePath: BUNDLE, logger: silent });
+    const { relay, steadyRelay } = rt;
     const http = await httpReplies(join(stateRoot, 'http'));
     const httpFloorMs = http.floorMs;
     const fsyncMs = fsyncFloorMs(join(stateRoot, 'fsync'));
