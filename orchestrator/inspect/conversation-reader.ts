@@ -35,10 +35,9 @@ const isMessageEvent = compiledValidator<MessageEvent>({
 export function readConversation(files: { base: string; edits: string; events: string }): Message[] {
   const messages = readJsonLines(files.base).filter((line): line is Message => isMessage(line));
   // The edits file holds replacements only (agent-process/conversation/message-store.ts).
-  const edits = readJsonLines(files.edits).filter((line) => isMessageEvent(line) && line.type === 'replace');
-  for (const event of [...edits, ...readJsonLines(files.events)]) {
-    if (isMessageEvent(event)) applyEvent(messages, event);
-  }
+  const edits = readJsonLines(files.edits).filter((line): line is MessageEvent => isMessageEvent(line) && line.type === 'replace');
+  const events = readJsonLines(files.events).filter((line): line is MessageEvent => isMessageEvent(line));
+  for (const event of [...edits, ...events]) applyEvent(messages, event);
   return messages;
 }
 
