@@ -5,6 +5,8 @@
  * history) and `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash
  * loses nothing that was emitted). Folding appends or atomically rewrites the base (which takes
  * the edits in and clears them), and only then clears the events.
+ * The events file holds either events not yet folded or the events of one fold waiting for their
+ * base's sync, never both: a replay cannot tell where the one ends and the other begins.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -39,8 +41,6 @@ export class MessageStore {
   private editCount = 0;
   /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
   private eventsFolded = false;
-  /** Events appended after a deferred fold: they are not in the base, so the file must not be cleared. */
-  private appendedAfterFold = false;
   /** clearFoldedEventsSoon() scheduled the clearing for after the reply left. */
   private clearSoon: ReturnType<typeof setImmediate> | undefined;
 
@@ -69,11 +69,16 @@ export class MessageStore {
 
   /** Written before the engine moves on (ARCHITECTURE §3), synced per the durability policy. */
   appendEvent(event: MessageEvent): void {
-    // The next turn starts before the clearing scheduled after the last one's sync: clear now, or the
-    // file would keep every back-to-back turn's events, which a replay cannot apply twice (a
-    // replaced message's append would come back).
-    if (this.clearSoon) this.clearFoldedEvents();
-    if (this.eventsFolded) this.appendedAfterFold = true;
+    // A folded turn's events go before a new one's come: a replay of both would bring back a message
+    // the folded turn appended and the new one replaced. The next turn usually starts after the
+    // barrier (the clearing is scheduled); an event emitted while it runs syncs the base itself.
+    if (this.eventsFolded) {
+      if (!this.clearSoon) {
+        this.base.sync();
+        this.edits.sync();
+      }
+      this.clearFoldedEvents();
+    }
     this.events.append([event]);
   }
 
@@ -116,7 +121,6 @@ export class MessageStore {
     }
     // Everything is in the base now, also what a deferred fold left.
     this.eventsFolded = false;
-    this.appendedAfterFold = false;
     this.clearEvents();
   }
 
@@ -126,9 +130,7 @@ export class MessageStore {
     this.clearSoon = undefined;
     if (!this.eventsFolded) return;
     this.eventsFolded = false;
-    // Newer events share the file: it stays whole, and the replay skips the folded ones.
-    if (this.appendedAfterFold) this.appendedAfterFold = false;
-    else this.clearEvents();
+    this.clearEvents();
   }
 
   /**

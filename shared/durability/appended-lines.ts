@@ -40,6 +40,11 @@ export class AppendedLines {
     if (this.fd !== undefined) this.fsync.superseded(this.fd);
   }
 
+  /** Its pending writes synced now, not left for the next barrier. */
+  sync(): void {
+    if (this.fd !== undefined) this.fsync.syncNow(this.fd);
+  }
+
   /** Synced (pending writes) and closed; a later append opens it again. */
   close(): void {
     if (this.fd === undefined) return;

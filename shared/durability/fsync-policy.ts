@@ -63,7 +63,12 @@ export class FsyncPolicy {
 
   /** Call before closing `fd`: its pending writes are synced first (the number may be reused). */
   closing(fd: number): void {
-    // One that settle() syncs off the loop is synced here too: once closed, its number may be reused.
+    this.syncNow(fd);
+  }
+
+  /** `fd`'s pending writes synced now, on the loop. */
+  syncNow(fd: number): void {
+    // One that settle() syncs off the loop is synced here too: the caller cannot wait for that.
     if (!this.dirty.delete(fd) && !this.settling.has(fd)) return;
     this.sync(fd);
   }

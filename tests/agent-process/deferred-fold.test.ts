@@ -21,7 +21,7 @@ const user = (text: string): Message => createMessage({ role: 'user', content: t
 const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
 
 /** A turn's appends, written as events the way the engine writes them, then folded with deferClear. */
-function turnFoldedButNotCleared(name: string, policy: FsyncPolicy): { store: MessageStore; base: string; events: string; messages: Message[] } {
+function turnFoldedButNotCleared(name: string, policy: FsyncPolicy): { store: MessageStore; conversation: Conversation; base: string; events: string; messages: Message[] } {
   const base = join(dir, name, 'base.jsonl');
   const events = join(dir, name, 'events.jsonl');
   const store = new MessageStore(base, events, policy);
@@ -34,7 +34,7 @@ function turnFoldedButNotCleared(name: string, policy: FsyncPolicy): { store: Me
   }
   store.fold(conversation.foldPlan(), { deferClear: true });
   conversation.commitFold();
-  return { store, base, events, messages };
+  return { store, conversation, base, events, messages };
 }
 
 describe('a deferred fold', () => {
@@ -104,18 +104,24 @@ describe('a deferred fold', () => {
     store.close();
   });
 
-  test('events appended after the fold keep the file whole; the replay still recovers each message once', async () => {
+  test('an event emitted before the barrier syncs the folded base itself and clears the folded events first', () => {
     const policy = new FsyncPolicy('batch');
-    const { store, base, events, messages } = turnFoldedButNotCleared('after', policy);
-    await policy.settle();
-    const next = user('three');
-    store.appendEvent({ type: 'append', message: next });
-    store.clearFoldedEvents();
-    expect(lines(events)).toHaveLength(3);
+    const { store, conversation, base, events, messages } = turnFoldedButNotCleared('early', policy);
+    const [one, two] = messages as [Message, Message];
+    // An extension replaces a message the folded turn appended, while that turn's barrier is due.
+    const replaced = user('two, replaced');
+    const replace = { type: 'replace' as const, targetId: two.id, message: replaced };
+    store.appendEvent(replace);
+    expect(policy.syncs).toBe(1);
+    expect(lines(events)).toHaveLength(1);
+    conversation.apply(replace);
+    store.fold(conversation.foldPlan(), { deferClear: true });
+    conversation.commitFold();
+    // The process dies before the barrier: a replay of both turns' events would append `two` again.
     const stored = new MessageStore(base, events).load();
     const recovered = new Conversation(stored.base, () => {});
     for (const event of stored.events) recovered.apply(event);
-    expect(recovered.nextMessages.map((m) => m.id)).toEqual([...messages, next].map((m) => m.id));
+    expect(recovered.nextMessages.map((m) => m.id)).toEqual([one.id, replaced.id]);
     store.close();
   });
 
