@@ -79,6 +79,16 @@ export interface InstancePaths {
   workdir: string;
 }
 
+/** A new base being written by a rewrite (message-store.ts), the base once its events' rename committed it. */
+export function rewritingBase(basePath: string): string {
+  return `${basePath}.rewrite`;
+}
+
+/** The events a base rewrite took in, renamed away: the rewrite's commit point (message-store.ts). */
+export function foldedEvents(eventsPath: string): string {
+  return `${eventsPath}.folded`;
+}
+
 export function instancePaths(stateRoot: string, workspaceId: string, agentName: string, instanceKey: string): InstancePaths {
   const root = join(instancesDir(stateRoot, workspaceId), instanceDirName(agentName, instanceKey));
   const messagesDir = join(root, 'messages');

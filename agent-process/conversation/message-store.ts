@@ -3,15 +3,16 @@
  * `base-edits.jsonl` (replace events folded after the base: in-place replacements, such as a
  * system prompt that changes every turn, are appended there instead of rewriting the whole
  * history) and `events.jsonl` (the running turn's MessageEvents, appended as they happen so a crash
- * loses nothing that was emitted). Folding appends or atomically rewrites the base (which takes
- * the edits in and clears them), and only then clears the events.
+ * loses nothing that was emitted). Folding appends to the base and only then clears the events, or
+ * rewrites the base, which takes the edits and the events in at one commit point.
  * The events file holds either events not yet folded or the events of one fold waiting for their
  * base's sync, never both: a replay cannot tell where the one ends and the other begins.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AppendedLines, toJsonLines } from '../../shared/durability/appended-lines.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { foldedEvents, rewritingBase } from '../../shared/state-paths.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import type { FoldPlan } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
@@ -58,6 +59,7 @@ export class MessageStore {
   }
 
   load(): StoredConversation {
+    this.finishRewrite();
     const warnings: StoreWarning[] = [];
     const base = readJsonLines(this.base.path, isMessage, warnings);
     const edits = readJsonLines(this.edits.path, isMessageEvent, warnings);
@@ -107,21 +109,49 @@ export class MessageStore {
       }
       this.base.appendSynced(plan.appended);
       this.edits.appendSynced(edits);
-    } else {
-      const messages = plan.mode === 'edit' ? plan.messages() : plan.messages;
-      // A new base is renamed over the old one: appends must not go on into the replaced file.
-      this.base.close();
-      const tmp = `${this.base.path}.tmp-${process.pid}`;
-      writeFileSync(tmp, toJsonLines(messages));
-      this.fsync.syncPath(tmp);
-      renameSync(tmp, this.base.path);
-      // The new base holds every edit; one left by a crash before this line finds no target.
-      this.edits.empty();
-      this.editCount = 0;
+      this.eventsFolded = false;
+      this.clearEvents();
+      return;
     }
-    // Everything is in the base now, also what a deferred fold left.
+    this.rewrite(plan.mode === 'edit' ? plan.messages() : plan.messages);
+  }
+
+  /**
+   * A new base takes the place of the old one, its edits and the events. The commit point is the
+   * events file's rename: load() finishes a rewrite that passed it and drops one that did not, so a
+   * crash never leaves events to be replayed over a base that already holds them (an append of a
+   * message the fold saw replaced or removed would come back).
+   */
+  private rewrite(messages: readonly Message[]): void {
+    const next = rewritingBase(this.base.path);
+    const folded = foldedEvents(this.events.path);
+    // A new base is renamed over the old one: appends must not go on into the replaced file.
+    this.base.close();
+    writeFileSync(next, toJsonLines(messages));
+    this.fsync.syncPath(next);
+    // The synced new base holds what the events said: they need no sync of their own.
+    this.events.superseded();
+    this.events.close();
+    if (existsSync(this.events.path)) renameSync(this.events.path, folded);
+    else writeFileSync(folded, '');
+    renameSync(next, this.base.path);
+    this.edits.empty();
+    rmSync(folded);
+    this.editCount = 0;
     this.eventsFolded = false;
-    this.clearEvents();
+  }
+
+  /** A rewrite a crash interrupted: finished if it passed its commit point (see rewrite()), else dropped. */
+  private finishRewrite(): void {
+    const next = rewritingBase(this.base.path);
+    const folded = foldedEvents(this.events.path);
+    if (!existsSync(folded)) {
+      rmSync(next, { force: true });
+      return;
+    }
+    if (existsSync(next)) renameSync(next, this.base.path);
+    this.edits.empty();
+    rmSync(folded);
   }
 
   /** After the barrier that synced a deferred fold's base: its events are folded for good. */

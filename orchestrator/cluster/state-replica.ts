@@ -12,7 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import type { KV } from '@nats-io/kv';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { instancePaths } from '../../shared/state-paths.ts';
+import { foldedEvents, instancePaths, rewritingBase } from '../../shared/state-paths.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
 import { isWrongRevision } from './kv-json.ts';
@@ -27,7 +27,17 @@ const isSnapshot = compiledValidator<Snapshot>({
 });
 
 /** Files of the instance root that are its state (the inbox is JetStream's; the workdir stays). */
-const STATE_FILES = ['messages/base.jsonl', 'messages/base-edits.jsonl', 'messages/events.jsonl', 'messages/tool-journal.jsonl', 'messages/async-replies.jsonl', 'metadata.json'];
+const STATE_FILES = [
+  'messages/base.jsonl',
+  'messages/base-edits.jsonl',
+  'messages/events.jsonl',
+  // A rewrite a crash interrupted, which the agent finishes when it starts.
+  rewritingBase('messages/base.jsonl'),
+  foldedEvents('messages/events.jsonl'),
+  'messages/tool-journal.jsonl',
+  'messages/async-replies.jsonl',
+  'metadata.json',
+];
 const STATE_DIRS = ['extensions'];
 
 /** Another node wrote the instance's state since we last did: this node no longer owns it. */

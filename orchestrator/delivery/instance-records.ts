@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { namesIn } from '../../shared/dir-names.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
-import type { InstancePaths } from '../../shared/state-paths.ts';
+import { foldedEvents, type InstancePaths, rewritingBase } from '../../shared/state-paths.ts';
 
 export function syncInstanceRecords(paths: InstancePaths, fsync: FsyncPolicy): void {
-  const files = [paths.baseMessages, paths.baseEdits, paths.messageEvents, paths.runtimeEvents, paths.toolJournal, paths.asyncReplies, paths.metadata];
+  const files = [paths.baseMessages, rewritingBase(paths.baseMessages), paths.baseEdits, paths.messageEvents, foldedEvents(paths.messageEvents), paths.runtimeEvents, paths.toolJournal, paths.asyncReplies, paths.metadata];
   for (const name of namesIn(paths.extensionsDir)) files.push(join(paths.extensionsDir, name));
   for (const file of files) {
     try {

@@ -2,8 +2,11 @@
  * An instance's conversation as the agent would recover it (SPEC.md §3.1): `base.jsonl`, its
  * replacements in `base-edits.jsonl`, then every event of `events.jsonl` applied in order.
  * Read-only, for the studio: the agent process owns these files, so this is a fold of what is on
- * disk now, without the agent's warnings.
+ * disk now, without the agent's warnings. A rewrite a crash left past its commit point is read as
+ * its agent will finish it: the new base alone.
  */
+import { existsSync } from 'node:fs';
+import { foldedEvents, rewritingBase } from '../../shared/state-paths.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import { readJsonLines } from './jsonl-file.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
@@ -33,9 +36,11 @@ const isMessageEvent = compiledValidator<MessageEvent>({
 });
 
 export function readConversation(files: { base: string; edits: string; events: string }): Message[] {
-  const messages = readJsonLines(files.base).filter((line): line is Message => isMessage(line));
+  const rewritten = existsSync(foldedEvents(files.events));
+  const base = rewritten && existsSync(rewritingBase(files.base)) ? rewritingBase(files.base) : files.base;
+  const messages = readJsonLines(base).filter((line): line is Message => isMessage(line));
   // The edits file holds replacements only (agent-process/conversation/message-store.ts).
-  const edits = readJsonLines(files.edits).filter((line): line is MessageEvent => isMessageEvent(line) && line.type === 'replace');
+  const edits = rewritten ? [] : readJsonLines(files.edits).filter((line): line is MessageEvent => isMessageEvent(line) && line.type === 'replace');
   const events = readJsonLines(files.events).filter((line): line is MessageEvent => isMessageEvent(line));
   for (const event of [...edits, ...events]) applyEvent(messages, event);
   return messages;

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConversation } from '../../orchestrator/inspect/conversation-reader.ts';
 import { readJsonLines } from '../../orchestrator/inspect/jsonl-file.ts';
+import { foldedEvents, rewritingBase } from '../../shared/state-paths.ts';
 import { callEdges, recentTraces, traceEvents } from '../../orchestrator/inspect/runtime-event-log.ts';
 import { demoTrace, TRACE } from '../studio/trace-events.ts';
 
@@ -50,6 +51,23 @@ describe('reading an instance conversation (base.jsonl + events.jsonl, SPEC.md Â
     );
     writeFileSync(join(d, 'events.jsonl'), lines([{ type: 'replace', targetId: 's2', message: message('s3', 'prompt for event 3') }, { type: 'append', message: message('b', 'two') }]));
     expect(readConversation({ base: join(d, 'base.jsonl'), edits: join(d, 'base-edits.jsonl'), events: join(d, 'events.jsonl') }).map((m) => m.data.content)).toEqual(['prompt for event 3', 'one', 'two']);
+  });
+
+  test('a rewrite a crash left past its commit point reads as its new base alone, before the agent finishes it', () => {
+    const d = dir();
+    const files = { base: join(d, 'base.jsonl'), edits: join(d, 'base-edits.jsonl'), events: join(d, 'events.jsonl') };
+    writeFileSync(files.base, lines([message('s1', 'old prompt'), message('a', 'one')]));
+    writeFileSync(files.edits, lines([{ type: 'replace', targetId: 's1', message: message('s2', 'prompt') }]));
+    writeFileSync(rewritingBase(files.base), lines([message('s2', 'prompt'), message('a', 'one'), message('y', 'final')]));
+    // Before the commit point the new base is not the conversation yet.
+    writeFileSync(files.events, lines([{ type: 'append', message: message('x', 'draft') }, { type: 'replace', targetId: 'x', message: message('y', 'final') }]));
+    expect(readConversation(files).map((m) => m.id)).toEqual(['s2', 'a', 'y']);
+    renameSync(files.events, foldedEvents(files.events));
+    expect(readConversation(files).map((m) => m.id)).toEqual(['s2', 'a', 'y']);
+    // The new base renamed in, its stale edits not yet emptied: they are not read.
+    renameSync(rewritingBase(files.base), files.base);
+    writeFileSync(files.edits, lines([{ type: 'replace', targetId: 'a', message: message('s1', 'stale') }]));
+    expect(readConversation(files).map((m) => m.id)).toEqual(['s2', 'a', 'y']);
   });
 
   test('truncate empties it; torn and foreign lines are skipped; missing files are an empty conversation', () => {
