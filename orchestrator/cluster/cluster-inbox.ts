@@ -4,7 +4,8 @@
  * event is accepted once JetStream acknowledged it; the partition's owner pulls it, hands it to
  * local delivery, keeps it alive with in-progress acks while the turn runs, and acks it only after
  * the turn is folded and replicated. A node that dies leaves its messages unacked: after the ack
- * wait they go to whoever pulls the partition next.
+ * wait they go to whoever pulls the partition next, and an instance's events still go to it in
+ * stream order (instance-order.ts).
  */
 import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { headers, nanos } from '@nats-io/transport-node';
@@ -14,6 +15,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { compiledValidator, describeErrors } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { InstanceOrder } from './instance-order.ts';
 import { messageJson } from './kv-json.ts';
 
 /** What travels on an inbox subject: the event plus what the owner needs to route its answer. */
@@ -64,8 +66,11 @@ interface InFlight {
 export class ClusterInbox {
   private readonly consumers = new Map<number, ConsumerMessages>();
   private readonly inFlight = new Map<string, InFlight>();
+  private readonly order: InstanceOrder;
 
-  constructor(private readonly options: ClusterInboxOptions) {}
+  constructor(private readonly options: ClusterInboxOptions) {
+    this.order = new InstanceOrder({ olderInStream: (subject, below) => this.olderInStream(subject, below), recheckMs: options.ackWaitMs, logger: options.logger });
+  }
 
   async ensureStream(): Promise<void> {
     const { jsm, names } = this.options;
@@ -112,6 +117,7 @@ export class ClusterInbox {
     const messages = this.consumers.get(partition);
     this.consumers.delete(partition);
     messages?.stop();
+    this.order.forget(this.options.names.partitionSubjectPrefix(partition));
   }
 
   /** Drops the partition's messages in progress; `giveBack` naks them so the next owner gets them at once. */
@@ -176,12 +182,40 @@ export class ClusterInbox {
       // A redelivery of a message still in progress here: the newer delivery is the one to ack.
       if (known) continue;
       try {
-        await this.options.onEvent(envelope, partition);
+        await this.order.accept({ seq: msg.seq, subject: msg.subject, deliver: () => this.handOn(envelope, partition) });
       } catch (error) {
-        this.options.logger.error({ partition, eventId, err: error }, 'could not hand a cluster inbox event to its instance; it will be redelivered');
+        // The stream could not be asked for the instance's older events (NATS away): later, again.
+        this.options.logger.warn({ partition, eventId, err: error }, 'could not look for an instance’s older events; the event will be redelivered');
         this.inFlight.delete(eventId);
         msg.nak(1_000);
       }
     }
+  }
+
+  private async handOn(envelope: InboxEnvelope, partition: number): Promise<void> {
+    const eventId = envelope.event.id;
+    // Held behind older events until the partition left this node: it was given back or dropped.
+    if (!this.inFlight.has(eventId)) return;
+    try {
+      await this.options.onEvent(envelope, partition);
+    } catch (error) {
+      this.options.logger.error({ partition, eventId, err: error }, 'could not hand a cluster inbox event to its instance; it will be redelivered');
+      // The latest delivery: one held long enough may have come again meanwhile.
+      this.inFlight.get(eventId)?.msg.nak(1_000);
+      this.inFlight.delete(eventId);
+    }
+  }
+
+  /** Sequences of the messages on `subject` still in the stream below `below` (a work queue keeps only unacked ones). */
+  private async olderInStream(subject: string, below: number): Promise<number[]> {
+    const older: number[] = [];
+    for (let from = 1; from < below; ) {
+      // `next_by_subj` is in the server's API (2.9+), not in the client's types.
+      const next = await this.options.jsm.streams.getMessage(this.options.names.inboxStream, { next_by_subj: subject, seq: from } as unknown as { seq: number });
+      if (!next || next.seq >= below) break;
+      older.push(next.seq);
+      from = next.seq + 1;
+    }
+    return older;
   }
 }

@@ -26,7 +26,12 @@ export class ClusterNames {
   }
 
   partitionFilter(partition: number): string {
-    return `gdn.${this.token}.in.${partition}.>`;
+    return `${this.partitionSubjectPrefix(partition)}>`;
+  }
+
+  /** What every inbox subject of the partition starts with. */
+  partitionSubjectPrefix(partition: number): string {
+    return `gdn.${this.token}.in.${partition}.`;
   }
 
   partitionConsumer(partition: number): string {
