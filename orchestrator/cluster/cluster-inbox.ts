@@ -114,9 +114,7 @@ export class ClusterInbox {
 
   /** No more events of `partition` are pulled; those in progress can still be acked. */
   stopPulling(partition: number): void {
-    const messages = this.consumers.get(partition);
-    this.consumers.delete(partition);
-    messages?.stop();
+    this.stopConsumer(partition);
     this.order.forget(this.options.names.partitionSubjectPrefix(partition));
   }
 
@@ -138,7 +136,8 @@ export class ClusterInbox {
    */
   async resumeAll(): Promise<void> {
     for (const partition of [...this.consumers.keys()]) {
-      this.stopPulling(partition);
+      // Still ours: what its instances wait for (instance-order.ts) stays as it is.
+      this.stopConsumer(partition);
       await this.startPartition(partition).catch((error: unknown) => this.options.logger.warn({ partition, err: error }, 'could not resume pulling a partition after a reconnect; retrying on the next one'));
     }
   }
@@ -165,6 +164,12 @@ export class ClusterInbox {
       this.stopPulling(partition);
       this.dropUnfinished(partition, true);
     }
+  }
+
+  private stopConsumer(partition: number): void {
+    const messages = this.consumers.get(partition);
+    this.consumers.delete(partition);
+    messages?.stop();
   }
 
   private async pump(partition: number, messages: ConsumerMessages): Promise<void> {
@@ -206,14 +211,19 @@ export class ClusterInbox {
     }
   }
 
-  /** Sequences of the messages on `subject` still in the stream below `below` (a work queue keeps only unacked ones). */
+  /**
+   * Sequences of the messages on `subject` still in the stream below `below` (a work queue keeps
+   * only unacked ones) and not in progress here: those this node has are handed on already.
+   */
   private async olderInStream(subject: string, below: number): Promise<number[]> {
+    const here = new Set<number>();
+    for (const { msg } of this.inFlight.values()) if (msg.subject === subject) here.add(msg.seq);
     const older: number[] = [];
     for (let from = 1; from < below; ) {
       // `next_by_subj` is in the server's API (2.9+), not in the client's types.
       const next = await this.options.jsm.streams.getMessage(this.options.names.inboxStream, { next_by_subj: subject, seq: from } as unknown as { seq: number });
       if (!next || next.seq >= below) break;
-      older.push(next.seq);
+      if (!here.has(next.seq)) older.push(next.seq);
       from = next.seq + 1;
     }
     return older;

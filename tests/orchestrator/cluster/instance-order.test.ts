@@ -103,4 +103,23 @@ describe('an instance’s events across a change of owner', () => {
     await waitFor('the newer event delivered', () => [...delivered], (list) => list.length >= 1, 10_000);
     expect(delivered).toEqual(['count e1']);
   });
+
+  test('after a reconnect, a newer event of an instance whose older one is in progress here is not held', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.stop());
+    const nc = await connected(nats);
+    const delivered: string[] = [];
+    const inbox = await inboxOf(nc, delivered);
+    await inbox.ensureStream();
+    await inbox.startPartition(PARTITION);
+    cleanups.push(() => inbox.close());
+    await inbox.publish(PARTITION, envelope('e0'));
+    await waitFor('e0 delivered', () => [...delivered], (list) => list.length >= 1, 10_000);
+
+    // e0's turn runs (in progress, not acked) when the connection to NATS comes back.
+    await inbox.resumeAll();
+    await inbox.publish(PARTITION, envelope('e1'));
+    await waitFor('e1 delivered', () => [...delivered], (list) => list.length >= 2, ACK_WAIT_MS / 2);
+    expect(delivered).toEqual(['count e0', 'count e1']);
+  });
 });
