@@ -2,7 +2,9 @@
  * Partition ownership through the leases bucket: `p<N> → {node, epoch}`. The owner renews with a
  * compare-and-set on the revision it holds; a lease this node has not seen rewritten within the
  * timeout may be taken by compare-and-set with epoch + 1; a release deletes it (CAS) so another
- * node claims it at once. A failed renewal means someone else took it: the partition is lost.
+ * node claims it at once. A failed renewal means someone else took it: the partition is lost —
+ * unless the lease still names this node and epoch: then an earlier renewal of ours landed and only
+ * its answer was lost (a NATS restart, a timeout), and no one else wrote it (a takeover bumps the epoch).
  */
 import type { KV } from '@nats-io/kv';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -57,6 +59,7 @@ export class PartitionLeases {
       return 'renewed';
     } catch (error) {
       const conflict = isWrongRevision(error);
+      if (conflict && (await this.stillOurs(lease))) return this.renew(lease);
       if (!conflict && Date.now() - lease.renewedAt <= this.timeoutMs) return 'unreachable';
       this.logger.warn({ partition: lease.partition, epoch: lease.epoch, err: error }, 'partition lease could not be renewed; another node may own it now');
       this.held.delete(lease.partition);
@@ -104,6 +107,16 @@ export class PartitionLeases {
   holder(partition: number): LeaseRecord | undefined {
     const seen = this.observer.entries.get(this.names.leaseKey(partition));
     return seen?.operation === 'PUT' ? decodeJson(seen.value, isLeaseRecord) : undefined;
+  }
+
+  /** The stored lease is this node's, same epoch: its revision becomes the one held. */
+  private async stillOurs(lease: HeldLease): Promise<boolean> {
+    const entry = await this.kv.get(this.names.leaseKey(lease.partition)).catch(() => null);
+    const record = entry?.operation === 'PUT' ? decodeJson(entry.value, isLeaseRecord) : undefined;
+    if (!entry || record?.node !== this.nodeId || record.epoch !== lease.epoch || entry.revision === lease.revision) return false;
+    this.logger.info({ partition: lease.partition, epoch: lease.epoch }, 'a lease renewal whose answer was lost had landed; the lease is still ours');
+    lease.revision = entry.revision;
+    return true;
   }
 
   private async create(partition: number, epoch: number): Promise<number> {

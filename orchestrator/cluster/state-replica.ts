@@ -20,6 +20,8 @@ import { isWrongRevision } from './kv-json.ts';
 interface Snapshot {
   v: 1;
   files: Record<string, string>;
+  /** Unique per write: a write whose answer was lost is recognised by it (equal bytes are ours). */
+  write?: string;
 }
 
 const isSnapshot = compiledValidator<Snapshot>({
@@ -40,6 +42,9 @@ const STATE_FILES = [
 ];
 const STATE_DIRS = ['extensions'];
 
+/** Timed-out writes remembered per instance (each took a request timeout: 16 cover over a minute). */
+const MAX_UNANSWERED = 16;
+
 /** Another node wrote the instance's state since we last did: this node no longer owns it. */
 export class StateFencedError extends Error {
   override name = 'StateFencedError';
@@ -49,6 +54,8 @@ interface Shipped {
   /** Revision of the key as we last read or wrote it; null: the key did not exist. */
   revision: number | null;
   digest: bigint | number;
+  /** Compare-and-sets since the last answered one whose answers never came (NATS restarted, a timeout): one may have landed. */
+  unanswered?: Uint8Array[];
 }
 
 export class StateReplica {
@@ -109,7 +116,7 @@ export class StateReplica {
     const digest = Bun.hash(text);
     const known = this.shipped.get(agentKey(id));
     if (known && known.digest === digest) return;
-    const value = Bun.gzipSync(new TextEncoder().encode(JSON.stringify({ v: 1, files } satisfies Snapshot)));
+    const value = Bun.gzipSync(new TextEncoder().encode(JSON.stringify({ v: 1, files, write: crypto.randomUUID() } satisfies Snapshot)));
     const stateKey = this.names.stateKey(partition, id);
     let revision: number;
     try {
@@ -117,12 +124,37 @@ export class StateReplica {
       else if (known.revision === null) revision = await this.kv.create(stateKey, value);
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
-      if (!isWrongRevision(error)) throw error; // NATS away: the caller retries; nothing was written
+      if (!isWrongRevision(error)) {
+        // NATS away or slow: the caller retries. A write that timed out may still have landed.
+        if (known !== undefined && isTimeout(error)) this.shipped.set(agentKey(id), { ...known, unanswered: [...(known.unanswered ?? []).slice(1 - MAX_UNANSWERED), value] });
+        throw error;
+      }
+      if (await this.landedUnanswered(stateKey, id, known)) return this.ship(partition, id);
       this.shipped.delete(agentKey(id));
       throw new StateFencedError(`the state of ${agentKey(id)} was written by another node: ${(error as Error).message}`);
     }
     this.shipped.set(agentKey(id), { revision, digest });
   }
+
+  /** Our earlier write whose answer was lost is the stored one: its revision becomes the one to write on. */
+  private async landedUnanswered(stateKey: string, id: AgentId, known: Shipped | undefined): Promise<boolean> {
+    if (!known?.unanswered) return false;
+    const entry = await this.kv.get(stateKey).catch(() => null);
+    if (!entry || entry.operation !== 'PUT' || !known.unanswered.some((value) => sameBytes(entry.value, value))) return false;
+    this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1 });
+    this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision }, 'a state write whose answer was lost had landed; writing on from it');
+    return true;
+  }
+}
+
+/** The request reached no answer in time: unlike a refusal or no responders, it may have been carried out. */
+function isTimeout(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'TimeoutError' || (error.cause instanceof Error && error.cause.name === 'TimeoutError');
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
 function localStateFiles(root: string): string[] {
