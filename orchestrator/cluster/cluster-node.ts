@@ -33,6 +33,13 @@ export interface ClusterNodeDeps {
   gracePeriodMs(): number;
 }
 
+/**
+ * A KV write's wait for its answer (the client's default is 5 s). A write sent as NATS went away is
+ * lost without an answer, and the instance's state or the lease waits this long before it is
+ * retried; a retry recognises one that landed after all (state-replica.ts, partition-leases.ts).
+ */
+const KV_REQUEST_TIMEOUT_MS = 2_000;
+
 /** Renewal and heartbeat period: a fifth of the lease timeout, within 200 ms – 2 s. */
 function tickMs(leaseTimeoutMs: number): number {
   return Math.min(2_000, Math.max(200, Math.round(leaseTimeoutMs / 5)));
@@ -85,7 +92,7 @@ export class ClusterNode {
     const names = new ClusterNames(deps.workspaceId);
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
-    const kvm = new Kvm(nc);
+    const kvm = new Kvm(jetstream(nc, { timeout: KV_REQUEST_TIMEOUT_MS }));
     const [members, leaseBucket, state] = await Promise.all([
       kvm.create(names.membersBucket, { history: 1 }),
       kvm.create(names.leasesBucket, { history: 1 }),
