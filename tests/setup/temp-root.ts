@@ -5,11 +5,13 @@
  * ~300 directories in /tmp. GOONDAN_KEEP_TEST_TMP=1 keeps it and says where it is.
  */
 import { afterAll } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = mkdtempSync(join(tmpdir(), 'goondan-test-'));
+// Traversable by others, as /tmp is: a test runs a tool as another user in a directory below.
+chmodSync(root, 0o711);
 process.env.TMPDIR = root;
 // A preload's afterAll runs once, after every test file (`bun test` emits no 'exit' to handlers).
 afterAll(() => {
