@@ -7,7 +7,7 @@
  * older one unfinished and settle its tool calls as interrupted — the older event never answered.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
 import { ClusterInbox, type InboxEnvelope } from '../../../orchestrator/cluster/cluster-inbox.ts';
@@ -38,9 +38,13 @@ function envelope(label: string): InboxEnvelope {
   return { target, from: 'test', kind: 'send', origin: 'n1', event };
 }
 
-/** An inbox as a node runs it: what it hands to local delivery, in order. */
-async function inboxOf(nc: NatsConnection, delivered: string[]): Promise<ClusterInbox> {
-  return new ClusterInbox({
+/** A NATS server and a node's inbox on it (not pulling yet), with what it hands to local delivery, in order. */
+async function node(): Promise<{ nats: NatsServer; inbox: ClusterInbox; delivered: string[] }> {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const nc = await connected(nats);
+  const delivered: string[] = [];
+  const inbox = new ClusterInbox({
     names,
     js: jetstream(nc),
     jsm: await jetstreamManager(nc),
@@ -51,68 +55,52 @@ async function inboxOf(nc: NatsConnection, delivered: string[]): Promise<Cluster
     },
     onMalformed: () => {},
   });
+  await inbox.ensureStream();
+  cleanups.push(() => inbox.close());
+  return { nats, inbox, delivered };
+}
+
+/** The partition's previous owner, on its own connection: it takes the oldest message and does not ack it. */
+async function previousOwnerTakes(nats: NatsServer): Promise<{ taken: JsMsg; connection: NatsConnection }> {
+  const connection = await connected(nats);
+  await (await jetstreamManager(connection)).consumers.add(names.inboxStream, { durable_name: names.partitionConsumer(PARTITION), filter_subject: names.partitionFilter(PARTITION), ack_policy: AckPolicy.Explicit, ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, max_ack_pending: 10_000 });
+  const taken = await (await jetstream(connection).consumers.get(names.inboxStream, names.partitionConsumer(PARTITION))).next();
+  if (taken?.seq !== 1) throw new Error(`the previous owner took ${taken?.seq ?? 'nothing'}, not the first message`);
+  return { taken, connection };
 }
 
 describe('an instance’s events across a change of owner', () => {
   test('the older event a previous owner took and never acked comes before a newer one', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connected(nats);
-    const delivered: string[] = [];
-    const inbox = await inboxOf(nc, delivered);
-    await inbox.ensureStream();
+    const { nats, inbox, delivered } = await node();
     await inbox.publish(PARTITION, envelope('e0'));
-
-    // The previous owner: it takes e0 from the partition's consumer and goes away without an ack.
-    const previous = await connect({ servers: nats.url });
-    const previousJsm = await jetstreamManager(previous);
-    await previousJsm.consumers.add(names.inboxStream, { durable_name: names.partitionConsumer(PARTITION), filter_subject: names.partitionFilter(PARTITION), ack_policy: AckPolicy.Explicit, ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, max_ack_pending: 10_000 });
-    const taken = await (await jetstream(previous).consumers.get(names.inboxStream, names.partitionConsumer(PARTITION))).next();
-    expect(taken?.seq).toBe(1);
-    await previous.close();
+    // The previous owner takes e0 and goes away without an ack.
+    await (await previousOwnerTakes(nats)).connection.close();
 
     await inbox.publish(PARTITION, envelope('e1'));
     await inbox.startPartition(PARTITION);
-    cleanups.push(() => inbox.close());
     await waitFor('both events delivered', () => [...delivered], (list) => list.length >= 2, 10_000);
     expect(delivered).toEqual(['count e0', 'count e1']);
   });
 
   test('an older event the previous owner acks after all is waited for no more: the newer one goes on', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connected(nats);
-    const delivered: string[] = [];
-    const inbox = await inboxOf(nc, delivered);
-    await inbox.ensureStream();
+    const { nats, inbox, delivered } = await node();
     await inbox.publish(PARTITION, envelope('e0'));
     await inbox.publish(PARTITION, envelope('e1'));
-
     // The previous owner, still alive, has e0 and keeps it in progress; the new owner gets e1.
-    const previous = await connected(nats);
-    await (await jetstreamManager(previous)).consumers.add(names.inboxStream, { durable_name: names.partitionConsumer(PARTITION), filter_subject: names.partitionFilter(PARTITION), ack_policy: AckPolicy.Explicit, ack_wait: nanos(ACK_WAIT_MS), max_deliver: -1, max_ack_pending: 10_000 });
-    const taken = await (await jetstream(previous).consumers.get(names.inboxStream, names.partitionConsumer(PARTITION))).next();
-    expect(taken?.seq).toBe(1);
+    const { taken } = await previousOwnerTakes(nats);
     await inbox.startPartition(PARTITION);
-    cleanups.push(() => inbox.close());
     await Bun.sleep(ACK_WAIT_MS / 2);
-    taken?.working();
+    taken.working();
     expect(delivered).toEqual([]);
 
-    await taken?.ackAck();
+    await taken.ackAck();
     await waitFor('the newer event delivered', () => [...delivered], (list) => list.length >= 1, 10_000);
     expect(delivered).toEqual(['count e1']);
   });
 
   test('after a reconnect, a newer event of an instance whose older one is in progress here is not held', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connected(nats);
-    const delivered: string[] = [];
-    const inbox = await inboxOf(nc, delivered);
-    await inbox.ensureStream();
+    const { inbox, delivered } = await node();
     await inbox.startPartition(PARTITION);
-    cleanups.push(() => inbox.close());
     await inbox.publish(PARTITION, envelope('e0'));
     await waitFor('e0 delivered', () => [...delivered], (list) => list.length >= 1, 10_000);
 
