@@ -7,14 +7,15 @@
  * new owner's state (fencing). A new owner restores the snapshot before the instance starts.
  * The tools' workdir is not moved (see deploy/cluster/README.md).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { KV } from '@nats-io/kv';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
-import { foldedEvents, instancePaths, rewritingBase } from '../../shared/state-paths.ts';
+import { instancePaths } from '../../shared/state-paths.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { localStateFiles, readInstanceFiles } from './instance-files.ts';
 import { isWrongRevision } from './kv-json.ts';
 
 interface Snapshot {
@@ -28,19 +29,6 @@ const isSnapshot = compiledValidator<Snapshot>({
   schema: { type: 'object', required: ['v', 'files'], properties: { v: { const: 1 }, files: { type: 'object', additionalProperties: { type: 'string' } } } },
 });
 
-/** Files of the instance root that are its state (the inbox is JetStream's; the workdir stays). */
-const STATE_FILES = [
-  'messages/base.jsonl',
-  'messages/base-edits.jsonl',
-  'messages/events.jsonl',
-  // A rewrite a crash interrupted, which the agent finishes when it starts.
-  rewritingBase('messages/base.jsonl'),
-  foldedEvents('messages/events.jsonl'),
-  'messages/tool-journal.jsonl',
-  'messages/async-replies.jsonl',
-  'metadata.json',
-];
-const STATE_DIRS = ['extensions'];
 
 /** Timed-out writes remembered per instance (each took a request timeout: 16 cover over a minute). */
 const MAX_UNANSWERED = 16;
@@ -110,8 +98,7 @@ export class StateReplica {
 
   private async ship(partition: number, id: AgentId): Promise<void> {
     const root = instancePaths(this.stateRoot, this.workspaceId, id.agent, id.instanceKey).root;
-    const files: Record<string, string> = {};
-    for (const path of localStateFiles(root)) files[path] = readFileSync(join(root, path), 'utf8');
+    const files = readInstanceFiles(root);
     const text = JSON.stringify(files);
     const digest = Bun.hash(text);
     const known = this.shipped.get(agentKey(id));
@@ -155,28 +142,6 @@ function isTimeout(error: unknown): boolean {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
-}
-
-function localStateFiles(root: string): string[] {
-  const found = STATE_FILES.filter((path) => existsSync(join(root, path)));
-  for (const dir of STATE_DIRS) found.push(...walk(root, dir));
-  return found;
-}
-
-function walk(root: string, dir: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(join(root, dir), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) files.push(...walk(root, path));
-    else if (entry.isFile()) files.push(path);
-  }
-  return files;
 }
 
 function decode(value: Uint8Array): Snapshot | undefined {
