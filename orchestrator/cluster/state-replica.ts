@@ -29,7 +29,6 @@ const isSnapshot = compiledValidator<Snapshot>({
   schema: { type: 'object', required: ['v', 'files'], properties: { v: { const: 1 }, files: { type: 'object', additionalProperties: { type: 'string' } } } },
 });
 
-
 /** Timed-out writes remembered per instance (each took a request timeout: 16 cover over a minute). */
 const MAX_UNANSWERED = 16;
 
