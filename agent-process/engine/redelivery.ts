@@ -1,7 +1,9 @@
 /**
  * Recognising a redelivered event (ARCHITECTURE §3): its input message carries
- * `metadata.eventId`. A turn counts as finished when, after that input, the conversation ends with
- * an assistant message that has no tool calls; otherwise the turn resumes from where it stands.
+ * `metadata.eventId`. Its turn is what follows that input up to the next event's input (later turns
+ * may have run before the redelivery: several turns finished before their acks, a cluster node that
+ * lost its lease). The turn counts as finished when it ends with an assistant message that has no
+ * tool calls; otherwise it resumes from where it stands.
  */
 import type { Message } from '../../shared/types/messages.ts';
 import type { Conversation } from '../conversation/conversation-state.ts';
@@ -28,6 +30,7 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   let last: Message | undefined;
   let lastAssistant: Message | undefined;
   for (const message of after) {
+    if (isInputOfAnotherEvent(message, eventId)) break;
     if (message.data.role === 'system') continue; // context-message may sit anywhere
     if (message.data.role === 'assistant') {
       stepsDone++;
@@ -39,4 +42,10 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   if (lastAssistant) location.lastAssistant = lastAssistant;
   if (last !== undefined && last === lastAssistant && toolCallsOf(last.data).length === 0) location.finishedWith = last;
   return location;
+}
+
+/** An event's input message (run-turn.ts): the start of another turn. */
+function isInputOfAnotherEvent(message: Message, eventId: string): boolean {
+  const inputOf = message.metadata.eventId;
+  return message.source.type === 'user' && typeof inputOf === 'string' && inputOf !== eventId;
 }

@@ -118,6 +118,18 @@ describe('redelivery of an already answered event (ARCHITECTURE §3)', () => {
     expect(baseMessages(h.paths).filter((m) => m.metadata.eventId === event.id)).toHaveLength(1);
   });
 
+  test('redelivered after later turns finished too, it gets its own reply, not the latest one', async () => {
+    const h = await engineFor(makePlan({ script: { rules: [{ regex: '^ask (.+)$', reply: 'answer to {{match.1}}' }] } }));
+    const first = userEvent('ask one');
+    const original = await h.engine.runTurn(first);
+    await h.engine.runTurn(userEvent('ask two'));
+    const eventsBefore = h.runtimeEvents.length;
+    // Both finished before their acks (a crash, a cluster node that lost its lease): the first comes again.
+    const again = await h.engine.runTurn(first);
+    expect(again).toMatchObject({ turnId: original.turnId, responseText: 'answer to one', stepCount: 1 });
+    expect(h.runtimeEvents).toHaveLength(eventsBefore);
+  });
+
   test('after a restart of the engine (state on disk) the same holds', async () => {
     const stateRoot = tempStateRoot();
     const event = userEvent('hello');
