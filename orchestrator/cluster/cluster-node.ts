@@ -23,6 +23,7 @@ import { PartitionLeases } from './partition-leases.ts';
 import { PartitionOwner } from './partition-owner.ts';
 import { rendezvousOwner } from './partitions.ts';
 import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
+import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 
 export interface ClusterNodeDeps {
@@ -55,6 +56,7 @@ export class ClusterNode {
   private draining = false;
   private readonly subscriptions: Subscription[] = [];
   private readonly handOvers = new Map<number, Promise<void>>();
+  private readonly replies: RemoteReplies;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -71,6 +73,7 @@ export class ClusterNode {
     names: ClusterNames,
   ) {
     this.names = names;
+    this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.owner = new PartitionOwner({
       inbox,
       replica,
@@ -144,6 +147,8 @@ export class ClusterNode {
         callback: (error, msg) => {
           if (error) return;
           this.receiveReply(msg.data);
+          // The receipt the sender waits for (remote-replies.ts): it stops sending this one.
+          msg.respond();
         },
       }),
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
@@ -188,20 +193,16 @@ export class ClusterNode {
     return {
       nodeId: this.options.nodeId,
       publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event }),
-      sendReply: (node, event) => this.sendReply(node, event),
+      sendReply: (node, event, until) => this.sendReply(node, event, until),
     };
   }
 
-  private sendReply(node: string, event: AgentEvent): void {
+  private sendReply(node: string, event: AgentEvent, until: number): void {
     if (node === this.options.nodeId) {
       this.core?.router.receiveRemoteReply(event);
       return;
     }
-    try {
-      this.nc.publish(this.names.nodeReplies(node), JSON.stringify(event));
-    } catch (error) {
-      this.deps.logger.warn({ node, traceId: event.traceId, err: error }, 'could not send a reply to the node whose caller waits; it times out there');
-    }
+    void this.replies.send(node, event, until);
   }
 
   private receiveReply(data: Uint8Array): void {

@@ -21,8 +21,8 @@ export interface RequesterRepliesDeps {
   logger: RootLogger;
   requestSpans?: RequestSpans;
   isKnownAgent(name: string): boolean;
-  /** Cluster mode: the reply goes to the node whose caller waits. */
-  sendToNode?(node: string, event: AgentEvent): void;
+  /** Cluster mode: the reply goes to the node whose caller waits, which may take it until `until`. */
+  sendToNode?(node: string, event: AgentEvent, until: number): void;
   /** Into an instance's inbox, here or on its owner node. */
   keep(target: AgentId, event: AgentEvent, from: string): void;
   /** The request is over (a streamed reply stops following it). */
@@ -42,7 +42,7 @@ export class RequesterReplies {
     }
     const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
     if (requester.kind === 'remote') {
-      this.deps.sendToNode?.(requester.node, payload.traceId === undefined && outcome.traceId !== undefined ? { ...payload, traceId: outcome.traceId } : payload);
+      this.deps.sendToNode?.(requester.node, payload.traceId === undefined && outcome.traceId !== undefined ? { ...payload, traceId: outcome.traceId } : payload, request.deadline);
       return;
     }
     const from = original?.source.name ?? ORCHESTRATOR;

@@ -57,7 +57,8 @@ export interface ClusterRouting {
   readonly nodeId: string;
   /** Resolves once the event is durably accepted by the cluster; rejects when it is not. */
   publish(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send'): Promise<void>;
-  sendReply(node: string, event: AgentEvent): void;
+  /** To the node whose caller waits, until `until` (the caller's deadline, ms since the epoch). */
+  sendReply(node: string, event: AgentEvent, until: number): void;
 }
 
 export interface RouterDeps {
@@ -128,7 +129,7 @@ export class Router {
       logger: deps.logger,
       ...(deps.requestSpans ? { requestSpans: deps.requestSpans } : {}),
       isKnownAgent: (name) => this.isKnownAgent(name),
-      ...(cluster ? { sendToNode: (node: string, event: AgentEvent) => cluster.sendReply(node, event) } : {}),
+      ...(cluster ? { sendToNode: (node: string, event: AgentEvent, until: number) => cluster.sendReply(node, event, until) } : {}),
       keep: (target, event, from) => void this.toInstance(target, event, from, 'send'),
       onAnswered: (correlationId) => this.replyDeltas.end(correlationId),
     });

@@ -1,0 +1,42 @@
+/**
+ * Replies for callers waiting on another node, delivered at least once. A reply is a NATS request
+ * to the caller's node, which answers once it has handed the reply on; while that answer does not
+ * come (NATS restarting, the caller's node reconnecting, no responders) the reply is sent again
+ * every RETRY_MS until the caller's own deadline. Published once, as before, a reply sent while
+ * NATS was away was lost, and an HTTP caller waited out its timeout (504) for a turn that had
+ * answered. The caller's node drops a reply it already has: the waiter is taken by correlation id.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
+
+/** How long one attempt waits for the caller's node to say it has the reply. */
+const RECEIPT_TIMEOUT_MS = 1_000;
+/** Between attempts. */
+const RETRY_MS = 500;
+
+export class RemoteReplies {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subjectOf: (node: string) => string,
+    private readonly logger: RootLogger,
+  ) {}
+
+  /** Sends until the caller's node has it or `until` (ms since the epoch, the caller's deadline) passes. */
+  async send(node: string, event: AgentEvent, until: number): Promise<void> {
+    const data = JSON.stringify(event);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.nc.request(this.subjectOf(node), data, { timeout: RECEIPT_TIMEOUT_MS });
+        if (attempt > 1) this.logger.info({ node, traceId: event.traceId, attempt }, 'a reply reached the node whose caller waits after a retry');
+        return;
+      } catch (error) {
+        if (Date.now() + RETRY_MS >= until) {
+          this.logger.warn({ node, traceId: event.traceId, attempts: attempt, err: error }, 'could not deliver a reply to the node whose caller waits before its deadline');
+          return;
+        }
+        await Bun.sleep(RETRY_MS);
+      }
+    }
+  }
+}
