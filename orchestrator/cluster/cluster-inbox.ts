@@ -7,7 +7,7 @@
  * wait they go to whoever pulls the partition next, and an instance's events still go to it in
  * stream order (instance-order.ts).
  */
-import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { headers, nanos } from '@nats-io/transport-node';
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { agentEventSchema } from '../../shared/ipc/ipc-schemas.ts';
@@ -17,6 +17,11 @@ import { compiledValidator, describeErrors } from '../../shared/validation/compi
 import type { ClusterNames } from './cluster-names.ts';
 import { InstanceOrder } from './instance-order.ts';
 import { messageJson } from './kv-json.ts';
+
+/** How long a caller may wait for its event to be stored before it is told 503 (the client's own timeout was 5 s). */
+const PUBLISH_PATIENCE_MS = 5_000;
+const PUBLISH_ATTEMPT_MS = 1_000;
+const PUBLISH_RETRY_MS = 200;
 
 /** What travels on an inbox subject: the event plus what the owner needs to route its answer. */
 export interface InboxEnvelope {
@@ -85,11 +90,27 @@ export class ClusterInbox {
     }
   }
 
-  /** Accepted once stored: the msgID lets JetStream drop a retried publish of the same event. */
+  /**
+   * Accepted once stored. A publish that got no answer (NATS restarting, JetStream still starting
+   * behind a server that is back) is sent again until PUBLISH_PATIENCE_MS: the msgID makes JetStream
+   * store it once and answer a repeat as a duplicate, which is an acceptance too. A refusal from
+   * JetStream itself is final.
+   */
   async publish(partition: number, envelope: InboxEnvelope): Promise<void> {
     const h = headers();
     h.set('Gdn-Origin', envelope.origin);
-    await this.options.js.publish(this.options.names.inboxSubject(partition, envelope.target), JSON.stringify(envelope), { msgID: envelope.event.id, headers: h });
+    const subject = this.options.names.inboxSubject(partition, envelope.target);
+    const data = JSON.stringify(envelope);
+    const deadline = Date.now() + PUBLISH_PATIENCE_MS;
+    for (;;) {
+      try {
+        await this.options.js.publish(subject, data, { msgID: envelope.event.id, headers: h, timeout: PUBLISH_ATTEMPT_MS });
+        return;
+      } catch (error) {
+        if (error instanceof JetStreamApiError || Date.now() + PUBLISH_RETRY_MS >= deadline) throw error;
+        await Bun.sleep(PUBLISH_RETRY_MS);
+      }
+    }
   }
 
   async startPartition(partition: number): Promise<void> {
