@@ -20,6 +20,10 @@
  *                     with it (orphans counted). V is then restarted (same id, state root, port) and
  *                     the bench waits until every partition is back with its rendezvous owner.
  *                     REPS times (V rotates), median; for L = 3 (the cluster of (c)) and L = 10.
+ *   NATS restart      the cluster of (c): requests every 10 ms while the NATS server is restarted
+ *                     (SIGTERM, same port and store); the time from it listening again to the last
+ *                     reply of a request accepted before it stopped (bench/cluster-nats-restart.ts).
+ *                     REPS times, median
  * The cluster nodes run with --cluster-lease-seconds 3 for (b) and (c) as well (renewal ticks every
  * 0.6 s instead of 2 s at the default 10 s). Each cluster gets a fresh nats-server and store.
  * Prints a table and one JSON line. Not a test: figures only.
@@ -34,7 +38,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_PARTITIONS } from '../orchestrator/cluster/cluster-options.ts';
 import { rendezvousOwner } from '../orchestrator/cluster/partitions.ts';
 import { sseFrames } from '../shared/http/sse-frames.ts';
-import { freePort, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
+import { natsRestartOnce, type NatsRestart } from './cluster-nats-restart.ts';
+import { freePort, type RunningNats, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
 import { childPids, isRunning } from './proc-stat.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
@@ -170,7 +175,7 @@ async function measure(nodes: RunningNode[], label: string): Promise<Figures> {
   };
 }
 
-async function startCluster(dir: string, count: number, leaseSeconds: number, prefix: string): Promise<RunningNode[]> {
+async function startCluster(dir: string, count: number, leaseSeconds: number, prefix: string): Promise<{ nodes: RunningNode[]; nats: RunningNats }> {
   const nats = await startNats(join(dir, `${prefix}-nats`));
   const nodes = await Promise.all(
     Array.from({ length: count }, async (_, i) =>
@@ -178,7 +183,7 @@ async function startCluster(dir: string, count: number, leaseSeconds: number, pr
     ),
   );
   await waitSettled(nodes);
-  return nodes;
+  return { nodes, nats };
 }
 
 interface Takeover {
@@ -245,18 +250,23 @@ try {
   await stopNodes([local]);
 
   const single = await startCluster(dir, 1, LEASE_SECONDS, 'b');
-  const b = await measure(single, 'b');
+  const b = await measure(single.nodes, 'b');
   await stopAll();
 
   const three = await startCluster(dir, 3, LEASE_SECONDS, 'c');
-  const c = await measure(three, 'c');
-  const short = await takeovers(three, LEASE_SECONDS, logDir);
+  const c = await measure(three.nodes, 'c');
+  const short = await takeovers(three.nodes, LEASE_SECONDS, logDir);
+  const restarts: NatsRestart[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    restarts.push(await natsRestartOnce(three.nodes, three.nats, `nr${rep}`));
+    await waitSettled(three.nodes);
+  }
   await stopAll();
 
   let long: Takeover[] = [];
   if (LONG_LEASE_SECONDS > 0) {
     const cluster = await startCluster(dir, 3, LONG_LEASE_SECONDS, 'd');
-    long = await takeovers(cluster, LONG_LEASE_SECONDS, logDir);
+    long = await takeovers(cluster.nodes, LONG_LEASE_SECONDS, logDir);
     await stopAll();
   }
 
@@ -283,6 +293,14 @@ try {
   };
   takeoverRow(LEASE_SECONDS, short);
   if (long.length > 0) takeoverRow(LONG_LEASE_SECONDS, long);
+  rows.push([
+    `NATS restart, lease ${LEASE_SECONDS} s: back → last waiting reply (median of ${restarts.length})`,
+    ms(median(restarts.map((r) => r.settleMs))),
+    `runs ${restarts.map((r) => (r.settleMs / 1000).toFixed(2)).join(' / ')} s`,
+    `waited ${restarts.map((r) => r.waited).join('/')}, refused ${restarts.map((r) => r.refused).join('/')} (slowest ${(Math.max(...restarts.map((r) => r.slowestRefusalMs)) / 1000).toFixed(2)} s), failed ${restarts.reduce((n, r) => n + r.failed, 0)}`,
+    '',
+    '',
+  ]);
   console.log(`${loadAverageLine()}; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
   printTable(rows);
   const takeoverJson = (leaseSeconds: number, results: Takeover[]) => ({
@@ -305,6 +323,7 @@ try {
       latencyRatioOneNode: b.latencyMedianMs / a.latencyMedianMs,
       latencyRatioThreeNodes: c.latencyMedianMs / a.latencyMedianMs,
       takeover: [takeoverJson(LEASE_SECONDS, short), ...(long.length > 0 ? [takeoverJson(LONG_LEASE_SECONDS, long)] : [])],
+      natsRestart: { medianSettleMs: median(restarts.map((r) => r.settleMs)), runs: restarts },
     }),
   );
 } catch (error) {
