@@ -31,6 +31,8 @@ export class RemoteReplies {
         if (attempt > 1) this.logger.info({ node, traceId: event.traceId, attempt }, 'a reply reached the node whose caller waits after a retry');
         return;
       } catch (error) {
+        // Closed: this node is stopping; its callers' nodes learn of it by their own deadlines.
+        if (this.nc.isClosed()) return;
         if (Date.now() + RETRY_MS >= until) {
           this.logger.warn({ node, traceId: event.traceId, attempts: attempt, err: error }, 'could not deliver a reply to the node whose caller waits before its deadline');
           return;
