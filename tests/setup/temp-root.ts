@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = mkdtempSync(join(tmpdir(), 'goondan-test-'));
-// Traversable by others, as /tmp is: a test runs a tool as another user in a directory below.
-chmodSync(root, 0o711);
+// Open to every user with the sticky bit, as /tmp is: a test runs a tool as another user below it,
+// and that user's Bun writes its own temporary files to TMPDIR.
+chmodSync(root, 0o1777);
 process.env.TMPDIR = root;
 // A preload's afterAll runs once, after every test file (`bun test` emits no 'exit' to handlers).
 afterAll(() => {
