@@ -134,9 +134,8 @@ export class MessageStore {
     this.events.close();
     if (existsSync(this.events.path)) renameSync(this.events.path, folded);
     else writeFileSync(folded, '');
-    renameSync(next, this.base.path);
-    this.edits.empty();
-    rmSync(folded);
+    // Past the commit point: the rest is what a load does after a crash here.
+    this.finishRewrite();
     this.editCount = 0;
     this.eventsFolded = false;
   }
