@@ -30,6 +30,12 @@ export type FoldPlan =
   | { mode: 'edit'; appended: Message[]; replaced: ReplaceEvent[]; messages: () => Message[] }
   | { mode: 'rewrite'; messages: Message[] };
 
+/** The id of the event whose input `message` is (run-turn.ts writes it), undefined for any other message. */
+export function inputEventId(message: Message): string | undefined {
+  const eventId = message.metadata.eventId;
+  return message.source.type === 'user' && typeof eventId === 'string' ? eventId : undefined;
+}
+
 /** Revisions of every conversation in the process: two conversations never share one. */
 let lastRevision = 0;
 
@@ -199,8 +205,8 @@ export class Conversation implements ConversationState {
 
   private track(message: Message): void {
     this.ids.add(message.id);
-    const eventId = message.metadata.eventId;
-    if (message.source.type === 'user' && typeof eventId === 'string') this.inputs.set(eventId, message.id);
+    const eventId = inputEventId(message);
+    if (eventId !== undefined) this.inputs.set(eventId, message.id);
   }
 
   private untrack(message: Message): void {

@@ -6,7 +6,7 @@
  * tool calls; otherwise it resumes from where it stands.
  */
 import type { Message } from '../../shared/types/messages.ts';
-import type { Conversation } from '../conversation/conversation-state.ts';
+import { type Conversation, inputEventId } from '../conversation/conversation-state.ts';
 import { toolCallsOf } from '../conversation/message-parts.ts';
 
 export interface InputLocation {
@@ -30,7 +30,9 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   let last: Message | undefined;
   let lastAssistant: Message | undefined;
   for (const message of after) {
-    if (isInputOfAnotherEvent(message, eventId)) break;
+    // The next event's input starts another turn.
+    const inputOf = inputEventId(message);
+    if (inputOf !== undefined && inputOf !== eventId) break;
     if (message.data.role === 'system') continue; // context-message may sit anywhere
     if (message.data.role === 'assistant') {
       stepsDone++;
@@ -42,10 +44,4 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   if (lastAssistant) location.lastAssistant = lastAssistant;
   if (last !== undefined && last === lastAssistant && toolCallsOf(last.data).length === 0) location.finishedWith = last;
   return location;
-}
-
-/** An event's input message (run-turn.ts): the start of another turn. */
-function isInputOfAnotherEvent(message: Message, eventId: string): boolean {
-  const inputOf = message.metadata.eventId;
-  return message.source.type === 'user' && typeof inputOf === 'string' && inputOf !== eventId;
 }
