@@ -17,6 +17,7 @@ import { compiledValidator, describeErrors } from '../../shared/validation/compi
 import type { ClusterNames } from './cluster-names.ts';
 import { InstanceOrder } from './instance-order.ts';
 import { messageJson } from './kv-json.ts';
+import { retryUntil } from './retry-until.ts';
 
 /** How long a caller may wait for its event to be stored before it is told 503 (the client's own timeout was 5 s). */
 const PUBLISH_PATIENCE_MS = 5_000;
@@ -101,16 +102,11 @@ export class ClusterInbox {
     h.set('Gdn-Origin', envelope.origin);
     const subject = this.options.names.inboxSubject(partition, envelope.target);
     const data = JSON.stringify(envelope);
-    const deadline = Date.now() + PUBLISH_PATIENCE_MS;
-    for (;;) {
-      try {
-        await this.options.js.publish(subject, data, { msgID: envelope.event.id, headers: h, timeout: PUBLISH_ATTEMPT_MS });
-        return;
-      } catch (error) {
-        if (error instanceof JetStreamApiError || Date.now() + PUBLISH_RETRY_MS >= deadline) throw error;
-        await Bun.sleep(PUBLISH_RETRY_MS);
-      }
-    }
+    await retryUntil(() => this.options.js.publish(subject, data, { msgID: envelope.event.id, headers: h, timeout: PUBLISH_ATTEMPT_MS }), {
+      until: Date.now() + PUBLISH_PATIENCE_MS,
+      pauseMs: PUBLISH_RETRY_MS,
+      final: (error) => error instanceof JetStreamApiError,
+    });
   }
 
   async startPartition(partition: number): Promise<void> {

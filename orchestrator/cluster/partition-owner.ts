@@ -10,6 +10,7 @@ import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { ClusterInbox, InboxEnvelope } from './cluster-inbox.ts';
 import { partitionOf } from './partitions.ts';
+import { retryUntil } from './retry-until.ts';
 import { StateFencedError, type StateReplica } from './state-replica.ts';
 
 const SETTLE_RETRY_MS = 500;
@@ -76,17 +77,12 @@ export class PartitionOwner {
   /** Before a tool acts: retried while NATS is away (a server restart takes seconds), up to a limit. */
   async syncState(proc: ManagedProcess): Promise<void> {
     const partition = this.partitionOf(proc.id);
-    const deadline = Date.now() + STATE_SYNC_PATIENCE_MS;
-    for (;;) {
-      try {
-        await this.options.replica.sync(partition, proc.id);
-        return;
-      } catch (error) {
-        this.syncFailed(partition, proc.id, error);
-        if (error instanceof StateFencedError || Date.now() + SETTLE_RETRY_MS > deadline || !proc.alive) throw error;
-        await Bun.sleep(SETTLE_RETRY_MS);
-      }
-    }
+    await retryUntil(() => this.options.replica.sync(partition, proc.id), {
+      until: Date.now() + STATE_SYNC_PATIENCE_MS,
+      pauseMs: SETTLE_RETRY_MS,
+      final: (error) => error instanceof StateFencedError || !proc.alive,
+      failed: (error) => this.syncFailed(partition, proc.id, error),
+    });
   }
 
   isHandingOver(proc: ManagedProcess): boolean {

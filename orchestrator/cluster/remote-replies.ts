@@ -9,6 +9,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
+import { retryUntil } from './retry-until.ts';
 
 /** How long one attempt waits for the caller's node to say it has the reply. */
 const RECEIPT_TIMEOUT_MS = 1_000;
@@ -25,20 +26,19 @@ export class RemoteReplies {
   /** Sends until the caller's node has it or `until` (ms since the epoch, the caller's deadline) passes. */
   async send(node: string, event: AgentEvent, until: number): Promise<void> {
     const data = JSON.stringify(event);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.nc.request(this.subjectOf(node), data, { timeout: RECEIPT_TIMEOUT_MS });
-        if (attempt > 1) this.logger.info({ node, traceId: event.traceId, attempt }, 'a reply reached the node whose caller waits after a retry');
-        return;
-      } catch (error) {
+    let attempts = 0;
+    try {
+      await retryUntil(
+        () => {
+          attempts += 1;
+          return this.nc.request(this.subjectOf(node), data, { timeout: RECEIPT_TIMEOUT_MS });
+        },
         // Closed: this node is stopping; its callers' nodes learn of it by their own deadlines.
-        if (this.nc.isClosed()) return;
-        if (Date.now() + RETRY_MS >= until) {
-          this.logger.warn({ node, traceId: event.traceId, attempts: attempt, err: error }, 'could not deliver a reply to the node whose caller waits before its deadline');
-          return;
-        }
-        await Bun.sleep(RETRY_MS);
-      }
+        { until, pauseMs: RETRY_MS, final: () => this.nc.isClosed() },
+      );
+      if (attempts > 1) this.logger.info({ node, traceId: event.traceId, attempts }, 'a reply reached the node whose caller waits after a retry');
+    } catch (error) {
+      if (!this.nc.isClosed()) this.logger.warn({ node, traceId: event.traceId, attempts, err: error }, 'could not deliver a reply to the node whose caller waits before its deadline');
     }
   }
 }
