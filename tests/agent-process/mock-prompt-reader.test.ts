@@ -19,17 +19,19 @@ const result = (id: string, value: Record<string, string>): LanguageModelV3Messa
   content: [{ type: 'tool-result', toolCallId: id, toolName: 'echo__say', output: { type: 'json', value } }],
 });
 
-/** A message that counts how often its content is looked at. */
+/** A message that counts how often it is looked at (its role or its content). */
 function counted(message: LanguageModelV3Message, reads: Map<LanguageModelV3Message, number>): LanguageModelV3Message {
-  const content = message.content;
-  const watched = { role: message.role } as LanguageModelV3Message;
-  Object.defineProperty(watched, 'content', {
-    enumerable: true,
-    get: () => {
-      reads.set(watched, (reads.get(watched) ?? 0) + 1);
-      return content;
-    },
-  });
+  const watched = {} as LanguageModelV3Message;
+  for (const key of ['role', 'content'] as const) {
+    const value = message[key];
+    Object.defineProperty(watched, key, {
+      enumerable: true,
+      get: () => {
+        reads.set(watched, (reads.get(watched) ?? 0) + 1);
+        return value;
+      },
+    });
+  }
   return watched;
 }
 
@@ -42,7 +44,10 @@ describe('PromptReader', () => {
     const replaced: LanguageModelV3Prompt = [system('be very brief'), ...grown.slice(1)];
     // Shorter than the last one (a compaction): the kept prefix still counts.
     const shorter: LanguageModelV3Prompt = [replaced[0] as LanguageModelV3Message, user('fresh start')];
-    for (const prompt of [first, grown, grown, replaced, shorter, grown]) expect(reader.read(prompt)).toEqual(readPrompt(prompt));
+    // A second system message, then it alone replaced by a longer one (its characters count anew).
+    const twoSystems: LanguageModelV3Prompt = [...grown, system('[runtime_inbound] 1')];
+    const secondReplaced: LanguageModelV3Prompt = [...grown, system('[runtime_inbound] 2 and more'), user('then')];
+    for (const prompt of [first, grown, grown, replaced, shorter, grown, twoSystems, secondReplaced, replaced]) expect(reader.read(prompt)).toEqual(readPrompt(prompt));
     expect(reader.read(grown)).toMatchObject({ input: 'again', depth: 1, toolCallsSoFar: 2, system: 'be brief' });
   });
 
@@ -62,7 +67,7 @@ describe('PromptReader', () => {
     for (const message of turn) expect(reads.get(message)).toBeGreaterThan(0);
   });
 
-  test('a replaced first message (a new system prompt each turn) does not make it read the history again', () => {
+  test('a replaced system message (a new system prompt each turn) is patched: the history after it is not looked at again', () => {
     const reads = new Map<LanguageModelV3Message, number>();
     const history: LanguageModelV3Message[] = [];
     for (let i = 0; i < 100; i++) history.push(counted(user(`question ${i}`), reads), counted(call(`call_${i}`, { text: `q${i}` }), reads), counted(result(`call_${i}`, { echoed: `q${i}` }), reads), counted(answer(`answer ${i}`), reads));
@@ -71,7 +76,8 @@ describe('PromptReader', () => {
     const before = new Map(reads);
 
     const prompt = [system('event 2'), ...history, user('next')];
-    expect(reader.read(prompt)).toEqual(readPrompt(prompt));
+    const reading = reader.read(prompt);
     expect(history.filter((message) => reads.get(message) !== before.get(message))).toEqual([]);
+    expect(reading).toEqual(readPrompt(prompt));
   });
 });

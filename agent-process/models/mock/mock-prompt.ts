@@ -35,26 +35,40 @@ export interface PromptReading {
 export class PromptReader {
   /** The previous prompt's messages, compared by identity with the next one. */
   private readonly seen: LanguageModelV3Message[] = [];
-  /** Sums over seen[0, i) at index i: characters, tool calls, the latest user message's index, system messages. */
+  /**
+   * Sums over seen[0, i) at index i: characters (system messages' aside), tool calls, the latest user
+   * message's index, system messages.
+   */
   private readonly chars: number[] = [0];
   private readonly toolCalls: number[] = [0];
   private readonly latestUser: number[] = [-1];
   private readonly systemCount: number[] = [0];
-  /** Texts of the system messages in seen, in order. */
+  /** Texts of the system messages in seen, in order (their characters are summed from here: a replaced one is patched). */
   private readonly systemTexts: string[] = [];
 
   read(prompt: LanguageModelV3Prompt): PromptReading {
     const limit = Math.min(prompt.length, this.seen.length);
     let same = 0;
-    while (same < limit && prompt[same] === this.seen[same]) same++;
+    for (; same < limit; same++) {
+      const now = prompt[same];
+      const before = this.seen[same];
+      if (now === before) continue;
+      // A system message replaced where it stands (a prompt that names each event) is patched: the
+      // messages after it are not read again.
+      if (now?.role !== 'system' || before?.role !== 'system') break;
+      this.seen[same] = now;
+      this.systemTexts[this.systemCount[same] ?? 0] = now.content;
+    }
     this.truncate(same);
     for (let index = same; index < prompt.length; index++) this.push(prompt[index] as LanguageModelV3Message, index);
     const end = prompt.length;
+    let systemChars = 0;
+    for (const text of this.systemTexts) systemChars += text.length;
     return {
       ...currentTurn(prompt, this.latestUser[end] ?? -1),
       toolCallsSoFar: this.toolCalls[end] ?? 0,
       system: this.systemTexts.join('\n\n'),
-      chars: this.chars[end] ?? 0,
+      chars: (this.chars[end] ?? 0) + systemChars,
     };
   }
 
@@ -71,7 +85,7 @@ export class PromptReader {
     this.seen.push(message);
     if (message.role === 'system') {
       this.systemTexts.push(message.content);
-      this.chars.push(chars + message.content.length);
+      this.chars.push(chars);
       this.toolCalls.push(toolCalls);
       this.latestUser.push(latestUser);
     } else {
@@ -89,7 +103,7 @@ export function readPrompt(prompt: LanguageModelV3Prompt): PromptReading {
   return new PromptReader().read(prompt);
 }
 
-/** A message's own characters and tool calls, once per message object: a prompt whose first message was replaced is read again from there. */
+/** A message's own characters and tool calls, once per message object: a prompt that changed before its end is read again from there. */
 const ownFigures = new WeakMap<LanguageModelV3Message, { chars: number; toolCalls: number }>();
 
 function figuresOf(message: Exclude<LanguageModelV3Message, { role: 'system' }>): { chars: number; toolCalls: number } {
