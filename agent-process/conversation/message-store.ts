@@ -8,7 +8,7 @@
  * The events file holds either events not yet folded or the events of one fold waiting for their
  * base's sync, never both: a replay cannot tell where the one ends and the other begins.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AppendedLines, toJsonLines } from '../../shared/durability/appended-lines.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
@@ -17,7 +17,12 @@ import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import type { FoldPlan } from './conversation-state.ts';
 import { isMessage, isMessageEvent } from './message-schema.ts';
 
-/** Edits kept before a fold rewrites the base with them (bounds what a load applies). */
+/**
+ * Edits always kept before a fold rewrites the base with them. Past it they are kept while they are
+ * no larger than the base they edit: a rewrite then writes about as much as was appended since the
+ * last one (a turn's share stays flat at any length of history), and a load reads at most about
+ * twice the base.
+ */
 export const EDITS_LIMIT = 64;
 
 export interface StoreWarning {
@@ -38,8 +43,10 @@ export class MessageStore {
   private readonly base: AppendedLines;
   private readonly edits: AppendedLines;
   private readonly events: AppendedLines;
-  /** Edits after the base, as last loaded or folded. */
+  /** Edits after the base, as last loaded or folded, and their bytes; the base's bytes (see EDITS_LIMIT). */
   private editCount = 0;
+  private editBytes = 0;
+  private baseBytes = 0;
   /** A deferred fold wrote the base; the events go once the caller's barrier synced it. */
   private eventsFolded = false;
   /** clearFoldedEventsSoon() scheduled the clearing for after the reply left. */
@@ -66,6 +73,8 @@ export class MessageStore {
     applyEdits(base, edits, this.edits.path, warnings);
     const events = readJsonLines(this.events.path, isMessageEvent, warnings);
     this.editCount = edits.length;
+    this.editBytes = sizeOf(this.edits.path);
+    this.baseBytes = sizeOf(this.base.path);
     return { base, events, warnings };
   }
 
@@ -96,19 +105,19 @@ export class MessageStore {
     if (plan.mode === 'none') return;
     // Appending beats a rewrite at any length: the rewrite's new file, sync and rename cost ~0.5 ms
     // a turn even for a short conversation, and its write grows with the history.
-    const kept = plan.mode === 'edit' && this.editCount + plan.replaced.length <= EDITS_LIMIT;
+    const kept = plan.mode === 'edit' && (this.editCount + plan.replaced.length <= EDITS_LIMIT || this.editBytes <= this.baseBytes);
     if (plan.mode === 'delta' || (plan.mode === 'edit' && kept)) {
       const edits = plan.mode === 'edit' ? plan.replaced : [];
       this.editCount += edits.length;
       if ((plan.appended.length > 0 || edits.length > 0) && options.deferClear) {
-        this.base.append(plan.appended);
-        this.edits.append(edits);
+        this.baseBytes += this.base.append(plan.appended);
+        this.editBytes += this.edits.append(edits);
         this.events.superseded();
         this.eventsFolded = true;
         return;
       }
-      this.base.appendSynced(plan.appended);
-      this.edits.appendSynced(edits);
+      this.baseBytes += this.base.appendSynced(plan.appended);
+      this.editBytes += this.edits.appendSynced(edits);
       this.eventsFolded = false;
       this.clearEvents();
       return;
@@ -127,7 +136,8 @@ export class MessageStore {
     const folded = foldedEvents(this.events.path);
     // A new base is renamed over the old one: appends must not go on into the replaced file.
     this.base.close();
-    writeFileSync(next, toJsonLines(messages));
+    const text = toJsonLines(messages);
+    writeFileSync(next, text);
     this.fsync.syncPath(next);
     // The synced new base holds what the events said: they need no sync of their own.
     this.events.superseded();
@@ -137,6 +147,8 @@ export class MessageStore {
     // Past the commit point: the rest is what a load does after a crash here.
     this.finishRewrite();
     this.editCount = 0;
+    this.editBytes = 0;
+    this.baseBytes = Buffer.byteLength(text);
     this.eventsFolded = false;
   }
 
@@ -203,6 +215,10 @@ function applyEdits(base: Message[], edits: readonly MessageEvent[], file: strin
     at.delete(edit.targetId);
     at.set(edit.message.id, target);
   });
+}
+
+function sizeOf(file: string): number {
+  return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
 }
 
 function readJsonLines<T>(file: string, accept: (value: unknown) => value is T, warnings: StoreWarning[]): T[] {

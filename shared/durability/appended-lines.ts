@@ -15,19 +15,22 @@ export class AppendedLines {
     private readonly fsync: FsyncPolicy,
   ) {}
 
-  /** Appended through the kept descriptor: on disk by the policy's next barrier. */
-  append(records: readonly unknown[]): void {
-    if (records.length === 0) return;
+  /** Appended through the kept descriptor: on disk by the policy's next barrier. Returns the bytes written. */
+  append(records: readonly unknown[]): number {
+    if (records.length === 0) return 0;
     this.fd ??= openSync(this.path, 'a');
-    writeSync(this.fd, toJsonLines(records));
+    const written = writeSync(this.fd, toJsonLines(records));
     this.fsync.wrote(this.fd);
+    return written;
   }
 
-  /** Appended and synced now (unless the policy is `never`), not left for a barrier. */
-  appendSynced(records: readonly unknown[]): void {
-    if (records.length === 0) return;
-    appendFileSync(this.path, toJsonLines(records));
+  /** Appended and synced now (unless the policy is `never`), not left for a barrier. Returns the bytes written. */
+  appendSynced(records: readonly unknown[]): number {
+    if (records.length === 0) return 0;
+    const text = toJsonLines(records);
+    appendFileSync(this.path, text);
     this.fsync.syncPath(this.path);
+    return Buffer.byteLength(text);
   }
 
   empty(): void {

@@ -2,7 +2,8 @@
  * A conversation whose system prompt changes every turn (context-message with `includeInbound`:
  * the event's id and time are in it) keeps a turn's disk work small and flat: the turn's messages
  * are appended to `base.jsonl` and the replaced prompt goes to `base-edits.jsonl`, which a load
- * applies after the base; every EDITS_LIMIT edits one fold rewrites the base with them.
+ * applies after the base; past EDITS_LIMIT edits, once they outweigh the base, one fold rewrites the
+ * base with them.
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ const inboundPrompt: ExtensionPlan = {
   entryPath: resolve(import.meta.dir, '../../bundles/base/extensions/context-message/index.ts'),
   config: { includeInbound: true, includeCall: false },
 };
-const plan = () => makePlan({ systemPrompt: 'Answer briefly.', extensions: [inboundPrompt] });
+const plan = (systemPrompt = 'Answer briefly.') => makePlan({ systemPrompt, extensions: [inboundPrompt] });
 
 const HISTORY_TURNS = 20;
 
@@ -72,8 +73,9 @@ describe('base-edits.jsonl', () => {
     expect(edits(again)).toHaveLength(HISTORY_TURNS + 1);
   });
 
-  test(`after ${EDITS_LIMIT} edits a fold rewrites the base with them and clears the edits`, async () => {
-    const h = await startEngine(plan());
+  test(`after ${EDITS_LIMIT} edits that outweigh the base a fold rewrites the base with them and clears the edits`, async () => {
+    // Each edit holds the whole prompt: 64 of them outweigh a base of short messages.
+    const h = await startEngine(plan('Answer briefly. '.repeat(64)));
     harnesses.push(h);
     // The first turn appends the prompt: every later one replaces it.
     for (let turn = 0; turn <= EDITS_LIMIT; turn++) await h.engine.runTurn(userEvent(`turn ${turn}`));
@@ -87,6 +89,30 @@ describe('base-edits.jsonl', () => {
     expect(edits(h)).toEqual([]);
     expect(baseMessages(h.paths)[0]?.data.content).toContain(`eventId: ${event.id}`);
     expect(baseMessages(h.paths)).toHaveLength(1 + 2 * (EDITS_LIMIT + 2));
+  });
+
+  test(`past ${EDITS_LIMIT} edits they are kept while no larger than the base, also after a restart`, async () => {
+    const stateRoot = tempStateRoot();
+    const h = await startEngine(plan(), { stateRoot });
+    harnesses.push(h);
+    // Long messages: the base outweighs the short prompt's edits (a long conversation's shape).
+    const long = (turn: number) => `question ${turn}: ${'words of a long message '.repeat(40)}`;
+    for (let turn = 0; turn <= EDITS_LIMIT + 5; turn++) await h.engine.runTurn(userEvent(long(turn)));
+    const inode = statSync(h.paths.baseMessages).ino;
+    expect(edits(h)).toHaveLength(EDITS_LIMIT + 5);
+    await h.engine.close();
+
+    // The sizes come from the files on a start: the next fold still appends.
+    const again = await startEngine(plan(), { stateRoot });
+    harnesses.push(again);
+    const event = userEvent(long(EDITS_LIMIT + 6));
+    await again.engine.runTurn(event);
+    expect(statSync(again.paths.baseMessages).ino).toBe(inode);
+    expect(edits(again)).toHaveLength(EDITS_LIMIT + 6);
+    const messages = stored(again).base;
+    expect(messages).toHaveLength(1 + 2 * (EDITS_LIMIT + 7));
+    expect(messages[0]?.data.content).toContain(`eventId: ${event.id}`);
+    expect(messages.filter((message) => message.data.role === 'system')).toHaveLength(1);
   });
 });
 
