@@ -43,8 +43,13 @@ let lastRevision = 0;
 export interface ModelView {
   /** The live array: read it now, never keep or change it. */
   messages: readonly ModelMessage[];
-  /** Changes with every edit other than an append: while it stays, `messages` only grew at its end. */
+  /**
+   * Changes when messages move (a remove, a truncate), with a new array: while it stays, `messages`
+   * only grew at its end or had elements replaced in place, at the positions `patched` lists.
+   */
   revision: number;
+  /** Positions replaced in place since this revision's array was made, in order: a log that only grows. */
+  patched: readonly number[];
 }
 
 export class Conversation implements ConversationState {
@@ -54,14 +59,22 @@ export class Conversation implements ConversationState {
   /** Replacements done since the fold, in order (a remove or truncate needs a rewrite instead). */
   private replacedSinceFold: ReplaceEvent[] = [];
   private rewriteNeeded = false;
-  /** base = next[0, baseLength) until the first replace/remove/truncate copies it out. */
+  /**
+   * base = next[0, baseLength) with the originals of the messages replaced in place since the fold
+   * put back, until the first remove/truncate copies it out (a replacement every turn must not copy
+   * the history every turn).
+   */
   private baseLength: number;
   private baseCopy: Message[] | undefined;
+  private readonly replacedBase = new Map<number, Message>();
   private snapshot: readonly Message[] | undefined;
-  /** next[i].data, kept in step with appends (rebuilt after other edits) so a step does not copy the history. */
+  /** next[i].data, kept in step with appends and replacements (rebuilt after others) so a step does not copy the history. */
   private modelMessages: ModelMessage[] | undefined;
+  private modelPatched: number[] = [];
   private revision = ++lastRevision;
   private readonly ids = new Set<string>();
+  /** Ids of the system messages (systemMessages() without a scan). */
+  private readonly systemIds = new Set<string>();
   /** `metadata.eventId` of input messages → message id (redelivery lookups). */
   private readonly inputs = new Map<string, string>();
 
@@ -75,7 +88,7 @@ export class Conversation implements ConversationState {
   }
 
   get baseMessages(): readonly Message[] {
-    this.baseCopy ??= this.next.slice(0, this.baseLength);
+    this.baseCopy ??= this.base();
     return this.baseCopy;
   }
 
@@ -88,14 +101,35 @@ export class Conversation implements ConversationState {
     return this.snapshot;
   }
 
+  get messageCount(): number {
+    return this.next.length;
+  }
+
+  messageAt(index: number): Message | undefined {
+    return this.next.at(index);
+  }
+
+  systemMessages(): Message[] {
+    const found: Array<{ at: number; message: Message }> = [];
+    for (const id of this.systemIds) {
+      const at = this.indexOf(id);
+      const message = this.next[at];
+      if (message !== undefined) found.push({ at, message });
+    }
+    return found.sort((a, b) => a.at - b.at).map((entry) => entry.message);
+  }
+
   toLlmMessages(): ModelMessage[] {
     return this.next.map((message) => message.data);
   }
 
   /** For the engine's model call: the prompt converter looks only at what was appended since its last call. */
   modelView(): ModelView {
-    this.modelMessages ??= this.next.map((message) => message.data);
-    return { messages: this.modelMessages, revision: this.revision };
+    if (this.modelMessages === undefined) {
+      this.modelMessages = this.next.map((message) => message.data);
+      this.modelPatched = [];
+    }
+    return { messages: this.modelMessages, revision: this.revision, patched: this.modelPatched };
   }
 
   /** Applies one event and records it as pending (to be folded). */
@@ -103,11 +137,14 @@ export class Conversation implements ConversationState {
     this.pending.push(event);
     this.snapshot = undefined;
     if (event.type !== 'append') {
-      // The base must survive destructive edits until the fold: copy it out once.
-      this.baseCopy ??= this.next.slice(0, this.baseLength);
-      if (event.type !== 'replace') this.rewriteNeeded = true;
-      this.modelMessages = undefined;
-      this.revision = ++lastRevision;
+      // The base must survive edits until the fold: a remove or truncate moves messages, so it is
+      // copied out once; until then replaced originals are kept by position.
+      if (event.type !== 'replace') {
+        this.baseCopy ??= this.base();
+        this.rewriteNeeded = true;
+        this.modelMessages = undefined;
+        this.revision = ++lastRevision;
+      } else if (!this.rewriteNeeded) this.baseCopy = undefined;
     }
     switch (event.type) {
       case 'append': {
@@ -130,7 +167,12 @@ export class Conversation implements ConversationState {
           return this.warn('E_MESSAGE_TARGET_MISSING', event, event.targetId, `replace target '${event.targetId}' is not in the conversation`);
         }
         this.untrack(old);
+        if (!this.rewriteNeeded && at < this.baseLength && !this.replacedBase.has(at)) this.replacedBase.set(at, old);
         this.next[at] = event.message;
+        if (this.modelMessages !== undefined) {
+          this.modelMessages[at] = event.message.data;
+          this.modelPatched.push(at);
+        }
         this.track(event.message);
         this.replacedSinceFold.push(event);
         return;
@@ -146,6 +188,7 @@ export class Conversation implements ConversationState {
       case 'truncate':
         this.next = [];
         this.ids.clear();
+        this.systemIds.clear();
         this.inputs.clear();
         return;
     }
@@ -169,6 +212,7 @@ export class Conversation implements ConversationState {
   commitFold(): void {
     this.baseLength = this.next.length;
     this.baseCopy = undefined;
+    this.replacedBase.clear();
     this.pending = [];
     this.appendedSinceFold = [];
     this.replacedSinceFold = [];
@@ -203,14 +247,23 @@ export class Conversation implements ConversationState {
     return this.next.slice(Math.max(0, from));
   }
 
+  /** The base as the last fold left it: next[0, baseLength) with the replaced originals put back. */
+  private base(): Message[] {
+    const base = this.next.slice(0, this.baseLength);
+    for (const [at, original] of this.replacedBase) base[at] = original;
+    return base;
+  }
+
   private track(message: Message): void {
     this.ids.add(message.id);
+    if (message.data.role === 'system') this.systemIds.add(message.id);
     const eventId = inputEventId(message);
     if (eventId !== undefined) this.inputs.set(eventId, message.id);
   }
 
   private untrack(message: Message): void {
     this.ids.delete(message.id);
+    this.systemIds.delete(message.id);
     const eventId = message.metadata.eventId;
     if (typeof eventId === 'string' && this.inputs.get(eventId) === message.id) this.inputs.delete(eventId);
   }

@@ -35,7 +35,7 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   let modelStartedAt = 0;
   try {
     const view = engine.conversation.modelView();
-    const prompt = engine.prompt.convert(view.messages, view.revision);
+    const prompt = engine.prompt.convert(view.messages, view.revision, view.patched);
     const gated = { traceId: extras.span.traceId, stepId: extras.stepId, messages: view.messages };
     answer = await gatedModelCall(engine.modelGate, engine.plan.model, gated, () => {
       modelStartedAt = Date.now(); // after any admission wait: the model call's own span starts here

@@ -23,6 +23,9 @@ export class PromptConverter {
    */
   private inputs: readonly ModelMessage[] = [];
   private revision: number | undefined;
+  /** The previous call's patch log (see convert), and how much of it that call took in. */
+  private patched: readonly number[] = NO_PATCHES;
+  private patchedSeen = 0;
   /** Built in place; callers get copies. */
   private readonly prompt: LanguageModelV3Prompt = [];
   /** promptLength[i]: length of the prompt built from the previous call's messages[0, i) (one entry per message, and the 0 before them). */
@@ -31,14 +34,15 @@ export class PromptConverter {
   /**
    * Throws E_MODEL_PROMPT naming the message when one is malformed (extensions can append any message).
    * `revision`: the caller's promise that, while it is the same as in the previous call, `messages`
-   * only grew at its end (a conversation's live array, `Conversation.modelView`): then only the
-   * new messages are looked at, not the whole history. A caller that changes an element passes a
-   * new array (and a new revision); appending to the array it passed before is allowed.
+   * only grew at its end or had the elements at the positions `patched` lists replaced (a
+   * conversation's live array and its log, `Conversation.modelView`): then only the new and the
+   * patched messages are looked at, not the whole history. A caller that moves elements passes a new
+   * array (and a new revision, and a new log).
    */
-  convert(messages: readonly ModelMessage[], revision?: number): LanguageModelV3Prompt {
-    const vouched = revision !== undefined && revision === this.revision;
+  convert(messages: readonly ModelMessage[], revision?: number, patched: readonly number[] = NO_PATCHES): LanguageModelV3Prompt {
+    const vouched = revision !== undefined && revision === this.revision && patched === this.patched;
     try {
-      let same = vouched ? Math.min(this.promptLength.length - 1, messages.length) : this.unchangedOrPatched(messages);
+      let same = vouched ? this.patchedInPlace(messages, patched) : this.unchangedOrPatched(messages, this.firstUnseenPatch());
       // A tool run that continues past the unchanged prefix is merged again from its start.
       while (same > 0 && messages[same - 1]?.role === 'tool' && same < messages.length) same--;
       this.prompt.length = this.promptLength[same] ?? 0;
@@ -56,6 +60,8 @@ export class PromptConverter {
     // Without a revision the caller's array may change in place: keep a copy to compare the next call with.
     this.inputs = revision === undefined ? messages.slice() : messages;
     this.revision = revision;
+    this.patched = patched;
+    this.patchedSeen = patched.length;
     // Callers get their own array: providers must not see (or change) the cached one.
     return this.prompt.slice();
   }
@@ -65,29 +71,54 @@ export class PromptConverter {
     this.promptLength.length = 1;
     this.inputs = [];
     this.revision = undefined;
+    this.patched = NO_PATCHES;
+    this.patchedSeen = 0;
   }
 
   /**
-   * How many leading messages need no converting again: the very ones of the previous call, and
-   * among them messages replaced one for one (a system prompt that names each event, replaced every
-   * turn), patched into the prompt where they stand instead of the prompt being built again from
-   * the first of them. The rebuild starts where that stops.
+   * The same array as the previous call's: the positions its log added since are patched where they
+   * stand (or the prompt is built again from the first that cannot be); the rest is unchanged.
    */
-  private unchangedOrPatched(messages: readonly ModelMessage[]): number {
-    const limit = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1);
+  private patchedInPlace(messages: readonly ModelMessage[], patched: readonly number[]): number {
+    let same = Math.min(this.promptLength.length - 1, messages.length);
+    for (let k = this.patchedSeen; k < patched.length; k++) {
+      const i = patched[k] ?? 0;
+      if (i < same && !this.patch(messages[i], i)) same = i;
+    }
+    return same;
+  }
+
+  /** The previous array was patched after that call at these positions: its elements there are not what was converted. */
+  private firstUnseenPatch(): number {
+    let first = Number.POSITIVE_INFINITY;
+    for (let k = this.patchedSeen; k < this.patched.length; k++) first = Math.min(first, this.patched[k] ?? 0);
+    return first;
+  }
+
+  /**
+   * How many leading messages need no converting again: the very ones of the previous call (up to
+   * `limit`), and among them messages replaced one for one (a system prompt that names each event,
+   * replaced every turn), patched into the prompt where they stand instead of the prompt being built
+   * again from the first of them. The rebuild starts where that stops.
+   */
+  private unchangedOrPatched(messages: readonly ModelMessage[], limit: number): number {
+    const end = Math.min(messages.length, this.inputs.length, this.promptLength.length - 1, limit);
     let i = 0;
-    for (; i < limit; i++) {
-      const now = messages[i];
-      const before = this.inputs[i];
-      if (now === before) continue;
-      const at = this.promptLength[i] ?? 0;
-      // Only a message that had its own slot (not merged into a tool run, not dropped) and gets one.
-      if (now === undefined || before === undefined || now.role === 'tool' || before.role === 'tool' || (this.promptLength[i + 1] ?? 0) - at !== 1) break;
-      const converted = this.convertOne(now, i);
-      if (converted === null) break;
-      this.prompt[at] = converted;
+    for (; i < end; i++) {
+      if (messages[i] === this.inputs[i]) continue;
+      if (!this.patch(messages[i], i)) break;
     }
     return i;
+  }
+
+  /** Puts message i's conversion in the slot the previous one had: only one that had its own (not merged into a tool run, not dropped) and gets one. */
+  private patch(message: ModelMessage | undefined, i: number): boolean {
+    const at = this.promptLength[i] ?? 0;
+    if (message === undefined || message.role === 'tool' || this.prompt[at]?.role === 'tool' || (this.promptLength[i + 1] ?? 0) - at !== 1) return false;
+    const converted = this.convertOne(message, i);
+    if (converted === null) return false;
+    this.prompt[at] = converted;
+    return true;
   }
 
   private convertOne(message: ModelMessage, index: number): LanguageModelV3Message | null {
@@ -99,6 +130,8 @@ export class PromptConverter {
     return converted;
   }
 }
+
+const NO_PATCHES: readonly number[] = [];
 
 function appendMerged(prompt: LanguageModelV3Prompt, message: LanguageModelV3Message | null): void {
   if (message === null) return;

@@ -30,8 +30,14 @@ export type MessageEvent =
 export interface ConversationState {
   readonly baseMessages: readonly Message[];
   readonly events: readonly MessageEvent[];
-  /** base with every event applied, in order. */
+  /** base with every event applied, in order (a copy of the history, made on the first read after a change). */
   readonly nextMessages: readonly Message[];
+  /** `nextMessages.length`, without the copy. */
+  readonly messageCount: number;
+  /** `nextMessages.at(index)` (negative counts from the end), without the copy. */
+  messageAt(index: number): Message | undefined;
+  /** The system messages of nextMessages, in order, from an index kept with every edit: the history is not scanned. */
+  systemMessages(): Message[];
   /** What the model receives: `nextMessages.map(m => m.data)`. */
   toLlmMessages(): ModelMessage[];
 }

@@ -47,6 +47,62 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     expect(conversation.nextMessages).toEqual([]);
   });
 
+  test('baseMessages stays the folded base through replacements (read before, between and after them), a remove and a fold', () => {
+    const system = (text: string): Message => createMessage({ role: 'system', content: text }, { type: 'system' });
+    const [s1, a, b] = [system('prompt 1'), user('a'), user('b')];
+    const conversation = new Conversation([s1, a, b]);
+    const c = user('c');
+    conversation.apply({ type: 'append', message: c });
+    expect(texts(conversation.baseMessages)).toEqual(['prompt 1', 'a', 'b']);
+    const s2 = system('prompt 2');
+    conversation.apply({ type: 'replace', targetId: s1.id, message: s2 });
+    expect(texts(conversation.baseMessages)).toEqual(['prompt 1', 'a', 'b']);
+    // A replaced replacement, and a replaced message appended after the fold: the base keeps its own.
+    conversation.apply({ type: 'replace', targetId: s2.id, message: system('prompt 3') });
+    const bigC = user('C');
+    conversation.apply({ type: 'replace', targetId: c.id, message: bigC });
+    conversation.apply({ type: 'replace', targetId: b.id, message: user('B') });
+    expect(texts(conversation.baseMessages)).toEqual(['prompt 1', 'a', 'b']);
+    conversation.apply({ type: 'remove', targetId: a.id });
+    conversation.apply({ type: 'replace', targetId: bigC.id, message: user('C2') });
+    expect(texts(conversation.baseMessages)).toEqual(['prompt 1', 'a', 'b']);
+    expect(texts(conversation.nextMessages)).toEqual(['prompt 3', 'B', 'C2']);
+
+    conversation.commitFold();
+    conversation.apply({ type: 'replace', targetId: conversation.messageAt(0)?.id ?? '', message: system('prompt 4') });
+    expect(texts(conversation.baseMessages)).toEqual(['prompt 3', 'B', 'C2']);
+    expect(texts(conversation.nextMessages)).toEqual(['prompt 4', 'B', 'C2']);
+  });
+
+  test('messageCount, messageAt and systemMessages answer as nextMessages does, through every kind of edit', () => {
+    const system = (text: string): Message => createMessage({ role: 'system', content: text }, { type: 'system' });
+    const conversation = new Conversation([system('first'), user('a'), system('middle'), user('b')]);
+    const agree = () => {
+      const all = conversation.nextMessages;
+      expect(conversation.messageCount).toBe(all.length);
+      expect(conversation.messageAt(0)).toBe(all[0]);
+      expect(conversation.messageAt(-1)).toBe(all.at(-1));
+      expect(conversation.systemMessages()).toEqual(all.filter((m) => m.data.role === 'system'));
+    };
+    agree();
+    const last = system('last');
+    conversation.apply({ type: 'append', message: last });
+    agree();
+    const first = conversation.messageAt(0);
+    conversation.apply({ type: 'replace', targetId: first?.id ?? '', message: user('no longer a system message') });
+    agree();
+    conversation.apply({ type: 'replace', targetId: conversation.messageAt(1)?.id ?? '', message: system('a became one') });
+    agree();
+    expect(texts(conversation.systemMessages())).toEqual(['a became one', 'middle', 'last']);
+    conversation.apply({ type: 'remove', targetId: last.id });
+    agree();
+    conversation.apply({ type: 'truncate' });
+    agree();
+    expect(conversation.systemMessages()).toEqual([]);
+    conversation.apply({ type: 'append', message: system('again') });
+    agree();
+  });
+
   test('toLlmMessages hands every role to the model, system and tool included (SPEC.md §9.8 gap)', () => {
     const system = createMessage({ role: 'system', content: 'sys' }, { type: 'system' });
     const tool = createMessage(
@@ -57,7 +113,7 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     expect(conversation.toLlmMessages().map((m) => m.role)).toEqual(['system', 'user', 'tool']);
   });
 
-  test('modelView: the live model messages, one revision while only appends happen, a new one after any other edit', () => {
+  test('modelView: the live model messages, one revision while only appends and replacements happen (logged), a new one after a remove or truncate', () => {
     const a = user('a');
     const conversation = new Conversation([a]);
     const first = conversation.modelView();
@@ -66,17 +122,21 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     expect(appended.revision).toBe(first.revision);
     expect(appended.messages).toBe(first.messages);
     expect(appended.messages).toEqual(conversation.toLlmMessages());
-    const edits: MessageEvent[] = [
-      { type: 'replace', targetId: a.id, message: { ...a, id: 'a2', data: { role: 'user', content: 'A' } } },
-      { type: 'remove', targetId: 'a2' },
-      { type: 'truncate' },
-    ];
+    expect(appended.patched).toEqual([]);
+    conversation.apply({ type: 'replace', targetId: a.id, message: { ...a, id: 'a2', data: { role: 'user', content: 'A' } } });
+    const replaced = conversation.modelView();
+    expect(replaced.revision).toBe(first.revision);
+    expect(replaced.messages).toBe(first.messages);
+    expect(replaced.messages).toEqual(conversation.toLlmMessages());
+    expect(replaced.patched).toEqual([0]);
+    const edits: MessageEvent[] = [{ type: 'remove', targetId: 'a2' }, { type: 'truncate' }];
     let revision = appended.revision;
     for (const edit of edits) {
       conversation.apply(edit);
       const view = conversation.modelView();
       expect(view.revision).not.toBe(revision);
       expect(view.messages).toEqual(conversation.toLlmMessages());
+      expect(view.patched).toEqual([]);
       revision = view.revision;
     }
     // Another conversation never shares a revision (an engine's converter could mistake it for its own).

@@ -100,7 +100,7 @@ describe('incremental conversion', () => {
     expect(both[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'c1' }, { toolCallId: 'c2' }] });
   });
 
-  test('as a conversation edits itself at random (appends in place; replacements, removals, truncation in a new array), each prompt is what a fresh conversion gives', () => {
+  test('as a conversation edits itself at random (appends and logged replacements in place; replacements, removals, truncation in a new array), each prompt is what a fresh conversion gives', () => {
     let seed = 12;
     const random = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -116,18 +116,29 @@ describe('incremental conversion', () => {
     const converter = new PromptConverter();
     let live: ModelMessage[] = [system];
     let revision = 1;
-    for (let step = 0; step < 2000; step++) {
-      const op = random(10);
+    let patched: number[] = [];
+    for (let step = 0; step < 3000; step++) {
+      const op = random(12);
       const message = makers[random(makers.length)]?.(step) ?? user('x');
       if (op < 6 || live.length === 0) live.push(message);
-      else {
+      else if (op < 9) {
+        // Replaced in place, as Conversation does: the log says where; several may come between calls.
+        for (let n = random(3) + 1; n > 0; n--) {
+          const at = random(live.length);
+          live[at] = makers[random(makers.length)]?.(step + n) ?? user('y');
+          patched.push(at);
+        }
+      } else {
         live = [...live];
         revision++;
-        if (op < 9) live[random(live.length)] = message;
+        patched = [];
+        if (op < 10) live[random(live.length)] = message;
         else if (random(20) > 0) live.splice(random(live.length), 1);
         else live = [];
       }
-      expect(converter.convert(live, revision)).toEqual(new PromptConverter().convert(live));
+      // Some edits land between calls without a call: the next call must take them all in.
+      if (random(4) === 0) continue;
+      expect(converter.convert(live, revision, patched)).toEqual(new PromptConverter().convert(live));
     }
   });
 

@@ -76,9 +76,10 @@ function block(name: string, fields: Record<string, string | undefined>): string
 
 /** The events that make the conversation start with exactly this system message (none if it already does). */
 export function contextMessageEvents(ctx: Pick<TurnMiddlewareContext, 'conversationState'>, text: string, extensionName: string): MessageEvent[] {
-  const messages = ctx.conversationState.nextMessages;
-  const marked = messages.filter(isContextMessage);
-  const first = messages[0];
+  const conversation = ctx.conversationState;
+  // Through the system-message index: every turn of every agent comes here, so no scan of the history.
+  const marked = conversation.systemMessages().filter(isContextMessage);
+  const first = conversation.messageAt(0);
   if (text === '') return marked.map((message) => ({ type: 'remove', targetId: message.id }));
 
   // Bun's hasher and the global Web Crypto: node:crypto would add ~5 MB to every agent process.
@@ -87,9 +88,10 @@ export function contextMessageEvents(ctx: Pick<TurnMiddlewareContext, 'conversat
   if (inPlace && markerHash(first) === hash) return [];
   const message = systemMessage(text, hash, extensionName);
   if (inPlace) return [{ type: 'replace', targetId: first.id, message }];
-  if (messages.length === 0) return [{ type: 'append', message }];
+  if (conversation.messageCount === 0) return [{ type: 'append', message }];
   // Not first (or duplicated): rebuild the conversation with it in front, every other id kept.
-  return [{ type: 'truncate' }, { type: 'append', message }, ...messages.filter((m) => !isContextMessage(m)).map((m): MessageEvent => ({ type: 'append', message: m }))];
+  const others = conversation.nextMessages.filter((m) => !isContextMessage(m));
+  return [{ type: 'truncate' }, { type: 'append', message }, ...others.map((m): MessageEvent => ({ type: 'append', message: m }))];
 }
 
 function isContextMessage(message: Message): boolean {
