@@ -43,13 +43,15 @@ interface EngineFigures {
   turnMs: number;
 }
 
-/** context-message naming each event in the system prompt, so the prompt is replaced every turn (a chat connector's bot). */
-const INBOUND_PROMPT: ExtensionPlan = {
+/** context-message as every agent has it (implicit, default config): the prompt stays as it is. */
+const DEFAULT_PROMPT: ExtensionPlan = {
   name: 'context-message',
   packageName: '@goondan/base',
   entryPath: join(import.meta.dir, '../bundles/base/extensions/context-message/index.ts'),
-  config: { includeInbound: true, includeCall: false },
+  config: {},
 };
+/** context-message naming each event in the system prompt, so the prompt is replaced every turn (a chat connector's bot). */
+const INBOUND_PROMPT: ExtensionPlan = { ...DEFAULT_PROMPT, config: { includeInbound: true, includeCall: false } };
 
 async function engineCalls(extensions: ExtensionPlan[] = []): Promise<Map<number, EngineFigures>> {
   const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-bench-model-'));
@@ -111,6 +113,7 @@ async function directCalls(): Promise<Map<number, number>> {
 
 const direct = await directCalls();
 const engine = await engineCalls();
+const withPrompt = await engineCalls([DEFAULT_PROMPT]);
 const inbound = await engineCalls([INBOUND_PROMPT]);
 const floorAt = (c: number) => direct.get(c) ?? Number.NaN;
 const callOverheadAt = (c: number) => (engine.get(c)?.callMs ?? Number.NaN) - floorAt(c);
@@ -118,11 +121,11 @@ const engineOwnAt = (c: number) => (engine.get(c)?.turnMs ?? Number.NaN) - (engi
 const firstEngineOwn = engineOwnAt(CHECKPOINTS[0] ?? 10);
 const ms = (n: number, width: number) => n.toFixed(3).padStart(width);
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; medians of ${SAMPLES} turns (ms)`);
-console.log("history  direct doStream  model call  call overhead  turn    engine's own  engine's own vs 10 messages  turn, prompt per event");
+console.log("history  direct doStream  model call  call overhead  turn    engine's own  engine's own vs 10 messages  turn, context-message  turn, prompt per event");
 for (const c of CHECKPOINTS) {
   const figures = engine.get(c);
   console.log(
-    `${String(c).padStart(7)}  ${ms(floorAt(c), 15)}  ${ms(figures?.callMs ?? 0, 10)}  ${ms(callOverheadAt(c), 13)}  ${ms(figures?.turnMs ?? 0, 5)}  ${ms(engineOwnAt(c), 12)}  ${(engineOwnAt(c) / firstEngineOwn).toFixed(2).padStart(6)}×                      ${ms(inbound.get(c)?.turnMs ?? 0, 6)}`,
+    `${String(c).padStart(7)}  ${ms(floorAt(c), 15)}  ${ms(figures?.callMs ?? 0, 10)}  ${ms(callOverheadAt(c), 13)}  ${ms(figures?.turnMs ?? 0, 5)}  ${ms(engineOwnAt(c), 12)}  ${(engineOwnAt(c) / firstEngineOwn).toFixed(2).padStart(6)}×                      ${ms(withPrompt.get(c)?.turnMs ?? 0, 21)}  ${ms(inbound.get(c)?.turnMs ?? 0, 22)}`,
   );
 }
 console.log(
@@ -136,6 +139,7 @@ console.log(
       callOverheadMs: callOverheadAt(c),
       turnMs: engine.get(c)?.turnMs,
       engineOwnMs: engineOwnAt(c),
+      contextMessageTurnMs: withPrompt.get(c)?.turnMs,
       promptPerEventTurnMs: inbound.get(c)?.turnMs,
     })),
   }),
