@@ -3,7 +3,8 @@
  * `metadata.eventId`. Its turn is what follows that input up to the next event's input (later turns
  * may have run before the redelivery: several turns finished before their acks, a cluster node that
  * lost its lease). The turn counts as finished when it ends with an assistant message that has no
- * tool calls; otherwise it resumes from where it stands.
+ * tool calls; otherwise it resumes from where it stands, unless later events' turns ran after it
+ * (`overtakenBy`): its new steps would come after theirs, made from a conversation past it.
  */
 import type { Message } from '../../shared/types/messages.ts';
 import { type Conversation, inputEventId } from '../conversation/conversation-state.ts';
@@ -18,6 +19,8 @@ export interface InputLocation {
   stepsDone: number;
   /** The latest assistant message after the input. */
   lastAssistant?: Message;
+  /** The id of the event whose input follows this turn's part of the conversation. */
+  overtakenBy?: string;
 }
 
 export function locateInput(conversation: Conversation, eventId: string): InputLocation | undefined {
@@ -29,10 +32,14 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   let stepsDone = 0;
   let last: Message | undefined;
   let lastAssistant: Message | undefined;
+  let overtakenBy: string | undefined;
   for (const message of after) {
     // The next event's input starts another turn.
     const inputOf = inputEventId(message);
-    if (inputOf !== undefined && inputOf !== eventId) break;
+    if (inputOf !== undefined && inputOf !== eventId) {
+      overtakenBy = inputOf;
+      break;
+    }
     if (message.data.role === 'system') continue; // context-message may sit anywhere
     if (message.data.role === 'assistant') {
       stepsDone++;
@@ -43,5 +50,6 @@ export function locateInput(conversation: Conversation, eventId: string): InputL
   const location: InputLocation = { inputIndex, input, stepsDone };
   if (lastAssistant) location.lastAssistant = lastAssistant;
   if (last !== undefined && last === lastAssistant && toolCallsOf(last.data).length === 0) location.finishedWith = last;
+  if (overtakenBy !== undefined) location.overtakenBy = overtakenBy;
   return location;
 }

@@ -7,6 +7,7 @@ import { newId } from '../../shared/ids.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { TurnMiddlewareContext } from '../../shared/types/extensions.ts';
 import type { JsonValue } from '../../shared/types/json.ts';
+import type { Message } from '../../shared/types/messages.ts';
 import type { TurnError, TurnResult } from '../../shared/types/turns.ts';
 import type { InstanceMetadataFile } from '../conversation/instance-metadata.ts';
 import { messageText } from '../conversation/message-parts.ts';
@@ -50,16 +51,26 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent, ho
   const located = locateInput(engine.conversation, event.id);
   if (located?.finishedWith) {
     // Redelivered after the turn finished (crash before the ack): answer again, call nothing.
-    const meta = located.input.metadata;
     engine.logger.info({ eventId: event.id }, 'redelivered event already answered; returning the stored reply');
     return {
-      turnId: typeof meta.turnId === 'string' ? meta.turnId : newId('turn'),
-      traceId: typeof meta.traceId === 'string' ? meta.traceId : (event.traceId ?? ''),
+      ...storedTurnIds(located.input, event),
       finishReason: 'text_response',
       responseMessage: located.finishedWith,
       responseText: messageText(located.finishedWith.data),
       stepCount: located.stepsDone,
     };
+  }
+  if (located?.overtakenBy !== undefined) {
+    // Resumed now, its steps would follow the later turns' and answer from the conversation past it
+    // (the model reads the latest input): the caller learns it was interrupted instead.
+    const error = errorShape(
+      'E_TURN_OVERTAKEN',
+      'system',
+      `event ${event.id} came again after its turn was interrupted, and event ${located.overtakenBy} has had its turn since; the interrupted turn is not resumed`,
+      { suggestion: 'Send the message again: it is answered from the conversation as it stands now.', details: { overtakenBy: located.overtakenBy } },
+    );
+    engine.logger.warn({ eventId: event.id, code: error.code, overtakenBy: located.overtakenBy }, error.message);
+    return { ...storedTurnIds(located.input, event), finishReason: 'error', responseText: '', stepCount: located.stepsDone, error };
   }
 
   const span = turnSpan(event);
@@ -161,6 +172,15 @@ export function foldConversation(deps: Pick<TurnLifecycleDeps, 'engine' | 'store
 
 function isJsonObjectWithReply(event: AgentEvent): boolean {
   return event.metadata !== undefined && typeof event.metadata.inReplyTo === 'string';
+}
+
+/** The turn and trace ids the event's input message recorded when its turn first ran. */
+function storedTurnIds(input: Message, event: AgentEvent): Pick<TurnResult, 'turnId' | 'traceId'> {
+  const meta = input.metadata;
+  return {
+    turnId: typeof meta.turnId === 'string' ? meta.turnId : newId('turn'),
+    traceId: typeof meta.traceId === 'string' ? meta.traceId : (event.traceId ?? ''),
+  };
 }
 
 function rejectedEvent(event: AgentEvent, error: TurnError): TurnResult {

@@ -107,6 +107,38 @@ describe('crash between steps, then redelivery', () => {
     expect(stored.map((m) => m.data.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
   });
 
+  test('an interrupted turn that comes again after a later event’s turn ran is not resumed: its caller gets E_TURN_OVERTAKEN, not an answer to the later input', async () => {
+    const stateRoot = tempStateRoot();
+    const marker = join(stateRoot, 'never-written.txt');
+    const event = userEvent(`work ${marker}`);
+    const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
+    const input = createMessage({ role: 'user', content: event.input ?? '' }, { type: 'user' }, { eventId: event.id, turnId: 'turn_crashed', traceId: 'a'.repeat(32) });
+    const call = createMessage(
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'slow__pause', input: { marker, ms: 1 } }] },
+      { type: 'assistant', stepId: 'step_0' },
+    );
+    // The later turn settled the dangling call as interrupted, then answered its own input.
+    const settled = createMessage(
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'slow__pause', output: { type: 'error-text', value: 'E_TOOL_INTERRUPTED' } }] },
+      { type: 'tool', toolCallId: 'call_1', toolName: 'slow__pause' },
+    );
+    const later = createMessage({ role: 'user', content: 'a later question' }, { type: 'user' }, { eventId: 'evt_later', turnId: 'turn_later' });
+    const answer = createMessage({ role: 'assistant', content: [{ type: 'text', text: 'the later answer' }] }, { type: 'assistant', stepId: 'step_1' });
+    mkdirSync(dirname(paths.baseMessages), { recursive: true });
+    writeFileSync(paths.baseMessages, [input, call, settled, later, answer].map((m) => `${JSON.stringify(m)}\n`).join(''));
+
+    const h = await startEngine(crashScenarioPlan(), { stateRoot });
+    harnesses.push(h);
+    const result = await h.engine.runTurn(event);
+    expect(result).toMatchObject({ finishReason: 'error', responseText: '', turnId: 'turn_crashed', traceId: 'a'.repeat(32), error: { code: 'E_TURN_OVERTAKEN', details: { overtakenBy: 'evt_later' } } });
+    expect(h.runtimeEvents.filter((e) => e.type === 'step.started' || e.type === 'tool.called')).toEqual([]);
+    expect(baseMessages(paths).map((m) => m.id)).toEqual([input, call, settled, later, answer].map((m) => m.id));
+    expect(h.logLines().some((line) => line.code === 'E_TURN_OVERTAKEN' && line.overtakenBy === 'evt_later')).toBe(true);
+    // The instance goes on: the next event is answered as usual.
+    const next = await h.engine.runTurn(userEvent('something new'));
+    expect(next.finishReason).toBe('text_response');
+  });
+
   test('tool calls left without results by an earlier turn are answered as interrupted before a new input', async () => {
     const stateRoot = tempStateRoot();
     const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
