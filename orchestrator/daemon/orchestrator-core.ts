@@ -113,6 +113,7 @@ export class OrchestratorCore {
       ...(options.cluster ? { onSettled: (id: AgentId, eventId: string) => options.cluster?.onSettled(id, eventId) } : {}),
       onDeadLetter: (id, event, eventId, reason) => {
         this.ledger.dead(eventId, reason);
+        this.router.eventDead(eventId, reason);
         // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
         this.runtimeEvents.publish({
           type: 'event.dead',

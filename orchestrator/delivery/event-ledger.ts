@@ -6,6 +6,9 @@
  * start, so `GET /v1/events/{id}` and a retry with the same key answer alike after a daemon
  * restart. Records and keys live for 24 h after their event settled; the file is rewritten without
  * the expired ones when it is opened and whenever it has grown past a bound.
+ * Cluster mode: an event the cluster refused (503) was not accepted: its record goes, and a retry
+ * under its key takes its id again (`refusedUnder`), so that JetStream's msgID dedupe runs it once
+ * if a refused attempt landed after all.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -41,7 +44,19 @@ type LedgerLine =
   | { op: 'accepted'; eventId: string; agent: string; instanceKey: string; traceId: string; at: string; idempotencyKey?: string }
   | { op: 'running'; eventId: string }
   | { op: 'done'; eventId: string; reply: ReplyOutcome; at: string }
-  | { op: 'dead'; eventId: string; reason: string; at: string };
+  | { op: 'dead'; eventId: string; reason: string; at: string }
+  | { op: 'refused'; eventId: string; at: string };
+
+/** An event the cluster refused, kept for a retry under its idempotency key. */
+export interface RefusedEvent {
+  eventId: string;
+  agent: string;
+  instanceKey: string;
+  traceId: string;
+  acceptedAt: string;
+  idempotencyKey: string;
+  refusedAt: string;
+}
 
 const str = { type: 'string' } as const;
 const isLine = compiledValidator<LedgerLine>({
@@ -62,6 +77,7 @@ const isLine = compiledValidator<LedgerLine>({
         },
       },
       { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str } },
+      { type: 'object', required: ['op', 'eventId', 'at'], properties: { op: { const: 'refused' }, eventId: str, at: str } },
     ],
   },
 });
@@ -69,6 +85,7 @@ const isLine = compiledValidator<LedgerLine>({
 export class EventLedger {
   private readonly records = new Map<string, EventRecord>();
   private readonly byKey = new Map<string, string>();
+  private readonly refusedByKey = new Map<string, RefusedEvent>();
   private readonly waiters = new Map<string, Array<(outcome: ReplyOutcome) => void>>();
   private fd: number | undefined;
   private lines = 0;
@@ -101,6 +118,24 @@ export class EventLedger {
   findByKey(idempotencyKey: string): EventRecord | undefined {
     const eventId = this.byKey.get(idempotencyKey);
     return eventId === undefined ? undefined : this.records.get(eventId);
+  }
+
+  /** The event the cluster refused under this idempotency key, within the window. */
+  refusedUnder(idempotencyKey: string): RefusedEvent | undefined {
+    return this.refusedByKey.get(idempotencyKey);
+  }
+
+  /**
+   * The cluster did not accept the event (its caller got 503): it is not tracked, and whoever waits
+   * for its outcome (a retry under its key) learns so now, with `outcome`.
+   */
+  refused(eventId: string, outcome: ReplyOutcome): void {
+    const record = this.records.get(eventId);
+    if (!record || record.state !== 'queued') return;
+    this.append({ op: 'refused', eventId, at: new Date(this.now()).toISOString() });
+    const waiting = this.waiters.get(eventId);
+    this.waiters.delete(eventId);
+    for (const resolve of waiting ?? []) resolve(outcome);
   }
 
   accepted(record: { eventId: string; agent: string; instanceKey: string; traceId: string; idempotencyKey?: string }): void {
@@ -166,12 +201,21 @@ export class EventLedger {
       if (line.idempotencyKey !== undefined) {
         record.idempotencyKey = line.idempotencyKey;
         this.byKey.set(line.idempotencyKey, line.eventId);
+        this.refusedByKey.delete(line.idempotencyKey);
       }
       this.records.set(line.eventId, record);
       return;
     }
     const record = this.records.get(line.eventId);
     if (!record) return;
+    if (line.op === 'refused') {
+      this.records.delete(line.eventId);
+      if (record.idempotencyKey === undefined) return;
+      this.byKey.delete(record.idempotencyKey);
+      const { eventId, agent, instanceKey, traceId, acceptedAt, idempotencyKey } = record;
+      this.refusedByKey.set(idempotencyKey, { eventId, agent, instanceKey, traceId, acceptedAt, idempotencyKey, refusedAt: line.at });
+      return;
+    }
     if (line.op === 'running') record.state = 'running';
     else if (line.op === 'done') Object.assign(record, { state: 'done', reply: line.reply, settledAt: line.at });
     else Object.assign(record, { state: 'dead', reason: line.reason, settledAt: line.at });
@@ -191,15 +235,25 @@ export class EventLedger {
       this.records.delete(eventId);
       if (record.idempotencyKey !== undefined) this.byKey.delete(record.idempotencyKey);
     }
+    for (const [key, refused] of this.refusedByKey) if (Date.parse(refused.refusedAt) < horizon) this.refusedByKey.delete(key);
     let text = '';
     for (const record of this.records.values()) for (const line of linesOf(record)) text += `${JSON.stringify(line)}\n`;
+    for (const refused of this.refusedByKey.values()) for (const line of refusedLines(refused)) text += `${JSON.stringify(line)}\n`;
     this.close();
     const tmp = `${this.path}.tmp-${process.pid}`;
     writeFileSync(tmp, text);
     this.fsync.syncPath(tmp);
     renameSync(tmp, this.path);
-    this.lines = this.records.size;
+    this.lines = this.records.size + this.refusedByKey.size * 2;
   }
+}
+
+function refusedLines(refused: RefusedEvent): LedgerLine[] {
+  const { eventId, agent, instanceKey, traceId, acceptedAt, idempotencyKey, refusedAt } = refused;
+  return [
+    { op: 'accepted', eventId, agent, instanceKey, traceId, at: acceptedAt, idempotencyKey },
+    { op: 'refused', eventId, at: refusedAt },
+  ];
 }
 
 function linesOf(record: EventRecord): LedgerLine[] {

@@ -14,6 +14,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { Supervisor } from '../process/supervisor.ts';
 import type { RequestSpans } from '../telemetry/request-spans.ts';
+import { SETTLED_EVENT_KEY } from './foreign-outcomes.ts';
 import type { PendingRequest, Requester } from './pending-requests.ts';
 
 export interface RequesterRepliesDeps {
@@ -42,7 +43,10 @@ export class RequesterReplies {
     }
     const payload = original ?? makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome);
     if (requester.kind === 'remote') {
-      this.deps.sendToNode?.(requester.node, payload.traceId === undefined && outcome.traceId !== undefined ? { ...payload, traceId: outcome.traceId } : payload, request.deadline);
+      // Named, so that the caller's node records the outcome of the event it accepted (foreign-outcomes.ts).
+      const named: AgentEvent = { ...payload, metadata: { ...payload.metadata, [SETTLED_EVENT_KEY]: request.requestEventId } };
+      if (named.traceId === undefined && outcome.traceId !== undefined) named.traceId = outcome.traceId;
+      this.deps.sendToNode?.(requester.node, named, request.deadline);
       return;
     }
     const from = original?.source.name ?? ORCHESTRATOR;

@@ -22,6 +22,7 @@ import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
 import type { EventLedger } from '../delivery/event-ledger.ts';
+import { ForeignOutcomes } from './foreign-outcomes.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -120,6 +121,8 @@ export class Router {
   private readonly replyDeltas: ReplyDeltaRelay;
   private readonly replies: RequesterReplies;
   private readonly unsynced: UnsyncedReplies;
+  /** Cluster mode: outcomes of events this node runs for the node that accepted them. */
+  private readonly foreign: ForeignOutcomes | undefined;
 
   constructor(private readonly deps: RouterDeps) {
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
@@ -139,8 +142,10 @@ export class Router {
       answer: (request, outcome, event) => this.answer(request, outcome, event),
       syncInstanceRecords: (id) => deps.syncInstanceRecords?.(id),
     });
+    this.foreign = cluster ? new ForeignOutcomes({ nodeId: cluster.nodeId, send: (node, event, until) => cluster.sendReply(node, event, until), ...(deps.ledger ? { ledger: deps.ledger } : {}) }) : undefined;
     this.control = new ControlHandler({
       ...deps,
+      onEventAnswered: (eventId, reply) => this.foreign?.answered(eventId, reply),
       onTurnSynced: (proc, eventId) => this.unsynced.synced(proc.key, eventId),
       owners: this.owners,
       isKnownAgent: (name) => this.isKnownAgent(name),
@@ -172,11 +177,15 @@ export class Router {
       if (submission.wait) replayed.reply = withDeadline(ledger.outcome(known.eventId), submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, known.traceId);
       return replayed;
     }
-    const traceId = submission.traceId ?? newTraceId();
     const target = targetOf(submission.agent, submission.instanceKey);
     const badKey = validateInstanceKey(target.instanceKey);
     // Ingress checks keys first (HTTP answers 400); reaching here with a bad one is a defect of the caller.
     if (badKey) throw new GoondanError('INVALID_REQUEST', 'user', badKey);
+    // A retry of what the cluster refused (503) goes out under the refused event's id: if a refused
+    // attempt landed after all, JetStream's msgID dedupe keeps it to one run.
+    const refused = submission.idempotencyKey !== undefined ? ledger?.refusedUnder(submission.idempotencyKey) : undefined;
+    const again = refused && refused.agent === target.agent && refused.instanceKey === target.instanceKey ? refused : undefined;
+    const traceId = again?.traceId ?? submission.traceId ?? newTraceId();
     const correlationId = submission.wait ? newId('corr') : undefined;
     const event = makeEvent('api.input', submission.source, {
       input: submission.input,
@@ -185,6 +194,7 @@ export class Router {
       ...(submission.metadata ? { metadata: submission.metadata } : {}),
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
+    if (again) event.id = again.eventId;
     // In the ledger before the inbox: a retry with the key after a crash finds this event.
     ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
     if (!correlationId) {
@@ -321,6 +331,7 @@ export class Router {
   private routeResponse(correlationId: string, event: AgentEvent, fromName: string, fromKey: string, callee?: ManagedProcess): void {
     const request = this.pending.take(correlationId);
     if (!request) {
+      if (this.foreign?.unclaimed(correlationId, replyOutcomeOf(event))) return;
       this.deps.logger.debug({ correlationId, from: fromKey, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
       return;
     }
@@ -367,8 +378,10 @@ export class Router {
     const accepted = cluster.publish(target, event, from, kind);
     accepted.catch((error: unknown) => {
       this.deps.logger.error({ eventId: event.id, target: agentKey(target), err: error }, 'the cluster did not accept an event');
+      const outcome = failureOutcome(runtimeError('CLUSTER_UNAVAILABLE', `the cluster did not accept the event for '${target.agent}': ${(error as Error).message}`), event.traceId);
+      this.deps.ledger?.refused(event.id, outcome);
       const request = event.replyTo ? this.pending.take(event.replyTo.correlationId) : undefined;
-      if (request) this.answer(request, failureOutcome(runtimeError('CLUSTER_UNAVAILABLE', `the cluster did not accept the event for '${target.agent}': ${(error as Error).message}`), event.traceId));
+      if (request) this.answer(request, outcome);
     });
     return accepted;
   }
@@ -384,6 +397,7 @@ export class Router {
     if (event.replyTo && origin !== undefined && origin !== this.deps.cluster?.nodeId) {
       this.addPending(event.replyTo.correlationId, { kind: 'remote', node: origin }, target, event, requestTimeoutOf(event));
     }
+    if (origin !== undefined) this.foreign?.delivered(event, agentKey(target), origin);
     this.deps.delivery.deliver(proc, event, from);
     // An instance that cannot start answers at once with why (it is not retried by itself).
     if (proc.startFailure && event.replyTo) this.failRequestsTargeting(target, proc.startFailure, { deadLetter: true });
@@ -392,10 +406,17 @@ export class Router {
   /** Cluster mode: `target` moved to another node, which answers its remote callers from now on. */
   dropRemoteWaiters(target: AgentId): void {
     for (const request of this.pending.forTarget(agentKey(target))) if (request.requester.kind === 'remote') this.pending.take(request.correlationId);
+    this.foreign?.moved(agentKey(target));
   }
 
-  /** Cluster mode: a reply sent to this node for one of its waiting callers. */
+  /** An event given up (dead-lettered) here: cluster mode tells the node that accepted it. */
+  eventDead(eventId: string, reason: string): void {
+    this.foreign?.dead(eventId, reason);
+  }
+
+  /** Cluster mode: a reply sent to this node for one of its waiting callers, or the outcome of one of its events. */
   receiveRemoteReply(event: AgentEvent): void {
+    if (this.foreign?.record(event)) return;
     const correlationId = inReplyToOf(event);
     if (correlationId) this.routeResponse(correlationId, event, event.source.name, `remote/${event.source.name}`);
   }

@@ -1,0 +1,129 @@
+/**
+ * Cluster mode and what a node says of the events it accepted (`GET /v1/events/{id}`, a retry under
+ * the same Idempotency-Key), with a real `nats-server -js`:
+ * - an event accepted by one node and run by another (the instance's owner) shows `done` where it
+ *   was accepted, whether its caller waited, did not, or stopped waiting (504), and a retry there
+ *   gets its reply at once;
+ * - an event the cluster refused (503, NATS down) is not shown as accepted, and a retry under its
+ *   key once NATS is back runs it, once, under the refused event's id.
+ * Before, the accepting node showed such events `queued` for good, and a retry under the key waited
+ * out its timeout (504) for an event that had answered, or that had never been accepted.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
+import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
+import { counterExecutions } from './cluster-audit.ts';
+import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
+
+const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
+const PARTITIONS = 32;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function cluster(): Promise<{ nats: NatsServer; counterFile: string }> {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-records-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return { nats, counterFile: join(dir, 'counter.jsonl') };
+}
+
+async function startNode(nats: NatsServer, counterFile: string, nodeId: string): Promise<Daemon> {
+  const daemon = await startDaemon(BUNDLE, {
+    env: { GOONDAN_WARM_POOL: '0', GOONDAN_LOG_LEVEL: 'info', GOONDAN_TEST_COUNTER_FILE: counterFile },
+    // A long lease: nothing here is about a takeover.
+    args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'],
+  });
+  cleanups.push(() => daemon.cleanup());
+  return daemon;
+}
+
+async function partitionsOwned(node: Daemon): Promise<number> {
+  const text = await (await node.api('/metrics')).text();
+  const line = text.split('\n').find((l) => l.startsWith('goondan_cluster_partitions_owned{'));
+  return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
+}
+
+async function record(node: Daemon, eventId: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await node.api(`/v1/events/${eventId}`);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('cluster: the accepting node’s records of its events', () => {
+  test('an event run by another node is done where it was accepted, waited for or not or no longer, and a retry under its key gets its reply at once', async () => {
+    const { nats, counterFile } = await cluster();
+    const a = await startNode(nats, counterFile, 'na');
+    const b = await startNode(nats, counterFile, 'nb');
+    const share = (id: string) => Array.from({ length: PARTITIONS }, (_, p) => rendezvousOwner(p, ['na', 'nb'])).filter((owner) => owner === id).length;
+    await waitFor(
+      'the partitions spread over na and nb',
+      () => Promise.all([partitionsOwned(a), partitionsOwned(b)]),
+      (owned) => owned[0] === share('na') && owned[1] === share('nb'),
+    );
+    // Instance keys whose partition nb owns: their turns run on nb, whatever node accepts them.
+    const onB = Array.from({ length: 200 }, (_, i) => `k${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), ['na', 'nb']) === 'nb');
+    const [waited, unwaited, late] = onB;
+    if (waited === undefined || unwaited === undefined || late === undefined) throw new Error('fewer than three instance keys owned by nb among 200');
+
+    const first = await a.send({ input: 'count w1', instanceKey: waited, idempotencyKey: 'waited-1' });
+    expect(first).toMatchObject({ status: 200, body: { status: 'ok', output: 'done w1' } });
+    const eventId = String(first.body.eventId);
+    expect(await record(a, eventId)).toMatchObject({ status: 200, body: { status: 'done', reply: { status: 'ok', output: 'done w1' } } });
+    const started = performance.now();
+    const retry = await a.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'count w1', instanceKey: waited, idempotencyKey: 'waited-1', timeoutMs: 20_000 }) });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toMatchObject({ eventId, status: 'ok', output: 'done w1' });
+    // From the record, not a turn's wait: well under the 20 s it waited out before.
+    expect(performance.now() - started).toBeLessThan(10_000);
+
+    const sent = await a.send({ input: 'count u1', instanceKey: unwaited, wait: false });
+    expect(sent.status).toBe(202);
+    const done = await waitFor(
+      `event ${String(sent.body.eventId)} (run on nb) shown done on na`,
+      () => record(a, String(sent.body.eventId)),
+      (found) => found.body.status === 'done',
+    );
+    expect(done.body).toMatchObject({ agent: 'alpha', instanceKey: unwaited, reply: { status: 'ok', output: 'done u1' } });
+
+    // A caller that stopped waiting is told to look the event up: the record gets the late reply.
+    const timedOut = await a.send({ input: 'slow s1', instanceKey: late, timeoutMs: 500 });
+    expect(timedOut).toMatchObject({ status: 504, body: { error: { code: 'AGENT_REQUEST_TIMEOUT' } } });
+    const lateDone = await waitFor(
+      `event ${String(timedOut.body.eventId)} (run on nb, its caller gone) shown done on na`,
+      () => record(a, String(timedOut.body.eventId)),
+      (found) => found.body.status === 'done',
+    );
+    expect(lateDone.body).toMatchObject({ reply: { status: 'ok', output: 'done s1' } });
+    expect(counterExecutions(counterFile)).toEqual(new Map([['w1', 1], ['u1', 1], ['s1', 1]]));
+  });
+
+  test('an event the cluster refused is not shown as accepted; a retry under its key once NATS is back runs it once, under its id', async () => {
+    const { nats, counterFile } = await cluster();
+    const node = await startNode(nats, counterFile, 'n1');
+    expect(await node.send({ input: 'count warm', instanceKey: 'r1' })).toMatchObject({ status: 200, body: { output: 'done warm' } });
+
+    await nats.kill9();
+    const refused = await node.send({ input: 'count r1', instanceKey: 'r1', idempotencyKey: 'refused-1', timeoutMs: 20_000 });
+    expect(refused).toMatchObject({ status: 503, body: { error: { code: 'CLUSTER_UNAVAILABLE' } } });
+    const refusedId = String((refused.body.error as { details?: { eventId?: unknown } }).details?.eventId);
+    expect(refusedId).toMatch(/^evt_/);
+    expect((await record(node, refusedId)).status).toBe(404);
+
+    await nats.restart();
+    const retry = await waitFor(
+      'a retry under the refused key accepted once NATS is back',
+      () => node.send({ input: 'count r1', instanceKey: 'r1', idempotencyKey: 'refused-1', timeoutMs: 20_000 }),
+      (answer) => answer.status !== 503,
+    );
+    expect(retry).toMatchObject({ status: 200, body: { eventId: refusedId, status: 'ok', output: 'done r1' } });
+    expect(await record(node, refusedId)).toMatchObject({ status: 200, body: { status: 'done' } });
+    expect(counterExecutions(counterFile).get('r1')).toBe(1);
+  });
+});
