@@ -161,7 +161,8 @@ export class ClusterNode {
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
   async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
     const gathered = this.connected() ? await gatherProcessRows(this.nc, this.names.processesSubject, this.deps.logger) : undefined;
-    if (gathered && gathered.some((row) => row.node === this.options.nodeId)) return gathered;
+    // This node's own answer shows the gathering went round (it may have no process of its own).
+    if (gathered?.answered.has(this.options.nodeId)) return gathered.rows;
     return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
   }
 

@@ -40,16 +40,22 @@ export function serveProcessRows(nc: NatsConnection, subject: string, nodeId: st
   });
 }
 
-export async function gatherProcessRows(nc: NatsConnection, subject: string, logger: RootLogger): Promise<ProcessRow[] | undefined> {
+/** Every answering node's rows, tagged, and which nodes answered (one with no process answers too). */
+export async function gatherProcessRows(nc: NatsConnection, subject: string, logger: RootLogger): Promise<{ rows: ProcessRow[]; answered: Set<string> } | undefined> {
   try {
     const replies = await nc.requestMany(subject, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
     const rows: ProcessRow[] = [];
+    const answered = new Set<string>();
     for await (const reply of replies) {
       const value = messageJson(reply);
-      if (isNodeRows(value)) rows.push(...value.rows.map((row) => ({ ...row, node: value.node })));
-      else logger.warn('dropped a malformed process-table answer from another node');
+      if (!isNodeRows(value)) {
+        logger.warn('dropped a malformed process-table answer from another node');
+        continue;
+      }
+      answered.add(value.node);
+      rows.push(...value.rows.map((row) => ({ ...row, node: value.node })));
     }
-    return rows;
+    return { rows, answered };
   } catch (error) {
     logger.warn({ err: error }, 'could not gather the cluster process table; showing this node only');
     return undefined;

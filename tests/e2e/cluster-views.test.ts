@@ -1,6 +1,7 @@
 /**
- * Cluster mode and what a node says of the events it accepted (`GET /v1/events/{id}`, a retry under
- * the same Idempotency-Key), with a real `nats-server -js`:
+ * Cluster mode and what a node shows of work that runs on other nodes, with a real
+ * `nats-server -js`. The events it accepted (`GET /v1/events/{id}`, a retry under the same
+ * Idempotency-Key):
  * - an event accepted by one node and run by another (the instance's owner) shows `done` where it
  *   was accepted, whether its caller waited, did not, or stopped waiting (504), and a retry there
  *   gets its reply at once;
@@ -8,6 +9,7 @@
  *   key once NATS is back runs it, once, under the refused event's id.
  * Before, the accepting node showed such events `queued` for good, and a retry under the key waited
  * out its timeout (504) for an event that had answered, or that had never been accepted.
+ * The process table: a node with no process of its own showed an empty table.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +31,7 @@ afterEach(async () => {
 async function cluster(): Promise<{ nats: NatsServer; counterFile: string }> {
   const nats = await startNatsServer();
   cleanups.push(() => nats.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-records-'));
+  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-views-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return { nats, counterFile: join(dir, 'counter.jsonl') };
 }
@@ -55,20 +57,29 @@ async function record(node: Daemon, eventId: string): Promise<{ status: number; 
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** Instance keys of `alpha` whose partition `owner` holds among `members`. */
+function keysOwnedBy(owner: string, members: string[]): string[] {
+  return Array.from({ length: 200 }, (_, i) => `k${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), members) === owner);
+}
+
+async function spreadOver(nodes: Array<[string, Daemon]>): Promise<void> {
+  const ids = nodes.map(([id]) => id);
+  const share = (id: string) => Array.from({ length: PARTITIONS }, (_, p) => rendezvousOwner(p, ids)).filter((owner) => owner === id).length;
+  await waitFor(
+    `the partitions spread over ${ids.join(', ')}`,
+    () => Promise.all(nodes.map(([, node]) => partitionsOwned(node))),
+    (owned) => owned.every((n, i) => n === share(ids[i] ?? '')),
+  );
+}
+
 describe('cluster: the accepting node’s records of its events', () => {
   test('an event run by another node is done where it was accepted, waited for or not or no longer, and a retry under its key gets its reply at once', async () => {
     const { nats, counterFile } = await cluster();
     const a = await startNode(nats, counterFile, 'na');
     const b = await startNode(nats, counterFile, 'nb');
-    const share = (id: string) => Array.from({ length: PARTITIONS }, (_, p) => rendezvousOwner(p, ['na', 'nb'])).filter((owner) => owner === id).length;
-    await waitFor(
-      'the partitions spread over na and nb',
-      () => Promise.all([partitionsOwned(a), partitionsOwned(b)]),
-      (owned) => owned[0] === share('na') && owned[1] === share('nb'),
-    );
+    await spreadOver([['na', a], ['nb', b]]);
     // Instance keys whose partition nb owns: their turns run on nb, whatever node accepts them.
-    const onB = Array.from({ length: 200 }, (_, i) => `k${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), ['na', 'nb']) === 'nb');
-    const [waited, unwaited, late] = onB;
+    const [waited, unwaited, late] = keysOwnedBy('nb', ['na', 'nb']);
     if (waited === undefined || unwaited === undefined || late === undefined) throw new Error('fewer than three instance keys owned by nb among 200');
 
     const first = await a.send({ input: 'count w1', instanceKey: waited, idempotencyKey: 'waited-1' });
@@ -125,5 +136,20 @@ describe('cluster: the accepting node’s records of its events', () => {
     expect(retry).toMatchObject({ status: 200, body: { eventId: refusedId, status: 'ok', output: 'done r1' } });
     expect(await record(node, refusedId)).toMatchObject({ status: 200, body: { status: 'done' } });
     expect(counterExecutions(counterFile).get('r1')).toBe(1);
+  });
+});
+
+describe('cluster: the process table', () => {
+  test('a node with no process of its own still shows the others’ (GET /v1/processes)', async () => {
+    const { nats, counterFile } = await cluster();
+    const a = await startNode(nats, counterFile, 'na');
+    const b = await startNode(nats, counterFile, 'nb');
+    await spreadOver([['na', a], ['nb', b]]);
+    const [key] = keysOwnedBy('nb', ['na', 'nb']);
+    if (key === undefined) throw new Error('no instance key owned by nb among 200');
+    expect(await a.send({ input: 'hello', instanceKey: key })).toMatchObject({ status: 200 });
+    // No warm pool: na runs nothing; the instance runs on nb.
+    const rows = await a.processes();
+    expect(rows.map((row) => [row.node, row.agent, row.instanceKey])).toEqual([['nb', 'alpha', key]]);
   });
 });
