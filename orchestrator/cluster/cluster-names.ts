@@ -59,6 +59,16 @@ export class ClusterNames {
     return `p${partition}`;
   }
 
+  /** Idempotency keys claimed for the whole cluster (idempotency-claims.ts). */
+  get idempotencyBucket(): string {
+    return `gdn_${this.token}_idempotency`;
+  }
+
+  /** Core NATS: questions about the outcome of events a node accepted. */
+  nodeOutcomes(nodeId: string): string {
+    return `gdn.${this.token}.node.${nodeId}.outcome`;
+  }
+
   /** Core NATS: replies to requests a node's callers wait for. */
   nodeReplies(nodeId: string): string {
     return `gdn.${this.token}.node.${nodeId}.reply`;

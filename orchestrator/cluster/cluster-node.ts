@@ -12,9 +12,12 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.ts';
 import type { ProcessRow } from '../http/api-server.ts';
-import type { ClusterRouting } from '../routing/router.ts';
+import type { ClusterRouting, ExternalSubmission, Submitted } from '../routing/router.ts';
+import { IDEMPOTENCY_WINDOW_MS } from '../delivery/event-ledger.ts';
 import { ClusterInbox } from './cluster-inbox.ts';
 import { ClusterNames } from './cluster-names.ts';
+import { IdempotencyClaims } from './idempotency-claims.ts';
+import { submitKeyed } from './keyed-submission.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { KvObserver } from './kv-observer.ts';
 import { Membership } from './membership.ts';
@@ -71,6 +74,7 @@ export class ClusterNode {
     private readonly observers: KvObserver[],
     replica: StateReplica,
     names: ClusterNames,
+    private readonly claims: IdempotencyClaims,
   ) {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
@@ -96,10 +100,12 @@ export class ClusterNode {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     const kvm = new Kvm(jetstream(nc, { timeout: KV_REQUEST_TIMEOUT_MS }));
-    const [members, leaseBucket, state] = await Promise.all([
+    const [members, leaseBucket, state, idempotency] = await Promise.all([
       kvm.create(names.membersBucket, { history: 1 }),
       kvm.create(names.leasesBucket, { history: 1 }),
       kvm.create(names.stateBucket, { history: 1 }),
+      // Claims last as long as a ledger keeps its keys.
+      kvm.create(names.idempotencyBucket, { history: 1, ttl: IDEMPOTENCY_WINDOW_MS }),
     ]);
     const memberView = await KvObserver.start(members, deps.logger);
     const leaseView = await KvObserver.start(leaseBucket, deps.logger);
@@ -119,7 +125,8 @@ export class ClusterNode {
     const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl);
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
-    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names);
+    const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);
+    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names, claims);
     link.onReconnect(() => {
       memberView.refresh();
       leaseView.refresh();
@@ -152,10 +159,18 @@ export class ClusterNode {
         },
       }),
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
+      this.claims.serve(core.ledger),
     );
     await this.membership.heartbeat();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
+  }
+
+  /** An event from outside: one under an Idempotency-Key is claimed for the cluster first (keyed-submission.ts). */
+  submit(submission: ExternalSubmission, core: OrchestratorCore): Submitted | Promise<Submitted> {
+    const key = submission.idempotencyKey;
+    if (key === undefined) return core.submit(submission);
+    return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s) }, submission, key);
   }
 
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */

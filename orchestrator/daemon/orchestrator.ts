@@ -337,7 +337,7 @@ export class Orchestrator {
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
       agents: () => this.config.swarm.agents,
       processes: () => (this.cluster ? this.cluster.processRows(() => this.core.processRows()) : this.core.processRows()),
-      submit: (submission) => this.core.submit(submission),
+      submit: (submission) => (this.cluster ? this.cluster.submit(submission, this.core) : this.core.submit(submission)),
       eventRecord: (eventId) => this.core.ledger.get(eventId),
       runtimeEvents: this.core.runtimeEvents,
       metricsText: async () =>

@@ -60,7 +60,8 @@ export interface DaemonApi {
   /** The swarm's agents (the OpenAI-compatible front door lists them as models). */
   agents(): readonly string[];
   processes(): Promise<ProcessRow[]>;
-  submit(submission: ExternalSubmission): Submitted;
+  /** Cluster mode answers a keyed submission after claiming its key for the cluster. */
+  submit(submission: ExternalSubmission): Submitted | Promise<Submitted>;
   /** An accepted event's state (`GET /v1/events/{eventId}`). */
   eventRecord(eventId: string): EventRecord | undefined;
   runtimeEvents: RuntimeEventBus;
@@ -244,7 +245,7 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
   if (idempotencyKey !== undefined && (idempotencyKey === '' || idempotencyKey.length > 256)) {
     return errorResponse(400, 'E_HTTP_BAD_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–256 characters', { suggestion: 'use a UUID per logical request' });
   }
-  const submitted = daemon.submit({
+  const submitted = await daemon.submit({
     agent,
     input,
     source: { kind: 'api', name: 'http' },

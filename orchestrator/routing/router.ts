@@ -99,6 +99,8 @@ export interface ExternalSubmission {
   metadata?: JsonObject;
   /** Issue 10: the same key within 24 h answers with the event it created, never a second turn. */
   idempotencyKey?: string;
+  /** Cluster mode: the id the key was claimed with for the cluster (keyed-submission.ts). */
+  eventId?: string;
 }
 
 export interface Submitted {
@@ -194,7 +196,8 @@ export class Router {
       ...(submission.metadata ? { metadata: submission.metadata } : {}),
       ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
     });
-    if (again) event.id = again.eventId;
+    const id = again?.eventId ?? submission.eventId;
+    if (id !== undefined) event.id = id;
     // In the ledger before the inbox: a retry with the key after a crash finds this event.
     ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
     if (!correlationId) {

@@ -6,10 +6,13 @@
  *   was accepted, whether its caller waited, did not, or stopped waiting (504), and a retry there
  *   gets its reply at once;
  * - an event the cluster refused (503, NATS down) is not shown as accepted, and a retry under its
- *   key once NATS is back runs it, once, under the refused event's id.
+ *   key once NATS is back runs it, once, under the refused event's id;
+ * - a retry through another node (or at the same moment on two) answers with the first event,
+ *   which runs once: the key is claimed for the whole cluster.
  * Before, the accepting node showed such events `queued` for good, and a retry under the key waited
  * out its timeout (504) for an event that had answered, or that had never been accepted.
- * The process table: a node with no process of its own showed an empty table.
+ * Before, a retry through another node ran the event again. The process table: a node with no
+ * process of its own showed an empty table.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -126,6 +129,10 @@ describe('cluster: the accepting node’s records of its events', () => {
     const refusedId = String((refused.body.error as { details?: { eventId?: unknown } }).details?.eventId);
     expect(refusedId).toMatch(/^evt_/);
     expect((await record(node, refusedId)).status).toBe(404);
+    // Without a key it gets as far as JetStream, which does not answer: not shown as accepted either.
+    const keyless = await node.send({ input: 'count r2', instanceKey: 'r1', timeoutMs: 20_000 });
+    expect(keyless).toMatchObject({ status: 503, body: { error: { code: 'CLUSTER_UNAVAILABLE' } } });
+    expect((await record(node, String((keyless.body.error as { details?: { eventId?: unknown } }).details?.eventId))).status).toBe(404);
 
     await nats.restart();
     const retry = await waitFor(
@@ -151,5 +158,39 @@ describe('cluster: the process table', () => {
     // No warm pool: na runs nothing; the instance runs on nb.
     const rows = await a.processes();
     expect(rows.map((row) => [row.node, row.agent, row.instanceKey])).toEqual([['nb', 'alpha', key]]);
+  });
+});
+
+describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
+  test('a retry through another node (also at the same moment, also of an event not waited for) answers with the first event, which runs once', async () => {
+    const { nats, counterFile } = await cluster();
+    const a = await startNode(nats, counterFile, 'na');
+    const b = await startNode(nats, counterFile, 'nb');
+    await spreadOver([['na', a], ['nb', b]]);
+    const post = (node: Daemon, body: Record<string, unknown>) =>
+      node.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timeoutMs: 20_000, ...body }) });
+
+    const first = await a.send({ input: 'count d1', instanceKey: 'idem-1', idempotencyKey: 'key-d1' });
+    expect(first).toMatchObject({ status: 200, body: { output: 'done d1' } });
+    const retry = await post(b, { input: 'count d1', instanceKey: 'idem-1', idempotencyKey: 'key-d1' });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toMatchObject({ eventId: first.body.eventId, status: 'ok', output: 'done d1' });
+
+    // Not waited for on na; a retry through nb waits for it there.
+    const sent = await a.send({ input: 'slow d2', instanceKey: 'idem-2', idempotencyKey: 'key-d2', wait: false });
+    expect(sent.status).toBe(202);
+    const waited = await post(b, { input: 'slow d2', instanceKey: 'idem-2', idempotencyKey: 'key-d2' });
+    expect(waited.status).toBe(200);
+    expect(await waited.json()).toMatchObject({ eventId: sent.body.eventId, status: 'ok', output: 'done d2' });
+
+    // Both nodes at once: one claim wins, the other answers with its event.
+    const both = await Promise.all([post(a, { input: 'count d3', instanceKey: 'idem-3', idempotencyKey: 'key-d3' }), post(b, { input: 'count d3', instanceKey: 'idem-3', idempotencyKey: 'key-d3' })]);
+    const bodies = (await Promise.all(both.map((response) => response.json()))) as Array<Record<string, unknown>>;
+    expect(both.map((response) => response.status)).toEqual([200, 200]);
+    expect(bodies.map((body) => body.output)).toEqual(['done d3', 'done d3']);
+    expect(bodies[0]?.eventId).toBe(bodies[1]?.eventId);
+
+    expect(counterExecutions(counterFile)).toEqual(new Map([['d1', 1], ['d2', 1], ['d3', 1]]));
   });
 });

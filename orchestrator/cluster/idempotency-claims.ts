@@ -1,0 +1,126 @@
+/**
+ * Cluster mode: an `Idempotency-Key` held for the whole cluster. A node's event ledger remembers the
+ * keys of the events it accepted; a retry sent through another node (a load balancer's choice) was
+ * a new event, and ran a second time. Now the first node to accept an event under a key claims the
+ * key in a JetStream KV bucket (a create: one winner) with the event's id; a retry through another
+ * node finds the claim and answers from the accepting node's ledger, asked over core NATS, instead
+ * of running the event again. Claims live as long as the ledger keeps keys (24 h).
+ */
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { EventLedger } from '../delivery/event-ledger.ts';
+import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
+import { within } from '../../shared/within.ts';
+import { decodeJson, encodeJson, isWrongRevision, messageJson } from './kv-json.ts';
+
+/** Who accepted the event a key names. */
+export interface KeyClaim {
+  eventId: string;
+  node: string;
+  agent: string;
+  instanceKey: string;
+  traceId: string;
+}
+
+export type ClaimResult = { kind: 'ours'; claim: KeyClaim } | { kind: 'theirs'; claim: KeyClaim; revision: number };
+
+/** What the accepting node says of an event: unknown to it (refused there, or expired), or its outcome once settled. */
+export interface RemoteOutcome {
+  known: boolean;
+  outcome?: ReplyOutcome;
+}
+
+interface OutcomeQuestion {
+  eventId: string;
+  waitMs: number;
+}
+
+const str = { type: 'string', minLength: 1 } as const;
+const isClaim = compiledValidator<KeyClaim>({
+  schema: { type: 'object', required: ['eventId', 'node', 'agent', 'instanceKey', 'traceId'], properties: { eventId: str, node: str, agent: str, instanceKey: str, traceId: str } },
+});
+const isQuestion = compiledValidator<OutcomeQuestion>({
+  schema: { type: 'object', required: ['eventId', 'waitMs'], properties: { eventId: str, waitMs: { type: 'number', minimum: 0 } } },
+});
+const isAnswer = compiledValidator<RemoteOutcome>({
+  options: { strict: false },
+  schema: { type: 'object', required: ['known'], properties: { known: { type: 'boolean' }, outcome: { type: 'object', required: ['status', 'output'] } } },
+});
+
+/** The answer's own margin past the wait the asking node gives the accepting one. */
+const ANSWER_MARGIN_MS = 2_000;
+
+export class IdempotencyClaims {
+  constructor(
+    private readonly kv: KV,
+    private readonly nc: NatsConnection,
+    private readonly outcomeSubject: (node: string) => string,
+    private readonly nodeId: string,
+    private readonly logger: RootLogger,
+  ) {}
+
+  /** Claims `key` for `candidate` (this node), or finds who holds it. Throws when NATS does not answer. */
+  async claim(key: string, candidate: KeyClaim): Promise<ClaimResult> {
+    const name = keyName(key);
+    try {
+      await this.kv.create(name, encodeJson(candidate));
+      return { kind: 'ours', claim: candidate };
+    } catch (error) {
+      if (!isWrongRevision(error) && !/exists/i.test(String((error as Error)?.message))) throw error;
+    }
+    const entry = await this.kv.get(name);
+    const held = entry && entry.operation === 'PUT' ? decodeJson(entry.value, isClaim) : undefined;
+    if (!entry || !held) throw new Error(`the claim of an idempotency key could not be read back (${entry ? 'malformed' : 'gone'}); retry`);
+    return held.node === this.nodeId ? { kind: 'ours', claim: held } : { kind: 'theirs', claim: held, revision: entry.revision };
+  }
+
+  /** The accepting node no longer knows the event: this node takes the claim (same event id). False when another got there first. */
+  async takeOver(key: string, claim: KeyClaim, revision: number): Promise<boolean> {
+    try {
+      await this.kv.update(keyName(key), encodeJson({ ...claim, node: this.nodeId }), revision);
+      return true;
+    } catch (error) {
+      if (isWrongRevision(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Asks `node` for the event's outcome, waiting up to `waitMs` for it to settle. Throws when the node does not answer. */
+  async outcomeFrom(node: string, eventId: string, waitMs: number): Promise<RemoteOutcome> {
+    const answer = await this.nc.request(this.outcomeSubject(node), JSON.stringify({ eventId, waitMs } satisfies OutcomeQuestion), { timeout: waitMs + ANSWER_MARGIN_MS });
+    const value = messageJson(answer);
+    if (!isAnswer(value)) throw new Error(`node ${node} answered the outcome of ${eventId} with a malformed message`);
+    return value;
+  }
+
+  /** Answers other nodes' questions about the events this node accepted. */
+  serve(ledger: EventLedger): Subscription {
+    return this.nc.subscribe(this.outcomeSubject(this.nodeId), {
+      callback: (error, msg) => {
+        if (error) return;
+        const question = messageJson(msg);
+        if (!isQuestion(question)) {
+          this.logger.warn('dropped a malformed outcome question from another node');
+          return;
+        }
+        const record = ledger.get(question.eventId);
+        if (!record) {
+          msg.respond(JSON.stringify({ known: false } satisfies RemoteOutcome));
+          return;
+        }
+        void within(
+          ledger.outcome(question.eventId).then((outcome): RemoteOutcome => ({ known: true, outcome })),
+          question.waitMs,
+          (): RemoteOutcome => ({ known: true }),
+        ).then((answer) => msg.respond(JSON.stringify(answer)));
+      },
+    });
+  }
+}
+
+/** KV keys allow few characters: the key's SHA-256 (any text, one fixed length). */
+function keyName(key: string): string {
+  return `k_${new Bun.CryptoHasher('sha256').update(key).digest('hex')}`;
+}

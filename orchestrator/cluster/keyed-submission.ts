@@ -1,0 +1,77 @@
+/**
+ * Cluster mode: an event submitted from outside under an `Idempotency-Key` this node's ledger does
+ * not know (idempotency-claims.ts). The key is claimed for the cluster first:
+ * - claimed here (now or before): the event is submitted here, under the claimed id;
+ * - claimed by another node: answered from that node's ledger (its reply, or 202 for `wait: false`),
+ *   marked replayed; if that node no longer knows the event (refused there), this node takes the
+ *   claim over and submits it under the same id, which JetStream stores once;
+ * - NATS or the accepting node does not answer: 503, nothing submitted (a second run is worse).
+ */
+import { newId, newTraceId } from '../../shared/ids.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../shared/ipc/request-metadata.ts';
+import { errorOutcome } from '../../shared/ipc/reply-events.ts';
+import type { EventLedger } from '../delivery/event-ledger.ts';
+import { targetOf } from '../routing/default-target.ts';
+import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import type { IdempotencyClaims, KeyClaim } from './idempotency-claims.ts';
+
+export interface KeyedSubmissionDeps {
+  claims: IdempotencyClaims;
+  ledger: EventLedger;
+  nodeId: string;
+  /** This node's own submission path (router.submit). */
+  submit(submission: ExternalSubmission): Submitted;
+}
+
+export async function submitKeyed(deps: KeyedSubmissionDeps, submission: ExternalSubmission, key: string): Promise<Submitted> {
+  const { ledger } = deps;
+  // Accepted here before (or being accepted): the ledger answers.
+  if (ledger.findByKey(key)) return deps.submit(submission);
+  const target = targetOf(submission.agent, submission.instanceKey);
+  const refused = ledger.refusedUnder(key);
+  const candidate: KeyClaim = {
+    eventId: refused?.eventId ?? newId('evt'),
+    node: deps.nodeId,
+    agent: target.agent,
+    instanceKey: target.instanceKey,
+    traceId: refused?.traceId ?? submission.traceId ?? newTraceId(),
+  };
+  const here = (claim: KeyClaim) => deps.submit({ ...submission, eventId: claim.eventId, traceId: claim.traceId });
+  let result;
+  try {
+    result = await deps.claims.claim(key, candidate);
+  } catch (error) {
+    const reason = `the Idempotency-Key could not be claimed for the cluster: ${(error as Error).message}`;
+    // Kept as refused: the retry under the key goes out under the id this 503 names, as after any refusal.
+    const { node: _here, ...record } = candidate;
+    ledger.accepted({ ...record, idempotencyKey: key });
+    ledger.refused(candidate.eventId, errorOutcome('CLUSTER_UNAVAILABLE', reason, candidate.traceId));
+    return notAccepted(candidate, reason);
+  }
+  if (result.kind === 'ours') return here(result.claim);
+
+  const { claim } = result;
+  let remote;
+  try {
+    remote = await deps.claims.outcomeFrom(claim.node, claim.eventId, submission.wait ? (submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) : 0);
+  } catch (error) {
+    return notAccepted(claim, `the event under this Idempotency-Key was accepted by node ${claim.node}, which does not answer (${(error as Error).message}); retry later`);
+  }
+  if (!remote.known) {
+    if (await deps.claims.takeOver(key, claim, result.revision).catch(() => false)) return here(claim);
+    return notAccepted(claim, 'another node took the Idempotency-Key over at the same moment; retry');
+  }
+  const replayed: Submitted = { eventId: claim.eventId, traceId: claim.traceId, instanceKey: claim.instanceKey, replayed: true };
+  if (!submission.wait) return replayed;
+  const outcome =
+    remote.outcome ?? errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within the wait; the event is still accepted (by node ${claim.node}) — ask again with the same Idempotency-Key`, claim.traceId);
+  return { ...replayed, reply: Promise.resolve(outcome) };
+}
+
+/** Refused as the cluster refuses an event it cannot store (503 CLUSTER_UNAVAILABLE). */
+function notAccepted(claim: Pick<KeyClaim, 'eventId' | 'traceId' | 'instanceKey'>, reason: string): Submitted {
+  const accepted = Promise.reject(new Error(reason));
+  // Read by the caller (api-server) once it has the submission; never unhandled meanwhile.
+  accepted.catch(() => {});
+  return { eventId: claim.eventId, traceId: claim.traceId, instanceKey: claim.instanceKey, accepted };
+}
