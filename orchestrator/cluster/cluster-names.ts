@@ -69,6 +69,11 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.outcome`;
   }
 
+  /** Core NATS: runtime events of traces a node's callers stream (trace-relay.ts). */
+  nodeRuntime(nodeId: string): string {
+    return `gdn.${this.token}.node.${nodeId}.runtime`;
+  }
+
   /** Core NATS: replies to requests a node's callers wait for. */
   nodeReplies(nodeId: string): string {
     return `gdn.${this.token}.node.${nodeId}.reply`;

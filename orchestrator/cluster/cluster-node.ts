@@ -14,7 +14,7 @@ import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.
 import type { ProcessRow } from '../http/api-server.ts';
 import type { ClusterRouting, ExternalSubmission, Submitted } from '../routing/router.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../delivery/event-ledger.ts';
-import { ClusterInbox } from './cluster-inbox.ts';
+import { ClusterInbox, type InboxEnvelope } from './cluster-inbox.ts';
 import { ClusterNames } from './cluster-names.ts';
 import { IdempotencyClaims } from './idempotency-claims.ts';
 import { submitKeyed } from './keyed-submission.ts';
@@ -28,6 +28,9 @@ import { rendezvousOwner } from './partitions.ts';
 import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
+import { TraceRelay } from './trace-relay.ts';
+import { SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
+import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
   workspaceId: string;
@@ -60,6 +63,7 @@ export class ClusterNode {
   private readonly subscriptions: Subscription[] = [];
   private readonly handOvers = new Map<number, Promise<void>>();
   private readonly replies: RemoteReplies;
+  private readonly relay: TraceRelay;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -78,6 +82,7 @@ export class ClusterNode {
   ) {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
+    this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
     this.owner = new PartitionOwner({
       inbox,
       replica,
@@ -118,7 +123,7 @@ export class ClusterNode {
       // taken, so the new owner gets them before newer events of the same instances (FIFO per instance).
       ackWaitMs: Math.max(1_000, Math.round(options.leaseTimeoutMs / 2)),
       logger: deps.logger,
-      onEvent: (envelope, partition) => (node ? node.owner.deliver(envelope, partition) : Promise.reject(new Error('cluster node not ready'))),
+      onEvent: (envelope, partition) => (node ? node.deliver(envelope, partition) : Promise.reject(new Error('cluster node not ready'))),
       onMalformed,
     });
     await inbox.ensureStream();
@@ -160,6 +165,7 @@ export class ClusterNode {
       }),
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
       this.claims.serve(core.ledger),
+      this.relay.start(core.runtimeEvents),
     );
     await this.membership.heartbeat();
     await this.tick();
@@ -168,9 +174,27 @@ export class ClusterNode {
 
   /** An event from outside: one under an Idempotency-Key is claimed for the cluster first (keyed-submission.ts). */
   submit(submission: ExternalSubmission, core: OrchestratorCore): Submitted | Promise<Submitted> {
+    if (!submission.stream) return this.submitHere(submission, core);
+    // The trace is followed from before the event leaves: its first runtime events come from elsewhere.
+    const traceId = submission.traceId ?? newTraceId();
+    const caller = newId('stream');
+    this.relay.streamedHere(traceId, caller);
+    const end = () => this.relay.end(traceId, caller);
+    const submitted = Promise.resolve(this.submitHere({ ...submission, traceId }, core));
+    void submitted.then((s) => (s.reply ?? s.accepted ?? Promise.resolve()).then(end, end), end);
+    return submitted;
+  }
+
+  private submitHere(submission: ExternalSubmission, core: OrchestratorCore): Submitted | Promise<Submitted> {
     const key = submission.idempotencyKey;
     if (key === undefined) return core.submit(submission);
     return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s) }, submission, key);
+  }
+
+  /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */
+  private deliver(envelope: InboxEnvelope, partition: number): Promise<void> {
+    this.relay.delivered(envelope.event);
+    return this.owner.deliver(envelope, partition);
   }
 
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
@@ -199,6 +223,7 @@ export class ClusterNode {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.relay.stop();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.inbox.close();
     for (const observer of this.observers) observer.stop();
@@ -208,12 +233,14 @@ export class ClusterNode {
   private routing(): ClusterRouting {
     return {
       nodeId: this.options.nodeId,
-      publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event }),
+      publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) }),
       sendReply: (node, event, until) => this.sendReply(node, event, until),
     };
   }
 
   private sendReply(node: string, event: AgentEvent, until: number): void {
+    const answers = event.metadata?.[SETTLED_EVENT_KEY];
+    if (typeof answers === 'string') this.relay.end(event.traceId, answers);
     if (node === this.options.nodeId) {
       this.core?.router.receiveRemoteReply(event);
       return;

@@ -255,6 +255,7 @@ async function submitEvent(request: Request, daemon: DaemonApi): Promise<Respons
     ...(traceId !== undefined ? { traceId } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    ...(stream ? { stream } : {}),
   });
   const replayHeader: Record<string, string> = submitted.replayed ? { 'idempotent-replayed': 'true' } : {};
   // Before any await: the turn may stream its first text before the response starts.

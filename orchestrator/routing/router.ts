@@ -101,6 +101,8 @@ export interface ExternalSubmission {
   idempotencyKey?: string;
   /** Cluster mode: the id the key was claimed with for the cluster (keyed-submission.ts). */
   eventId?: string;
+  /** The caller follows the trace's runtime events (cluster mode relays them from other nodes). */
+  stream?: boolean;
 }
 
 export interface Submitted {

@@ -194,3 +194,37 @@ describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
     expect(counterExecutions(counterFile)).toEqual(new Map([['d1', 1], ['d2', 1], ['d3', 1]]));
   });
 });
+
+describe('cluster: a streamed request', () => {
+  test('streams the runtime events of its whole trace from the nodes that run it, not the reply alone', async () => {
+    const { nats, counterFile } = await cluster();
+    const ids = ['na', 'nb', 'nc'];
+    const nodes = await Promise.all(ids.map((id) => startNode(nats, counterFile, id)));
+    const [a] = nodes;
+    if (!a) throw new Error('no node na');
+    await spreadOver(ids.map((id, i) => [id, nodes[i] as Daemon]));
+    // alpha's instance on nb, the beta it asks (same instance key) on nc: the caller waits on na.
+    const ownerOf = (agent: string, key: string) => rendezvousOwner(partitionOf({ agent, instanceKey: key }, PARTITIONS), ids);
+    const key = Array.from({ length: 500 }, (_, i) => `t${i}`).find((k) => ownerOf('alpha', k) === 'nb' && ownerOf('beta', k) === 'nc');
+    if (key === undefined) throw new Error('no instance key with alpha on nb and beta on nc among 500');
+
+    const response = await a.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'ask s1', instanceKey: key, stream: true, timeoutMs: 20_000 }) });
+    expect(response.status).toBe(200);
+    const frames = (await response.text())
+      .split('\n\n')
+      .filter((frame) => frame.trim() !== '')
+      .map((frame) => {
+        const event = /^event: (.+)$/m.exec(frame)?.[1] ?? '';
+        const data = JSON.parse(/^data: (.+)$/m.exec(frame)?.[1] ?? '{}') as Record<string, unknown>;
+        return { event, agent: data.agentName, data };
+      });
+    const seen = (agent: string) => frames.filter((frame) => frame.agent === agent).map((frame) => frame.event);
+    expect(seen('alpha')).toEqual(expect.arrayContaining(['turn.started', 'tool.called', 'tool.completed', 'step.delta', 'turn.completed']));
+    // beta ran on a third node, asked from nb: its events came too.
+    expect(seen('beta')).toEqual(expect.arrayContaining(['turn.started', 'step.delta', 'turn.completed']));
+    const last = frames.at(-1);
+    expect(last).toMatchObject({ event: 'reply', data: { status: 'ok', output: 'alpha got: beta got: echo s1' } });
+    // One trace: the request's.
+    expect(new Set(frames.filter((frame) => frame.event !== 'reply').map((frame) => frame.data.traceId))).toEqual(new Set([last?.data.traceId]));
+  });
+});

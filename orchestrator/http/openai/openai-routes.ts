@@ -100,7 +100,7 @@ async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Res
   const earlier = body.messages.slice(0, lastUserIndex);
   const seed = earlier.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => ({ role: m.role, content: textOf(m) }));
   const metadata: JsonObject = seed.length > 0 ? { __seedMessages: seed } : {};
-  const submitted = await daemon.submit({ agent: body.model, instanceKey, input, source: { kind: 'api', name: 'openai' }, wait: true, timeoutMs: CHAT_TIMEOUT_MS, metadata });
+  const submitted = await daemon.submit({ agent: body.model, instanceKey, input, source: { kind: 'api', name: 'openai' }, wait: true, timeoutMs: CHAT_TIMEOUT_MS, metadata, ...(body.stream === true ? { stream: true } : {}) });
   const id = `chatcmpl-${submitted.eventId}`;
   const created = Math.floor(Date.now() / 1000);
   if (body.stream === true) {
