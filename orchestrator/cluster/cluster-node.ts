@@ -29,7 +29,6 @@ import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
-import { SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
@@ -144,7 +143,10 @@ export class ClusterNode {
   coreHooks(): CoreCluster {
     return {
       routing: this.routing(),
-      onSettled: (id, eventId) => this.owner.settled(id, eventId),
+      onSettled: (id, eventId) => {
+        this.owner.settled(id, eventId);
+        this.relay.end(eventId);
+      },
       syncState: (proc) => this.owner.syncState(proc),
       isHandingOver: (proc) => this.owner.isHandingOver(proc),
     };
@@ -179,7 +181,7 @@ export class ClusterNode {
     const traceId = submission.traceId ?? newTraceId();
     const caller = newId('stream');
     this.relay.streamedHere(traceId, caller);
-    const end = () => this.relay.end(traceId, caller);
+    const end = () => this.relay.end(caller);
     const submitted = Promise.resolve(this.submitHere({ ...submission, traceId }, core));
     void submitted.then((s) => (s.reply ?? s.accepted ?? Promise.resolve()).then(end, end), end);
     return submitted;
@@ -239,8 +241,6 @@ export class ClusterNode {
   }
 
   private sendReply(node: string, event: AgentEvent, until: number): void {
-    const answers = event.metadata?.[SETTLED_EVENT_KEY];
-    if (typeof answers === 'string') this.relay.end(event.traceId, answers);
     if (node === this.options.nodeId) {
       this.core?.router.receiveRemoteReply(event);
       return;

@@ -6,7 +6,8 @@
  * the events it sends into the cluster (STREAM_TO_KEY: itself); a node that runs an event so marked
  * follows the trace too, marks the requests its agents send on within it, and sends the trace's
  * runtime events to the caller's node over core NATS (best effort, as a live stream is), which
- * publishes them on its own bus. A node stops following when the trace's reply has gone.
+ * publishes them on its own bus. A node stops following a trace once its events there have left
+ * their inboxes (and the caller's node once the reply came).
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
@@ -35,6 +36,8 @@ interface Followed {
 
 export class TraceRelay {
   private readonly traces = new Map<string, Followed>();
+  /** Event (or caller) key → its trace. */
+  private readonly traceOf = new Map<string, string>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -44,7 +47,7 @@ export class TraceRelay {
     private readonly logger: RootLogger,
   ) {}
 
-  /** A caller here streams this trace (until its reply: end()). */
+  /** A caller here streams this trace (until its reply: end(callerKey)). */
   streamedHere(traceId: string, eventKey: string): void {
     this.follow(traceId, this.nodeId, eventKey);
   }
@@ -68,10 +71,13 @@ export class TraceRelay {
     return { ...event, metadata: node === undefined ? metadata : { ...metadata, [STREAM_TO_KEY]: node } };
   }
 
-  /** The reply for `eventKey` (an event id, or a caller's own key) went: the trace is followed a little longer, then no more. */
-  end(traceId: string | undefined, eventKey: string): void {
-    const followed = traceId === undefined ? undefined : this.traces.get(traceId);
-    if (!followed || traceId === undefined || !followed.events.delete(eventKey) || followed.events.size > 0) return;
+  /** `eventKey` (an event that left its inbox here, or a caller answered here) is done: once its trace has none left, it is followed a little longer, then no more. */
+  end(eventKey: string): void {
+    const traceId = this.traceOf.get(eventKey);
+    if (traceId === undefined) return;
+    this.traceOf.delete(eventKey);
+    const followed = this.traces.get(traceId);
+    if (!followed || !followed.events.delete(eventKey) || followed.events.size > 0) return;
     setTimeout(() => {
       if (this.traces.get(traceId)?.events.size === 0) this.traces.delete(traceId);
     }, LINGER_MS).unref?.();
@@ -99,9 +105,14 @@ export class TraceRelay {
 
   private follow(traceId: string, node: string, eventKey: string): void {
     const now = Date.now();
-    for (const [id, followed] of this.traces) if (now - followed.since > MAX_FOLLOW_MS) this.traces.delete(id);
+    for (const [id, followed] of this.traces) {
+      if (now - followed.since <= MAX_FOLLOW_MS) continue;
+      this.traces.delete(id);
+      for (const key of followed.events) this.traceOf.delete(key);
+    }
     const followed = this.traces.get(traceId) ?? { node, events: new Set<string>(), since: now };
     followed.events.add(eventKey);
     this.traces.set(traceId, followed);
+    this.traceOf.set(eventKey, traceId);
   }
 }
