@@ -79,6 +79,11 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.reply`;
   }
 
+  /** Core NATS scatter/gather: every node deletes its part of an instance (instance-deletion.ts). */
+  get instanceDeletionSubject(): string {
+    return `gdn.${this.token}.instances.delete`;
+  }
+
   /** Core NATS scatter/gather: every node answers with its process rows. */
   get processesSubject(): string {
     return `gdn.${this.token}.processes`;

@@ -29,6 +29,9 @@ import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
+import { InstanceDeletion } from './instance-deletion.ts';
+import { GoondanError } from '../../shared/errors/index.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
@@ -63,6 +66,7 @@ export class ClusterNode {
   private readonly handOvers = new Map<number, Promise<void>>();
   private readonly replies: RemoteReplies;
   private readonly relay: TraceRelay;
+  private readonly deletion: InstanceDeletion;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -75,13 +79,23 @@ export class ClusterNode {
     readonly membership: Membership,
     private readonly leases: PartitionLeases,
     private readonly observers: KvObserver[],
-    replica: StateReplica,
+    private readonly replica: StateReplica,
     names: ClusterNames,
     private readonly claims: IdempotencyClaims,
   ) {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
+    this.deletion = new InstanceDeletion({
+      nc,
+      subject: names.instanceDeletionSubject,
+      nodeId: options.nodeId,
+      logger: deps.logger,
+      gracePeriodMs: deps.gracePeriodMs,
+      liveNodes: () => this.membership.live().length,
+      deleteHere: (instanceKey, agents) => this.deleteHere(instanceKey, agents),
+      dropSnapshot: (id) => this.replica.remove(this.owner.partitionOf(id), id),
+    });
     this.owner = new PartitionOwner({
       inbox,
       replica,
@@ -168,6 +182,7 @@ export class ClusterNode {
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
       this.claims.serve(core.ledger),
       this.relay.start(core.runtimeEvents),
+      this.deletion.serve(),
     );
     await this.membership.heartbeat();
     await this.tick();
@@ -191,6 +206,28 @@ export class ClusterNode {
     const key = submission.idempotencyKey;
     if (key === undefined) return core.submit(submission);
     return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s) }, submission, key);
+  }
+
+  /** `goondan instance delete` for the whole cluster (instance-deletion.ts); CLUSTER_UNAVAILABLE when NATS is away. */
+  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+    try {
+      return await this.deletion.delete(instanceKey, agents);
+    } catch (error) {
+      throw new GoondanError('CLUSTER_UNAVAILABLE', 'system', `instance '${instanceKey}' could not be deleted across the cluster: ${(error as Error).message}`, {
+        suggestion: 'retry once this node is connected to NATS (see /readyz); nothing of the instance was deleted from the cluster',
+      });
+    }
+  }
+
+  /** This node's part of a deletion: its processes stopped, its files gone, its last state write done. */
+  private async deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[] }> {
+    if (!this.core) throw new Error('cluster node not started');
+    const done = await this.core.deleteInstance(instanceKey, agents);
+    for (const agent of agents) {
+      this.owner.forgetInstance({ agent, instanceKey });
+      await this.replica.idle({ agent, instanceKey });
+    }
+    return { stopped: Number(done.stopped ?? 0), deleted: Array.isArray(done.deleted) ? done.deleted.map(String) : [] };
   }
 
   /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */

@@ -116,6 +116,12 @@ export class PartitionOwner {
     this.options.logger.warn({ partition, stopped: procs.length }, 'lost a partition to another node; its instances were stopped here');
   }
 
+  /** The instance was deleted here: a later event restores it afresh (from a bucket without its snapshot). */
+  forgetInstance(id: AgentId): void {
+    this.restored.delete(agentKey(id));
+    this.options.replica.forget(id);
+  }
+
   private forget(partition: number, procs: ManagedProcess[]): void {
     const core = this.requireCore();
     for (const proc of procs) this.handingOver.delete(proc.key);

@@ -95,6 +95,18 @@ export class StateReplica {
     this.shipped.delete(agentKey(id));
   }
 
+  /** Once the instance's state writes under way here are done (its last one may follow its process's stop). */
+  async idle(id: AgentId): Promise<void> {
+    await this.chains.get(agentKey(id))?.catch(() => undefined);
+  }
+
+  /** The instance was deleted: its snapshot goes, so that no node restores it. */
+  async remove(partition: number, id: AgentId): Promise<void> {
+    await this.idle(id);
+    await this.kv.delete(this.names.stateKey(partition, id));
+    this.forget(id);
+  }
+
   private async ship(partition: number, id: AgentId): Promise<void> {
     const root = instancePaths(this.stateRoot, this.workspaceId, id.agent, id.instanceKey).root;
     const files = readInstanceFiles(root);

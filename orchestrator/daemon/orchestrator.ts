@@ -343,7 +343,7 @@ export class Orchestrator {
       metricsText: async () =>
         this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity(), this.core.modelCalls.ledger.instances()) +
         (this.cluster ? clusterMetricsText(this.cluster) : ''),
-      deleteInstance: (key) => this.core.deleteInstance(key, this.config.swarm.agents),
+      deleteInstance: (key) => this.deleteInstance(key, this.config.swarm.agents),
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: countMalformed,
       extraRoutes: [
@@ -360,6 +360,11 @@ export class Orchestrator {
    * processes drain, then start again with the current bundle. `fresh` deletes their instances'
    * state instead (they start afresh on their next event).
    */
+  /** An instance's processes stopped and its state deleted: on every node of a cluster. */
+  private deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+    return this.cluster ? this.cluster.deleteInstance(instanceKey, agents) : this.core.deleteInstance(instanceKey, agents);
+  }
+
   private async restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject> {
     const matches = (p: ManagedProcess) =>
       p.kind === 'agent' && (instanceKey === undefined || p.instanceKey === instanceKey) && (options.agent === undefined || p.name === options.agent);
@@ -369,7 +374,7 @@ export class Orchestrator {
     let stopped = 0;
     const deleted: JsonValue[] = [];
     for (const key of keys) {
-      const removed = await this.core.deleteInstance(key, agents);
+      const removed = await this.deleteInstance(key, agents);
       stopped += Number(removed.stopped ?? 0);
       if (Array.isArray(removed.deleted)) deleted.push(...removed.deleted);
     }

@@ -7,7 +7,7 @@
  * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
  */
 import type { Server } from 'bun';
-import { httpStatusOf, RUNTIME_ERRORS, runtimeError } from '../../shared/errors/index.ts';
+import { GoondanError, httpStatusOf, isRuntimeErrorCode, RUNTIME_ERRORS, runtimeError } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -140,6 +140,8 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
         return await handle(request);
       } catch (error) {
         if (error instanceof BadPathError) return errorResponse(400, 'E_HTTP_BAD_PATH', error.message, { suggestion: 'percent-encode the path segment as UTF-8 (encodeURIComponent)' });
+        // A failure of the runtime with a code of its own (CLUSTER_UNAVAILABLE, …) keeps its status and words.
+        if (GoondanError.isInstance(error) && isRuntimeErrorCode(error.code)) return errorBody(httpStatusOf(error.toJSON()), error.toJSON());
         logger.error({ err: error, url: request.url }, 'HTTP handler failed');
         return errorResponse(500, 'E_HTTP_INTERNAL', 'internal error; see the daemon log');
       }

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
-import { counterExecutions } from './cluster-audit.ts';
+import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
@@ -226,5 +226,34 @@ describe('cluster: a streamed request', () => {
     expect(last).toMatchObject({ event: 'reply', data: { status: 'ok', output: 'alpha got: beta got: echo s1' } });
     // One trace: the request's.
     expect(new Set(frames.filter((frame) => frame.event !== 'reply').map((frame) => frame.data.traceId))).toEqual(new Set([last?.data.traceId]));
+  });
+});
+
+describe('cluster: deleting an instance', () => {
+  test('on any node stops it and deletes its state on every node and in the cluster’s store, so nothing can restore it', async () => {
+    const { nats, counterFile } = await cluster();
+    const a = await startNode(nats, counterFile, 'na');
+    const b = await startNode(nats, counterFile, 'nb');
+    await spreadOver([['na', a], ['nb', b]]);
+    const [key] = keysOwnedBy('nb', ['na', 'nb']);
+    if (key === undefined) throw new Error('no instance key owned by nb among 200');
+    const historyHolds = async (text: string) => [...(await auditCluster(nats.url, 'cluster')).histories.values()].some((history) => history.includes(`user: ${text}`));
+    expect(await a.send({ input: 'remember apples', instanceKey: key })).toMatchObject({ status: 200 });
+    await waitFor('the conversation stored in the cluster', () => historyHolds('remember apples'), (held) => held);
+
+    // Asked on na; the instance runs on nb.
+    const response = await a.api(`/v1/instances/${key}`, { method: 'DELETE' });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { stopped: number; deleted: string[]; nodes: string[] };
+    expect(body.stopped).toBe(1);
+    expect(body.nodes).toEqual(['na', 'nb']);
+    expect(body.deleted.some((path) => path.startsWith('nb:'))).toBe(true);
+    // The snapshot a takeover would restore is gone too.
+    expect(await historyHolds('remember apples')).toBe(false);
+
+    expect(await a.send({ input: 'afresh', instanceKey: key })).toMatchObject({ status: 200 });
+    const messages = (await (await b.api(`/v1/instances/${key}/messages?agent=alpha`)).json()) as { messages: Array<{ data: { role: string; content: unknown } }> };
+    const said = messages.messages.filter((message) => message.data.role === 'user').map((message) => message.data.content);
+    expect(said).toEqual(['afresh']);
   });
 });
