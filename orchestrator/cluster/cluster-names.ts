@@ -79,6 +79,11 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.reply`;
   }
 
+  /** Core NATS: which node holds an event's record (event-lookup.ts). */
+  get eventLookupSubject(): string {
+    return `gdn.${this.token}.events.lookup`;
+  }
+
   /** Core NATS scatter/gather: every node deletes its part of an instance (instance-deletion.ts). */
   get instanceDeletionSubject(): string {
     return `gdn.${this.token}.instances.delete`;

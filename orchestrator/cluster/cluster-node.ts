@@ -13,7 +13,7 @@ import type { AgentEvent } from '../../shared/types/events.ts';
 import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.ts';
 import type { ProcessRow } from '../http/api-server.ts';
 import type { ClusterRouting, ExternalSubmission, Submitted } from '../routing/router.ts';
-import { IDEMPOTENCY_WINDOW_MS } from '../delivery/event-ledger.ts';
+import { type EventRecord, IDEMPOTENCY_WINDOW_MS } from '../delivery/event-ledger.ts';
 import { ClusterInbox, type InboxEnvelope } from './cluster-inbox.ts';
 import { ClusterNames } from './cluster-names.ts';
 import { IdempotencyClaims } from './idempotency-claims.ts';
@@ -30,6 +30,7 @@ import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
 import { InstanceDeletion } from './instance-deletion.ts';
+import { EventLookup } from './event-lookup.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -67,6 +68,7 @@ export class ClusterNode {
   private readonly replies: RemoteReplies;
   private readonly relay: TraceRelay;
   private readonly deletion: InstanceDeletion;
+  private readonly lookup: EventLookup;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -86,6 +88,7 @@ export class ClusterNode {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
+    this.lookup = new EventLookup(nc, names.eventLookupSubject, deps.logger);
     this.deletion = new InstanceDeletion({
       nc,
       subject: names.instanceDeletionSubject,
@@ -183,6 +186,7 @@ export class ClusterNode {
       this.claims.serve(core.ledger),
       this.relay.start(core.runtimeEvents),
       this.deletion.serve(),
+      this.lookup.serve(core.ledger),
     );
     await this.membership.heartbeat();
     await this.tick();
@@ -206,6 +210,11 @@ export class ClusterNode {
     const key = submission.idempotencyKey;
     if (key === undefined) return core.submit(submission);
     return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s) }, submission, key);
+  }
+
+  /** The record of an event another node accepted (`GET /v1/events/{id}` on any node). */
+  findEvent(eventId: string): Promise<EventRecord | undefined> {
+    return this.lookup.find(eventId);
   }
 
   /** `goondan instance delete` for the whole cluster (instance-deletion.ts); CLUSTER_UNAVAILABLE when NATS is away. */

@@ -338,7 +338,8 @@ export class Orchestrator {
       agents: () => this.config.swarm.agents,
       processes: () => (this.cluster ? this.cluster.processRows(() => this.core.processRows()) : this.core.processRows()),
       submit: (submission) => (this.cluster ? this.cluster.submit(submission, this.core) : this.core.submit(submission)),
-      eventRecord: (eventId) => this.core.ledger.get(eventId),
+      // Cluster mode: another node may hold it (the one that accepted the event).
+      eventRecord: (eventId) => this.core.ledger.get(eventId) ?? this.cluster?.findEvent(eventId),
       runtimeEvents: this.core.runtimeEvents,
       metricsText: async () =>
         this.core.metrics.render(this.core.processStatusCounts(), (Date.now() - this.startedAt) / 1000, this.core.capacity(), this.core.modelCalls.ledger.instances()) +

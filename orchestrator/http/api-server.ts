@@ -63,7 +63,7 @@ export interface DaemonApi {
   /** Cluster mode answers a keyed submission after claiming its key for the cluster. */
   submit(submission: ExternalSubmission): Submitted | Promise<Submitted>;
   /** An accepted event's state (`GET /v1/events/{eventId}`). */
-  eventRecord(eventId: string): EventRecord | undefined;
+  eventRecord(eventId: string): EventRecord | undefined | Promise<EventRecord | undefined>;
   runtimeEvents: RuntimeEventBus;
   metricsText(): Promise<string>;
   deleteInstance(instanceKey: string): Promise<JsonObject>;
@@ -168,7 +168,7 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
       pattern: /^\/v1\/events\/(evt_[A-Za-z0-9_-]+)$/,
       handle: async (_request, match) => {
         const eventId = match[1] ?? '';
-        const record = daemon.eventRecord(eventId);
+        const record = await daemon.eventRecord(eventId);
         if (!record) {
           return errorResponse(404, 'E_HTTP_UNKNOWN_EVENT', `no accepted event '${eventId}'`, {
             suggestion: 'event records are kept for 24 h after their turn settled; check the id POST /v1/events returned',

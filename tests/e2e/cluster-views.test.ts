@@ -3,8 +3,8 @@
  * `nats-server -js`. The events it accepted (`GET /v1/events/{id}`, a retry under the same
  * Idempotency-Key):
  * - an event accepted by one node and run by another (the instance's owner) shows `done` where it
- *   was accepted, whether its caller waited, did not, or stopped waiting (504), and a retry there
- *   gets its reply at once;
+ *   was accepted, whether its caller waited, did not, or stopped waiting (504), and on any other
+ *   node (which asks), and a retry there gets its reply at once;
  * - an event the cluster refused (503, NATS down) is not shown as accepted, and a retry under its
  *   key once NATS is back runs it, once, under the refused event's id;
  * - a retry through another node (or at the same moment on two) answers with the first event,
@@ -105,6 +105,9 @@ describe('cluster: the accepting node’s records of its events', () => {
       (found) => found.body.status === 'done',
     );
     expect(done.body).toMatchObject({ agent: 'alpha', instanceKey: unwaited, reply: { status: 'ok', output: 'done u1' } });
+    // A poll behind a load balancer may reach another node: it asks the one holding the record.
+    expect(await record(b, String(sent.body.eventId))).toMatchObject({ status: 200, body: { status: 'done', reply: { output: 'done u1' } } });
+    expect((await record(b, 'evt_neverAccepted0000')).status).toBe(404);
 
     // A caller that stopped waiting is told to look the event up: the record gets the late reply.
     const timedOut = await a.send({ input: 'slow s1', instanceKey: late, timeoutMs: 500 });
