@@ -131,8 +131,15 @@ export class ControlHandler {
         return;
       }
       case 'runtime.approval.decision': {
+        // A decision is a person's, brought by a connector (a chat button, the terminal). An agent
+        // process deciding would be an agent approving its own (or another's) tool call.
+        if (from.kind !== 'connector') {
+          this.deps.metrics.malformedMessages.inc({ source: 'ipc' });
+          this.deps.logger.warn({ process: from.key, approvalId: control.payload.id }, 'refused an approval decision sent by an agent process; only connectors bring decisions');
+          return;
+        }
         const { id, approved, scope, reason } = control.payload;
-        const decided = this.deps.approvals.decide(id, { approved, scope, decidedBy: from.kind === 'connector' ? from.name : 'agent', reason: reason ?? '' });
+        const decided = this.deps.approvals.decide(id, { approved, scope, decidedBy: from.name, reason: reason ?? '' });
         if (!decided) this.deps.logger.info({ approvalId: id, from: from.key }, 'decision for an approval that is no longer pending');
         return;
       }
@@ -176,6 +183,13 @@ export class ControlHandler {
     if (!result.ok) {
       this.deps.metrics.malformedMessages.inc({ source: 'ipc' });
       this.deps.logger.warn({ process: from.key, problems: result.problems }, 'dropped a malformed runtime event');
+      return;
+    }
+    // A process reports its own runs only: another agent's name would put events (text included)
+    // into traces streamed to other callers, and usage on their account.
+    if (from.kind !== 'agent' || result.value.agentName !== from.name || result.value.instanceKey !== from.instanceKey) {
+      this.deps.metrics.malformedMessages.inc({ source: 'ipc' });
+      this.deps.logger.warn({ process: from.key, agentName: result.value.agentName, instanceKey: result.value.instanceKey }, 'dropped a runtime event a process sent in another instance\'s name');
       return;
     }
     this.deps.metrics.observe(result.value);

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { ORCHESTRATOR, makeEvent } from '../../shared/ipc/control-events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { type CoreFixture, coreFixtures } from './helpers/core-fixture.ts';
-import { settled } from './helpers/eventually.ts';
+import { eventually, settled } from './helpers/eventually.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
 
 const fixture = coreFixtures();
@@ -118,5 +118,32 @@ describe('control events whose payload fails its schema', () => {
     expect(child.work()).toHaveLength(0);
     child.started();
     expect((await child.waitForWork(1)).input).toBe('queued');
+  });
+});
+
+describe('powers a child does not have', () => {
+  test('an agent process cannot decide an approval, not even its own tool call’s: refused, counted, still pending', async () => {
+    const f = fixture({ httpApprovals: true });
+    const { child } = await f.runningTurn('a', 'k');
+    child.control('runtime.approval.request', { toolName: 'bash__exec', toolCallId: 'call_1', args: { command: 'rm -rf /data' }, reason: 'policy asks', timeoutMs: 60_000 });
+    const pending = await eventually(() => f.core.approvals.list()[0], 'the approval to be pending', () => JSON.stringify(f.core.approvals.list()));
+    const before = malformedCount(f);
+    child.control('runtime.approval.decision', { id: pending.id, approved: true, scope: 'session' });
+    await stillServes(f, child, 'after the self-approval');
+    expect(f.core.approvals.list().map((approval) => approval.id)).toEqual([pending.id]);
+    expect(malformedCount(f)).toBe(before + 1);
+  });
+
+  test('a runtime event in another instance’s name is dropped and counted: it reaches no stream and no account', async () => {
+    const f = fixture();
+    const { child } = await f.runningTurn('a', 'k');
+    const published: string[] = [];
+    f.core.runtimeEvents.subscribe((event) => published.push(`${event.agentName}:${event.instanceKey}:${event.type}`));
+    const before = malformedCount(f);
+    const event = (agentName: string, instanceKey: string) => ({ type: 'step.delta', text: 'injected', stepId: 'step_1', turnId: 'turn_1', timestamp: new Date().toISOString(), agentName, instanceKey, traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) });
+    child.control('runtime.observe', { events: [event('b', 'victim'), event('a', 'victim'), event('a', 'k')] });
+    await stillServes(f, child, 'after the forged events');
+    expect(published.filter((line) => line.endsWith(':step.delta'))).toEqual(['a:k:step.delta']);
+    expect(malformedCount(f)).toBe(before + 2);
   });
 });

@@ -34,6 +34,8 @@ export interface CoreFixtureOptions {
   stateRoot?: string;
   /** Instance lifecycle (passivation, live-process limit, state GC); default: TTL 5 min, no limit. */
   lifecycle?: SwarmPlan['lifecycle'];
+  /** Approvals wait for a decision over HTTP (default: none can come, they are denied at once). */
+  httpApprovals?: boolean;
 }
 
 export interface LogLine {
@@ -86,7 +88,7 @@ export class CoreFixture {
       backoff: options.backoff ?? TEST_BACKOFF,
       output: 'inherit',
       warmPoolSize: options.warmPoolSize ?? 0,
-      httpApprovals: false,
+      httpApprovals: options.httpApprovals ?? false,
       promptInteractive: () => false,
     });
   }
