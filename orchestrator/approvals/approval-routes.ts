@@ -3,7 +3,8 @@ import { compiledValidator } from '../../shared/validation/compiled-validator.ts
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { ApiRoute } from '../http/api-server.ts';
-import type { ApprovalBroker } from './approval-broker.ts';
+import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from './approval-broker.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 
 const validateDecision = compiledValidator<{ decision: 'approve' | 'deny'; scope?: 'once' | 'session'; reason?: string }>({
   options: { allErrors: true, strict: false },
@@ -19,12 +20,18 @@ const validateDecision = compiledValidator<{ decision: 'approve' | 'deny'; scope
   },
 });
 
-export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => void = () => {}): ApiRoute[] {
+/** Cluster mode: approvals other nodes hold (cluster-approvals.ts). */
+export interface OtherNodesApprovals {
+  list(local: () => PendingApproval[]): Promise<JsonObject[]>;
+  decide(id: string, decision: ApprovalOutcome): Promise<boolean>;
+}
+
+export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => void = () => {}, cluster?: OtherNodesApprovals): ApiRoute[] {
   return [
     {
       method: 'GET',
       pattern: /^\/v1\/approvals$/,
-      handle: async () => jsonResponse(200, { approvals: broker.list() }),
+      handle: async () => jsonResponse(200, { approvals: cluster ? await cluster.list(() => broker.list()) : broker.list() }),
     },
     {
       method: 'POST',
@@ -36,7 +43,8 @@ export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => vo
         const id = match[1] ?? '';
         const approved = body.value.decision === 'approve';
         const scope = body.value.scope ?? 'once';
-        const decided = broker.decide(id, { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' });
+        const decision: ApprovalOutcome = { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' };
+        const decided = broker.decide(id, decision) || (cluster !== undefined && (await cluster.decide(id, decision)));
         if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}'`, { suggestion: 'it was already decided or expired; see GET /v1/approvals' });
         return jsonResponse(200, { id, approved, scope });
       },

@@ -79,6 +79,11 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.reply`;
   }
 
+  /** Core NATS: pending approvals gathered from every node, and decisions offered to their holder (cluster-approvals.ts). */
+  get approvalSubjects(): { list: string; decide: string } {
+    return { list: `gdn.${this.token}.approvals.list`, decide: `gdn.${this.token}.approvals.decide` };
+  }
+
   /** Core NATS: which node holds an event's record (event-lookup.ts). */
   get eventLookupSubject(): string {
     return `gdn.${this.token}.events.lookup`;

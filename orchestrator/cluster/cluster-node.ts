@@ -31,6 +31,7 @@ import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
 import { InstanceDeletion } from './instance-deletion.ts';
 import { EventLookup } from './event-lookup.ts';
+import { ClusterApprovals } from './cluster-approvals.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -69,6 +70,8 @@ export class ClusterNode {
   private readonly relay: TraceRelay;
   private readonly deletion: InstanceDeletion;
   private readonly lookup: EventLookup;
+  /** Pending approvals of every node (GET /v1/approvals, decisions) — cluster-approvals.ts. */
+  readonly approvals: ClusterApprovals;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -89,6 +92,7 @@ export class ClusterNode {
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
     this.lookup = new EventLookup(nc, names.eventLookupSubject, deps.logger);
+    this.approvals = new ClusterApprovals(nc, names.approvalSubjects, options.nodeId, deps.logger);
     this.deletion = new InstanceDeletion({
       nc,
       subject: names.instanceDeletionSubject,
@@ -187,6 +191,7 @@ export class ClusterNode {
       this.relay.start(core.runtimeEvents),
       this.deletion.serve(),
       this.lookup.serve(core.ledger),
+      ...this.approvals.serve(core.approvals),
     );
     await this.membership.heartbeat();
     await this.tick();

@@ -348,7 +348,7 @@ export class Orchestrator {
       restartInstance: (key, options) => this.restartInstance(key, options),
       countMalformedBody: countMalformed,
       extraRoutes: [
-        ...approvalRoutes(this.core.approvals, countMalformed),
+        ...approvalRoutes(this.core.approvals, countMalformed, this.cluster?.approvals),
         ...usageRoutes(this.core.modelCalls.ledger),
         ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
         ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),

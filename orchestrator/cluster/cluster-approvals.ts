@@ -1,0 +1,105 @@
+/**
+ * Cluster mode: pending tool approvals on any node. An approval is held by the node whose agent
+ * asked; behind a load balancer the person's `GET /v1/approvals` (the studio's list) reached another
+ * node and showed nothing, and their decision got 404. Now the list gathers every node's pending
+ * approvals (each tagged with its node, as the process table is gathered), and a decision this node
+ * cannot take is offered to the others: the holder decides and says so, the rest stay silent.
+ */
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from '../approvals/approval-broker.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
+import { messageJson } from './kv-json.ts';
+
+type Decision = ApprovalOutcome;
+
+/** A slow node must not hold the list for long … */
+const GATHER_WAIT_MS = 1_500;
+/** … and once answers stop coming for this long, every live node has answered. */
+const GATHER_STALL_MS = 500;
+/** The holder decides in a round trip. */
+const DECIDE_WAIT_MS = 1_000;
+
+const isNodeApprovals = compiledValidator<{ node: string; approvals: JsonObject[] }>({
+  schema: { type: 'object', required: ['node', 'approvals'], properties: { node: { type: 'string', minLength: 1 }, approvals: { type: 'array', items: { type: 'object', required: ['id'] } } } },
+});
+const isDecisionRequest = compiledValidator<{ id: string; decision: Decision }>({
+  schema: {
+    type: 'object',
+    required: ['id', 'decision'],
+    properties: {
+      id: { type: 'string', minLength: 1 },
+      decision: {
+        type: 'object',
+        required: ['approved', 'scope', 'decidedBy', 'reason'],
+        properties: { approved: { type: 'boolean' }, scope: { enum: ['once', 'session'] }, decidedBy: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
+  },
+});
+
+export interface ClusterApprovalsSubjects {
+  list: string;
+  decide: string;
+}
+
+export class ClusterApprovals {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subjects: ClusterApprovalsSubjects,
+    private readonly nodeId: string,
+    private readonly logger: RootLogger,
+  ) {}
+
+  /** Every node's pending approvals, each with its `node`; this node's alone when NATS is away. */
+  async list(local: () => PendingApproval[]): Promise<JsonObject[]> {
+    try {
+      const replies = await this.nc.requestMany(this.subjects.list, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
+      const out: JsonObject[] = [];
+      let answeredHere = false;
+      for await (const reply of replies) {
+        const value = messageJson(reply);
+        if (!isNodeApprovals(value)) continue;
+        answeredHere ||= value.node === this.nodeId;
+        out.push(...value.approvals.map((approval) => ({ ...approval, node: value.node })));
+      }
+      if (answeredHere) return out;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not gather the cluster’s pending approvals; showing this node’s');
+    }
+    return local().map((approval) => ({ ...approval, node: this.nodeId }));
+  }
+
+  /** The decision for an approval another node holds: true once that node took it. */
+  async decide(id: string, decision: Decision): Promise<boolean> {
+    try {
+      const answer = messageJson(await this.nc.request(this.subjects.decide, JSON.stringify({ id, decision }), { timeout: DECIDE_WAIT_MS }));
+      return typeof answer === 'object' && answer !== null && 'decided' in answer && answer.decided === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Answers the list with this node's pending approvals, and takes the decisions for them. */
+  serve(broker: ApprovalBroker): Subscription[] {
+    return [
+      this.nc.subscribe(this.subjects.list, {
+        callback: (error, msg) => {
+          if (!error) msg.respond(JSON.stringify({ node: this.nodeId, approvals: broker.list() }));
+        },
+      }),
+      this.nc.subscribe(this.subjects.decide, {
+        callback: (error, msg) => {
+          if (error) return;
+          const request = messageJson(msg);
+          if (!isDecisionRequest(request)) {
+            this.logger.warn('dropped a malformed approval decision from another node');
+            return;
+          }
+          if (broker.decide(request.id, request.decision)) msg.respond(JSON.stringify({ decided: true, node: this.nodeId }));
+        },
+      }),
+    ];
+  }
+}
