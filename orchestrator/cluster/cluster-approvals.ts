@@ -11,19 +11,14 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
+import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
 
 type Decision = ApprovalOutcome;
 
-/** A slow node must not hold the list for long … */
-const GATHER_WAIT_MS = 1_500;
-/** … and once answers stop coming for this long, every live node has answered. */
-const GATHER_STALL_MS = 500;
 /** The holder decides in a round trip. */
 const DECIDE_WAIT_MS = 1_000;
 
-const isNodeApprovals = compiledValidator<{ node: string; approvals: JsonObject[] }>({
-  schema: { type: 'object', required: ['node', 'approvals'], properties: { node: { type: 'string', minLength: 1 }, approvals: { type: 'array', items: { type: 'object', required: ['id'] } } } },
-});
+const isApproval = (item: JsonObject): item is JsonObject & { id: string } => typeof item.id === 'string';
 const isDecisionRequest = compiledValidator<{ id: string; decision: Decision }>({
   schema: {
     type: 'object',
@@ -52,23 +47,10 @@ export class ClusterApprovals {
     private readonly logger: RootLogger,
   ) {}
 
-  /** Every node's pending approvals, each with its `node`; this node's alone when NATS is away. */
+  /** Every node's pending approvals, each with its `node`; this node's alone when the gathering did not go round. */
   async list(local: () => PendingApproval[]): Promise<JsonObject[]> {
-    try {
-      const replies = await this.nc.requestMany(this.subjects.list, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
-      const out: JsonObject[] = [];
-      let answeredHere = false;
-      for await (const reply of replies) {
-        const value = messageJson(reply);
-        if (!isNodeApprovals(value)) continue;
-        answeredHere ||= value.node === this.nodeId;
-        out.push(...value.approvals.map((approval) => ({ ...approval, node: value.node })));
-      }
-      if (answeredHere) return out;
-    } catch (error) {
-      this.logger.warn({ err: error }, 'could not gather the cluster’s pending approvals; showing this node’s');
-    }
-    return local().map((approval) => ({ ...approval, node: this.nodeId }));
+    const gathered = await gatherNodeItems(this.nc, this.subjects.list, this.nodeId, isApproval, this.logger);
+    return gathered ?? local().map((approval) => ({ ...approval, node: this.nodeId }));
   }
 
   /** The decision for an approval another node holds: true once that node took it. */
@@ -84,11 +66,7 @@ export class ClusterApprovals {
   /** Answers the list with this node's pending approvals, and takes the decisions for them. */
   serve(broker: ApprovalBroker): Subscription[] {
     return [
-      this.nc.subscribe(this.subjects.list, {
-        callback: (error, msg) => {
-          if (!error) msg.respond(JSON.stringify({ node: this.nodeId, approvals: broker.list() }));
-        },
-      }),
+      serveNodeItems(this.nc, this.subjects.list, this.nodeId, async () => broker.list(), this.logger),
       this.nc.subscribe(this.subjects.decide, {
         callback: (error, msg) => {
           if (error) return;

@@ -25,7 +25,7 @@ import { openNatsLink } from './nats-link.ts';
 import { PartitionLeases } from './partition-leases.ts';
 import { PartitionOwner } from './partition-owner.ts';
 import { rendezvousOwner } from './partitions.ts';
-import { gatherProcessRows, serveProcessRows } from './process-rows.ts';
+import { clusterProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
@@ -252,10 +252,8 @@ export class ClusterNode {
 
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
   async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
-    const gathered = this.connected() ? await gatherProcessRows(this.nc, this.names.processesSubject, this.deps.logger) : undefined;
-    // This node's own answer shows the gathering went round (it may have no process of its own).
-    if (gathered?.answered.has(this.options.nodeId)) return gathered.rows;
-    return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
+    if (!this.connected()) return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
+    return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger);
   }
 
   ownedPartitions(): number {

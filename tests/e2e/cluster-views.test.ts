@@ -77,14 +77,20 @@ async function spreadOver(nodes: Array<[string, Daemon]>): Promise<void> {
   );
 }
 
+/** Two nodes over one nats-server, their partitions spread as rendezvous hashing assigns them; `onB`: keys of alpha nb owns. */
+async function twoNodes(): Promise<{ nats: NatsServer; counterFile: string; a: Daemon; b: Daemon; onB: string[] }> {
+  const { nats, counterFile } = await cluster();
+  const a = await startNode(nats, counterFile, 'na');
+  const b = await startNode(nats, counterFile, 'nb');
+  await spreadOver([['na', a], ['nb', b]]);
+  return { nats, counterFile, a, b, onB: keysOwnedBy('nb', ['na', 'nb']) };
+}
+
 describe('cluster: the accepting node’s records of its events', () => {
   test('an event run by another node is done where it was accepted, waited for or not or no longer, and a retry under its key gets its reply at once', async () => {
-    const { nats, counterFile } = await cluster();
-    const a = await startNode(nats, counterFile, 'na');
-    const b = await startNode(nats, counterFile, 'nb');
-    await spreadOver([['na', a], ['nb', b]]);
+    const { counterFile, a, b, onB } = await twoNodes();
     // Instance keys whose partition nb owns: their turns run on nb, whatever node accepts them.
-    const [waited, unwaited, late] = keysOwnedBy('nb', ['na', 'nb']);
+    const [waited, unwaited, late] = onB;
     if (waited === undefined || unwaited === undefined || late === undefined) throw new Error('fewer than three instance keys owned by nb among 200');
 
     const first = await a.send({ input: 'count w1', instanceKey: waited, idempotencyKey: 'waited-1' });
@@ -153,11 +159,8 @@ describe('cluster: the accepting node’s records of its events', () => {
 
 describe('cluster: the process table', () => {
   test('a node with no process of its own still shows the others’ (GET /v1/processes)', async () => {
-    const { nats, counterFile } = await cluster();
-    const a = await startNode(nats, counterFile, 'na');
-    const b = await startNode(nats, counterFile, 'nb');
-    await spreadOver([['na', a], ['nb', b]]);
-    const [key] = keysOwnedBy('nb', ['na', 'nb']);
+    const { a, onB } = await twoNodes();
+    const [key] = onB;
     if (key === undefined) throw new Error('no instance key owned by nb among 200');
     expect(await a.send({ input: 'hello', instanceKey: key })).toMatchObject({ status: 200 });
     // No warm pool: na runs nothing; the instance runs on nb.
@@ -168,10 +171,7 @@ describe('cluster: the process table', () => {
 
 describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
   test('a retry through another node (also at the same moment, also of an event not waited for) answers with the first event, which runs once', async () => {
-    const { nats, counterFile } = await cluster();
-    const a = await startNode(nats, counterFile, 'na');
-    const b = await startNode(nats, counterFile, 'nb');
-    await spreadOver([['na', a], ['nb', b]]);
+    const { counterFile, a, b } = await twoNodes();
     const post = (node: Daemon, body: Record<string, unknown>) =>
       node.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timeoutMs: 20_000, ...body }) });
 
@@ -236,11 +236,8 @@ describe('cluster: a streamed request', () => {
 
 describe('cluster: deleting an instance', () => {
   test('on any node stops it and deletes its state on every node and in the cluster’s store, so nothing can restore it', async () => {
-    const { nats, counterFile } = await cluster();
-    const a = await startNode(nats, counterFile, 'na');
-    const b = await startNode(nats, counterFile, 'nb');
-    await spreadOver([['na', a], ['nb', b]]);
-    const [key] = keysOwnedBy('nb', ['na', 'nb']);
+    const { nats, a, b, onB } = await twoNodes();
+    const [key] = onB;
     if (key === undefined) throw new Error('no instance key owned by nb among 200');
     const historyHolds = async (text: string) => [...(await auditCluster(nats.url, 'cluster')).histories.values()].some((history) => history.includes(`user: ${text}`));
     expect(await a.send({ input: 'remember apples', instanceKey: key })).toMatchObject({ status: 200 });
