@@ -12,6 +12,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
 import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
+import { serveRequests } from './serve-requests.ts';
 
 type Decision = ApprovalOutcome;
 
@@ -67,16 +68,8 @@ export class ClusterApprovals {
   serve(broker: ApprovalBroker): Subscription[] {
     return [
       serveNodeItems(this.nc, this.subjects.list, this.nodeId, async () => broker.list(), this.logger),
-      this.nc.subscribe(this.subjects.decide, {
-        callback: (error, msg) => {
-          if (error) return;
-          const request = messageJson(msg);
-          if (!isDecisionRequest(request)) {
-            this.logger.warn('dropped a malformed approval decision from another node');
-            return;
-          }
-          if (broker.decide(request.id, request.decision)) msg.respond(JSON.stringify({ decided: true, node: this.nodeId }));
-        },
+      serveRequests(this.nc, this.subjects.decide, isDecisionRequest, this.logger, (request, msg) => {
+        if (broker.decide(request.id, request.decision)) msg.respond(JSON.stringify({ decided: true, node: this.nodeId }));
       }),
     ];
   }

@@ -9,6 +9,7 @@ import type { EventLedger, EventRecord } from '../delivery/event-ledger.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
+import { serveRequests } from './serve-requests.ts';
 
 /** How long an unknown id is looked for: a holder answers in a round trip. */
 const LOOKUP_WAIT_MS = 1_000;
@@ -42,17 +43,9 @@ export class EventLookup {
 
   /** Answers for the events this node's ledger holds; silent for the others. */
   serve(ledger: EventLedger): Subscription {
-    return this.nc.subscribe(this.subject, {
-      callback: (error, msg) => {
-        if (error) return;
-        const question = messageJson(msg);
-        if (!isQuestion(question)) {
-          this.logger.warn('dropped a malformed event lookup from another node');
-          return;
-        }
-        const record = ledger.get(question.eventId);
-        if (record) msg.respond(JSON.stringify(record));
-      },
+    return serveRequests(this.nc, this.subject, isQuestion, this.logger, (question, msg) => {
+      const record = ledger.get(question.eventId);
+      if (record) msg.respond(JSON.stringify(record));
     });
   }
 }

@@ -14,6 +14,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { within } from '../../shared/within.ts';
 import { decodeJson, encodeJson, isWrongRevision, messageJson } from './kv-json.ts';
+import { serveRequests } from './serve-requests.ts';
 
 /** Who accepted the event a key names. */
 export interface KeyClaim {
@@ -97,25 +98,16 @@ export class IdempotencyClaims {
 
   /** Answers other nodes' questions about the events this node accepted. */
   serve(ledger: EventLedger): Subscription {
-    return this.nc.subscribe(this.outcomeSubject(this.nodeId), {
-      callback: (error, msg) => {
-        if (error) return;
-        const question = messageJson(msg);
-        if (!isQuestion(question)) {
-          this.logger.warn('dropped a malformed outcome question from another node');
-          return;
-        }
-        const record = ledger.get(question.eventId);
-        if (!record) {
-          msg.respond(JSON.stringify({ known: false } satisfies RemoteOutcome));
-          return;
-        }
-        void within(
-          ledger.outcome(question.eventId).then((outcome): RemoteOutcome => ({ known: true, outcome })),
-          question.waitMs,
-          (): RemoteOutcome => ({ known: true }),
-        ).then((answer) => msg.respond(JSON.stringify(answer)));
-      },
+    return serveRequests(this.nc, this.outcomeSubject(this.nodeId), isQuestion, this.logger, (question, msg) => {
+      if (!ledger.get(question.eventId)) {
+        msg.respond(JSON.stringify({ known: false } satisfies RemoteOutcome));
+        return;
+      }
+      void within(
+        ledger.outcome(question.eventId).then((outcome): RemoteOutcome => ({ known: true, outcome })),
+        question.waitMs,
+        (): RemoteOutcome => ({ known: true }),
+      ).then((answer) => msg.respond(JSON.stringify(answer)));
     });
   }
 }

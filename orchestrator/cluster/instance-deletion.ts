@@ -13,6 +13,7 @@ import type { JsonObject } from '../../shared/types/json.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
+import { serveRequests } from './serve-requests.ts';
 
 interface DeleteRequest {
   instanceKey: string;
@@ -84,19 +85,11 @@ export class InstanceDeletion {
 
   /** Answers other nodes' deletions with this node's part. */
   serve(): Subscription {
-    return this.deps.nc.subscribe(this.deps.subject, {
-      callback: (error, msg) => {
-        if (error) return;
-        const request = messageJson(msg);
-        if (!isRequest(request)) {
-          this.deps.logger.warn('dropped a malformed instance-deletion request');
-          return;
-        }
-        this.deps
-          .deleteHere(request.instanceKey, request.agents)
-          .then((done) => msg.respond(JSON.stringify({ node: this.deps.nodeId, ...done } satisfies NodeDeletion)))
-          .catch((failure: unknown) => this.deps.logger.warn({ err: failure, instanceKey: request.instanceKey }, 'could not delete an instance here for another node'));
-      },
+    return serveRequests(this.deps.nc, this.deps.subject, isRequest, this.deps.logger, (request, msg) => {
+      this.deps
+        .deleteHere(request.instanceKey, request.agents)
+        .then((done) => msg.respond(JSON.stringify({ node: this.deps.nodeId, ...done } satisfies NodeDeletion)))
+        .catch((failure: unknown) => this.deps.logger.warn({ err: failure, instanceKey: request.instanceKey }, 'could not delete an instance here for another node'));
     });
   }
 }
