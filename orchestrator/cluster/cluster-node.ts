@@ -17,7 +17,7 @@ import { type EventRecord, IDEMPOTENCY_WINDOW_MS } from '../delivery/event-ledge
 import { ClusterInbox, type InboxEnvelope } from './cluster-inbox.ts';
 import { ClusterNames } from './cluster-names.ts';
 import { IdempotencyClaims } from './idempotency-claims.ts';
-import { submitKeyed } from './keyed-submission.ts';
+import { admitConnectorEvent, submitKeyed } from './keyed-submission.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { KvObserver } from './kv-observer.ts';
 import { Membership } from './membership.ts';
@@ -286,6 +286,7 @@ export class ClusterNode {
       nodeId: this.options.nodeId,
       publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) }),
       sendReply: (node, event, until) => this.sendReply(node, event, until),
+      admitConnectorEvent: (key, candidate, waitMs) => admitConnectorEvent({ claims: this.claims, nodeId: this.options.nodeId }, key, candidate, waitMs),
     };
   }
 

@@ -6,10 +6,13 @@
  *   marked replayed; if that node no longer knows the event (refused there), this node takes the
  *   claim over and submits it under the same id, which JetStream stores once;
  * - NATS or the accepting node does not answer: 503, nothing submitted (a second run is worse).
+ * A connector's event under its delivery id (a webhook redelivered to another node) is admitted the
+ * same way (admitConnectorEvent), except that it runs when the key cannot be claimed: the provider
+ * has been told it arrived, so not running it would lose it.
  */
 import { newId, newTraceId } from '../../shared/ids.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../shared/ipc/request-metadata.ts';
-import { errorOutcome } from '../../shared/ipc/reply-events.ts';
+import { errorOutcome, type ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { EventLedger } from '../delivery/event-ledger.ts';
 import { targetOf } from '../routing/default-target.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
@@ -74,4 +77,23 @@ function notAccepted(claim: Pick<KeyClaim, 'eventId' | 'traceId' | 'instanceKey'
   // Read by the caller (api-server) once it has the submission; never unhandled meanwhile.
   accepted.catch(() => {});
   return { eventId: claim.eventId, traceId: claim.traceId, instanceKey: claim.instanceKey, accepted };
+}
+
+/** What becomes of a connector's keyed event: it runs here (under `eventId`), or another node had it. */
+export type ConnectorAdmission = { run: true; eventId: string } | { run: false; node: string; eventId: string; outcome: Promise<ReplyOutcome> };
+
+export async function admitConnectorEvent(deps: Pick<KeyedSubmissionDeps, 'claims' | 'nodeId'>, key: string, candidate: Omit<KeyClaim, 'node'>, waitMs: number): Promise<ConnectorAdmission> {
+  let result;
+  try {
+    result = await deps.claims.claim(key, { ...candidate, node: deps.nodeId });
+  } catch {
+    return { run: true, eventId: candidate.eventId };
+  }
+  if (result.kind === 'ours') return { run: true, eventId: result.claim.eventId };
+  const { claim } = result;
+  const outcome = deps.claims.outcomeFrom(claim.node, claim.eventId, waitMs).then(
+    (remote) => remote.outcome ?? errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within the wait; the event is accepted by node ${claim.node}`, claim.traceId),
+    (error: unknown) => errorOutcome('AGENT_REQUEST_TIMEOUT', `node ${claim.node}, which accepted the event, does not answer: ${(error as Error).message}`, claim.traceId),
+  );
+  return { run: false, node: claim.node, eventId: claim.eventId, outcome };
 }

@@ -23,6 +23,7 @@ import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
 import type { EventLedger } from '../delivery/event-ledger.ts';
 import { ForeignOutcomes } from './foreign-outcomes.ts';
+import type { ConnectorAdmission } from '../cluster/keyed-submission.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
@@ -60,6 +61,8 @@ export interface ClusterRouting {
   publish(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send'): Promise<void>;
   /** To the node whose caller waits, until `until` (the caller's deadline, ms since the epoch). */
   sendReply(node: string, event: AgentEvent, until: number): void;
+  /** A connector's event under its idempotency key, claimed for the whole cluster (keyed-submission.ts). */
+  admitConnectorEvent(key: string, candidate: { eventId: string; agent: string; instanceKey: string; traceId: string }, waitMs: number): Promise<ConnectorAdmission>;
 }
 
 export interface RouterDeps {
@@ -311,19 +314,36 @@ export class Router {
     const { target } = route;
     // Every connector event is an independent turn with its own trace (SPEC.md §6).
     const traceId = event.traceId ?? newTraceId();
-    const delivered: AgentEvent = { ...event, instanceKey: target.instanceKey, traceId };
+    const delivered = { ...event, instanceKey: target.instanceKey, traceId };
     const idempotencyKey = connectorIdempotencyKey(event, from.name);
     const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
     if (known) {
-      this.deps.logger.info({ connection: from.name, eventId: event.id, original: known.eventId, idempotencyKey }, 'connector event already accepted under its idempotency key; not run again');
-      if (event.replyTo && this.deps.ledger) {
-        const { correlationId } = event.replyTo;
-        void this.deps.ledger.outcome(known.eventId).then((outcome) =>
-          from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload: makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, outcome) }),
-        );
-      }
+      this.replayConnectorEvent(from, event, known.eventId, 'this node', this.deps.ledger?.outcome(known.eventId));
       return;
     }
+    const { cluster } = this.deps;
+    if (idempotencyKey === undefined || !cluster) {
+      this.acceptConnectorEvent(from, event, target, delivered, idempotencyKey);
+      return;
+    }
+    // A redelivery may reach another node than the first delivery did: the key holds for the cluster.
+    const candidate = { eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId };
+    void cluster.admitConnectorEvent(idempotencyKey, candidate, requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS).then((admission) => {
+      if (admission.run) this.acceptConnectorEvent(from, event, target, { ...delivered, id: admission.eventId }, idempotencyKey);
+      else this.replayConnectorEvent(from, event, admission.eventId, `node ${admission.node}`, admission.outcome);
+    });
+  }
+
+  /** Seen before under its idempotency key: not run again; a waiting connector gets the first event's reply. */
+  private replayConnectorEvent(from: ManagedProcess, event: AgentEvent, original: string, where: string, outcome: Promise<ReplyOutcome> | undefined): void {
+    this.deps.logger.info({ connection: from.name, eventId: event.id, original, acceptedBy: where }, 'connector event already accepted under its idempotency key; not run again');
+    if (!event.replyTo || !outcome) return;
+    const { correlationId } = event.replyTo;
+    void outcome.then((settled) => from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload: makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, settled) }));
+  }
+
+  private acceptConnectorEvent(from: ManagedProcess, event: AgentEvent, target: AgentId, delivered: AgentEvent & { traceId: string }, idempotencyKey: string | undefined): void {
+    const { traceId } = delivered;
     this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
     if (event.replyTo) {
       this.addPending(event.replyTo.correlationId, processRequester(from, false), target, delivered, requestTimeoutOf(event));

@@ -12,10 +12,11 @@
  * Before, the accepting node showed such events `queued` for good, and a retry under the key waited
  * out its timeout (504) for an event that had answered, or that had never been accepted.
  * Before, a retry through another node ran the event again. The process table: a node with no
- * process of its own showed an empty table. Deleting an instance, and pending tool approvals, on
- * any node.
+ * process of its own showed an empty table. Deleting an instance, pending tool approvals, and a
+ * connector's redelivery, on any node.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,6 +27,7 @@ import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 const APPROVALS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
+const CONNECTORS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/connectors');
 const PARTITIONS = 32;
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -286,5 +288,31 @@ describe('cluster: tool approvals', () => {
     expect(done.body).toMatchObject({ reply: { status: 'ok', output: 'wrote: notes.txt' } });
     // Decided once: an unknown id is still 404.
     expect((await a.api('/v1/approvals/appr_unknown', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'deny' }) })).status).toBe(404);
+  });
+});
+
+describe('cluster: a connector’s redelivery', () => {
+  test('the same delivery id through another node’s webhook runs no second turn and gets the first reply', async () => {
+    const { nats } = await cluster();
+    const secret = 'hook-secret-cluster';
+    const start = (nodeId: string) =>
+      startDaemon(CONNECTORS_BUNDLE, { env: { GOONDAN_WARM_POOL: '0', WEBHOOK_PORT: '0', HOOK_SECRET: secret }, args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'] });
+    const [a, b] = [await start('na'), await start('nb')];
+    cleanups.push(() => a.cleanup(), () => b.cleanup());
+    const hookOf = async (node: Daemon) => String((await node.waitForLog('webhook listening', (line) => line.msg === 'webhook listening')).url);
+    const deliver = async (hook: string, deliveryId: string) => {
+      const body = JSON.stringify({ text: 'first delivery', properties: { channel: 'support', user: 'dup' } });
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      const response = await fetch(`${hook}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': signature, 'x-github-delivery': deliveryId }, body });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const first = await deliver(await hookOf(a), 'gh-cluster-1');
+    expect(first).toMatchObject({ status: 200, body: { output: 'desk got: first delivery' } });
+    // The provider redelivers; its load balancer picks the other node.
+    expect(await deliver(await hookOf(b), 'gh-cluster-1')).toEqual(first);
+    const inputs = async () =>
+      [...(await auditCluster(nats.url, 'helpdesk')).histories.values()].flat().filter((line) => line === 'user: first delivery').length;
+    await waitFor('the turn stored in the cluster', inputs, (count) => count >= 1);
+    expect(await inputs()).toBe(1);
   });
 });
