@@ -34,7 +34,7 @@ import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
-import { connectorIdempotencyKey, routeConnectorEvent } from './ingress.ts';
+import { ConnectorEvents } from './connector-events.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 import { UnsyncedReplies } from './unsynced-replies.ts';
@@ -130,6 +130,7 @@ export class Router {
   private readonly unsynced: UnsyncedReplies;
   /** Cluster mode: outcomes of events this node runs for the node that accepted them. */
   private readonly foreign: ForeignOutcomes | undefined;
+  private readonly connectorEvents: ConnectorEvents;
 
   constructor(private readonly deps: RouterDeps) {
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
@@ -148,6 +149,15 @@ export class Router {
       logger: deps.logger,
       answer: (request, outcome, event) => this.answer(request, outcome, event),
       syncInstanceRecords: (id) => deps.syncInstanceRecords?.(id),
+    });
+    this.connectorEvents = new ConnectorEvents({
+      connections: () => deps.connections(),
+      swarm: () => deps.swarm(),
+      ...(deps.ledger ? { ledger: deps.ledger } : {}),
+      ...(cluster ? { cluster } : {}),
+      logger: deps.logger,
+      refuse: (from, event, error) => this.refuse(from, event, error),
+      accept: (from, event, target, delivered, key) => this.acceptConnectorEvent(from, event, target, delivered, key),
     });
     this.foreign = cluster ? new ForeignOutcomes({ nodeId: cluster.nodeId, send: (node, event, until) => cluster.sendReply(node, event, until), ...(deps.ledger ? { ledger: deps.ledger } : {}) }) : undefined;
     this.control = new ControlHandler({
@@ -263,7 +273,7 @@ export class Router {
       return;
     }
     if (from.kind === 'connector') {
-      this.routeConnectorEvent(event, from);
+      this.connectorEvents.route(event, from);
       return;
     }
     this.routeAgentCall(to, event, from);
@@ -303,45 +313,7 @@ export class Router {
     this.dispatch(target, { ...event, instanceKey: target.instanceKey, ...(spanId ? { parentSpanId: spanId } : {}) }, from.name, kind, false);
   }
 
-  private routeConnectorEvent(event: AgentEvent, from: ManagedProcess): void {
-    const rules = this.deps.connections().find((c) => c.name === from.name)?.rules ?? [];
-    const route = routeConnectorEvent(event, from.name, rules, this.deps.swarm());
-    if (!route.ok) {
-      if (route.log) this.deps.logger[route.log.level]({ connection: from.name, eventId: event.id, ...route.log.fields }, route.log.message);
-      if (route.tell === 'always' || event.replyTo) this.refuse(from, event, route.error);
-      return;
-    }
-    const { target } = route;
-    // Every connector event is an independent turn with its own trace (SPEC.md §6).
-    const traceId = event.traceId ?? newTraceId();
-    const delivered = { ...event, instanceKey: target.instanceKey, traceId };
-    const idempotencyKey = connectorIdempotencyKey(event, from.name);
-    const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
-    if (known) {
-      this.replayConnectorEvent(from, event, known.eventId, 'this node', this.deps.ledger?.outcome(known.eventId));
-      return;
-    }
-    const { cluster } = this.deps;
-    if (idempotencyKey === undefined || !cluster) {
-      this.acceptConnectorEvent(from, event, target, delivered, idempotencyKey);
-      return;
-    }
-    // A redelivery may reach another node than the first delivery did: the key holds for the cluster.
-    const candidate = { eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId };
-    void cluster.admitConnectorEvent(idempotencyKey, candidate, requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS).then((admission) => {
-      if (admission.run) this.acceptConnectorEvent(from, event, target, { ...delivered, id: admission.eventId }, idempotencyKey);
-      else this.replayConnectorEvent(from, event, admission.eventId, `node ${admission.node}`, admission.outcome);
-    });
-  }
-
-  /** Seen before under its idempotency key: not run again; a waiting connector gets the first event's reply. */
-  private replayConnectorEvent(from: ManagedProcess, event: AgentEvent, original: string, where: string, outcome: Promise<ReplyOutcome> | undefined): void {
-    this.deps.logger.info({ connection: from.name, eventId: event.id, original, acceptedBy: where }, 'connector event already accepted under its idempotency key; not run again');
-    if (!event.replyTo || !outcome) return;
-    const { correlationId } = event.replyTo;
-    void outcome.then((settled) => from.send({ type: 'event', from: ORCHESTRATOR, to: from.name, payload: makeReplyEvent(correlationId, ORCHESTRATOR_SOURCE, settled) }));
-  }
-
+  /** A connector's event, routed and admitted by connector-events.ts: into the ledger and on to its instance. */
   private acceptConnectorEvent(from: ManagedProcess, event: AgentEvent, target: AgentId, delivered: AgentEvent & { traceId: string }, idempotencyKey: string | undefined): void {
     const { traceId } = delivered;
     this.deps.ledger?.accepted({ eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
