@@ -84,6 +84,11 @@ export class ClusterNames {
     return { list: `gdn.${this.token}.approvals.list`, decide: `gdn.${this.token}.approvals.decide` };
   }
 
+  /** Core NATS scatter/gather: instances and conversations every node holds (cluster-inspect.ts). */
+  get inspectSubjects(): { instances: string; conversation: string } {
+    return { instances: `gdn.${this.token}.inspect.instances`, conversation: `gdn.${this.token}.inspect.conversation` };
+  }
+
   /** Core NATS: which node holds an event's record (event-lookup.ts). */
   get eventLookupSubject(): string {
     return `gdn.${this.token}.events.lookup`;

@@ -32,6 +32,8 @@ import { TraceRelay } from './trace-relay.ts';
 import { InstanceDeletion } from './instance-deletion.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
+import { ClusterInspect } from './cluster-inspect.ts';
+import { localConversation, localInstances } from '../inspect/inspect-routes.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -72,6 +74,8 @@ export class ClusterNode {
   private readonly lookup: EventLookup;
   /** Pending approvals of every node (GET /v1/approvals, decisions) — cluster-approvals.ts. */
   readonly approvals: ClusterApprovals;
+  /** Instances and conversations every node holds (the studio's views) — cluster-inspect.ts. */
+  readonly inspect: ClusterInspect;
   private core: OrchestratorCore | undefined;
 
   private constructor(
@@ -93,6 +97,7 @@ export class ClusterNode {
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
     this.lookup = new EventLookup(nc, names.eventLookupSubject, deps.logger);
     this.approvals = new ClusterApprovals(nc, names.approvalSubjects, options.nodeId, deps.logger);
+    this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger);
     this.deletion = new InstanceDeletion({
       nc,
       subject: names.instanceDeletionSubject,
@@ -192,6 +197,10 @@ export class ClusterNode {
       this.deletion.serve(),
       this.lookup.serve(core.ledger),
       ...this.approvals.serve(core.approvals),
+      ...this.inspect.serve(
+        () => localInstances(this.deps.stateRoot, this.deps.workspaceId),
+        (agent, instanceKey) => localConversation(this.deps.stateRoot, this.deps.workspaceId, agent, instanceKey),
+      ),
     );
     await this.membership.heartbeat();
     await this.tick();

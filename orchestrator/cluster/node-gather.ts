@@ -24,12 +24,12 @@ const isNodeItems = compiledValidator<NodeItems>({
   schema: { type: 'object', required: ['node', 'items'], properties: { node: { type: 'string', minLength: 1 }, items: { type: 'array', items: { type: 'object' } } } },
 });
 
-/** Answers `subject` with this node's items. */
-export function serveNodeItems(nc: NatsConnection, subject: string, nodeId: string, items: () => Promise<JsonObject[]>, logger: RootLogger): Subscription {
+/** Answers `subject` with this node's items (for the request's body, when it has one). */
+export function serveNodeItems(nc: NatsConnection, subject: string, nodeId: string, items: (request: unknown) => Promise<JsonObject[]>, logger: RootLogger): Subscription {
   return nc.subscribe(subject, {
     callback: (error, msg) => {
       if (error) return;
-      void items()
+      void items(messageJson(msg))
         .then((found) => msg.respond(JSON.stringify({ node: nodeId, items: found } satisfies NodeItems)))
         .catch((failure: unknown) => logger.warn({ err: failure, subject }, 'could not answer a cluster gathering'));
     },
@@ -46,9 +46,10 @@ export async function gatherNodeItems<T extends JsonObject>(
   nodeId: string,
   accepts: (item: JsonObject) => item is T,
   logger: RootLogger,
+  request: JsonObject | undefined = undefined,
 ): Promise<Array<T & { node: string }> | undefined> {
   try {
-    const replies = await nc.requestMany(subject, '', { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
+    const replies = await nc.requestMany(subject, request === undefined ? '' : JSON.stringify(request), { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
     const out: Array<T & { node: string }> = [];
     let answeredHere = false;
     for await (const reply of replies) {

@@ -350,7 +350,7 @@ export class Orchestrator {
       extraRoutes: [
         ...approvalRoutes(this.core.approvals, countMalformed, this.cluster?.approvals),
         ...usageRoutes(this.core.modelCalls.ledger),
-        ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections }),
+        ...inspectRoutes({ stateRoot: this.options.stateRoot, swarm: () => this.config.swarm, connections: () => this.config.connections, ...(this.cluster ? { cluster: this.cluster.inspect } : {}) }),
         ...studioRoutes({ sessions: this.studioSessions, acceptsToken: (token) => this.credentials.acceptsToken(token), onMalformedBody: countMalformed }),
       ],
     };

@@ -17,6 +17,42 @@ export interface InspectSource {
   stateRoot: string;
   swarm(): SwarmPlan;
   connections(): ConnectionPlan[];
+  /** Cluster mode: instances other nodes hold (cluster-inspect.ts). */
+  cluster?: OtherNodesState;
+}
+
+/** One agent of one instance, as this node's state directory shows it. */
+export interface InstanceEntry extends JsonObject {
+  instanceKey: string;
+  agent: string;
+  status: string | null;
+  updatedAt: string | null;
+}
+
+/** An instance's conversation as this node holds it. */
+export interface LocalConversation extends JsonObject {
+  updatedAt: string | null;
+  messages: JsonObject[];
+}
+
+export interface OtherNodesState {
+  instances(local: () => InstanceEntry[]): Promise<InstanceEntry[]>;
+  conversation(agent: string, instanceKey: string, local: () => LocalConversation | undefined): Promise<LocalConversation | undefined>;
+}
+
+/** This node's instances, an entry per agent. */
+export function localInstances(stateRoot: string, workspaceId: string): InstanceEntry[] {
+  return listInstanceDirs(stateRoot, workspaceId).map((dir) => ({ instanceKey: dir.instanceKey, agent: dir.agentName, status: dir.status ?? null, updatedAt: dir.updatedAt ?? null }));
+}
+
+/** This node's copy of an instance's conversation; undefined when it holds none. */
+export function localConversation(stateRoot: string, workspaceId: string, agent: string, instanceKey: string): LocalConversation | undefined {
+  const paths = instancePaths(stateRoot, workspaceId, agent, instanceKey);
+  if (!existsSync(paths.root)) return undefined;
+  const updatedAt = listInstanceDirs(stateRoot, workspaceId).find((dir) => dir.agentName === agent && dir.instanceKey === instanceKey)?.updatedAt ?? null;
+  // Typed records read from JSON files: JSON by construction.
+  const messages = readConversation({ base: paths.baseMessages, edits: paths.baseEdits, events: paths.messageEvents }) as unknown as JsonObject[];
+  return { updatedAt, messages };
 }
 
 const DEFAULT_TRACE_LIMIT = 50;
@@ -43,12 +79,10 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
       method: 'GET',
       pattern: /^\/v1\/instances$/,
       handle: async () => {
+        const here = () => localInstances(source.stateRoot, source.swarm().workspaceId);
+        const entries = source.cluster ? await source.cluster.instances(here) : here();
         const byKey = new Map<string, JsonObject[]>();
-        for (const dir of instances()) {
-          const agents = byKey.get(dir.instanceKey) ?? [];
-          agents.push({ agent: dir.agentName, status: dir.status ?? null, updatedAt: dir.updatedAt ?? null });
-          byKey.set(dir.instanceKey, agents);
-        }
+        for (const { instanceKey, ...agent } of entries) byKey.set(instanceKey, [...(byKey.get(instanceKey) ?? []), agent]);
         return jsonResponse(200, { instances: [...byKey].map(([instanceKey, agents]) => ({ instanceKey, agents })) });
       },
     },
@@ -58,13 +92,14 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
       handle: async (request, match) => {
         const instanceKey = pathSegment(match[1]);
         const agent = new URL(request.url).searchParams.get('agent') ?? source.swarm().entryAgent;
-        const paths = instancePaths(source.stateRoot, source.swarm().workspaceId, agent, instanceKey);
-        if (!existsSync(paths.root)) {
+        const local = () => localConversation(source.stateRoot, source.swarm().workspaceId, agent, instanceKey);
+        const found = source.cluster ? await source.cluster.conversation(agent, instanceKey, local) : local();
+        if (!found) {
           return errorResponse(404, 'E_HTTP_UNKNOWN_INSTANCE', `no state for agent '${agent}' under instance key '${instanceKey}'`, {
             suggestion: 'see GET /v1/instances for the instances and their agents',
           });
         }
-        return stateResponse({ agent, instanceKey, messages: readConversation({ base: paths.baseMessages, edits: paths.baseEdits, events: paths.messageEvents }) });
+        return stateResponse({ agent, instanceKey, messages: found.messages });
       },
     },
     {

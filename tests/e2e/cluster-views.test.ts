@@ -316,3 +316,23 @@ describe('cluster: a connector’s redelivery', () => {
     expect(await inputs()).toBe(1);
   });
 });
+
+describe('cluster: the studio’s instance views', () => {
+  test('every node lists every instance, and shows a conversation another node holds', async () => {
+    const { a, b, onB } = await twoNodes();
+    const onA = keysOwnedBy('na', ['na', 'nb']);
+    const [there, here] = [onB[0], onA[0]];
+    if (there === undefined || here === undefined) throw new Error('no instance keys on both nodes among 200');
+    for (const key of [there, here]) expect(await a.send({ input: `hello ${key}`, instanceKey: key })).toMatchObject({ status: 200 });
+
+    for (const node of [a, b]) {
+      const listed = (await (await node.api('/v1/instances')).json()) as { instances: Array<{ instanceKey: string; agents: Array<{ agent: string }> }> };
+      expect(listed.instances.map((instance) => instance.instanceKey).sort()).toEqual([there, here].sort());
+    }
+    const response = await a.api(`/v1/instances/${there}/messages?agent=alpha`);
+    expect(response.status).toBe(200);
+    const conversation = (await response.json()) as { messages: Array<{ data: { role: string; content: unknown } }> };
+    expect(conversation.messages.filter((message) => message.data.role === 'user').map((message) => message.data.content)).toEqual([`hello ${there}`]);
+    expect((await a.api('/v1/instances/nobody/messages?agent=alpha')).status).toBe(404);
+  });
+});
