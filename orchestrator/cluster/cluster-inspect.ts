@@ -1,15 +1,19 @@
 /**
- * Cluster mode: the studio's instance list and an instance's conversation on any node. Each node
- * read only the instance directories it holds, so behind a load balancer the studio showed a part
- * of the instances, and a conversation only on the node that ran it. Now both are gathered from
- * every node (node-gather.ts). A node that ran an instance before a takeover may still hold an older
- * copy of it: the copy updated last wins.
+ * Cluster mode: the studio's instance list, an instance's conversation and the traces on any node.
+ * Each node read only the instance directories it holds, so behind a load balancer the studio showed
+ * a part of the instances, a conversation only on the node that ran it, and of a trace across nodes
+ * the part that ran where it was asked. Now they are gathered from every node (node-gather.ts). A
+ * node that ran an instance before a takeover may still hold an older copy of it: the copy updated
+ * last wins. A trace's parts merge: its root is the part that started first.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { InstanceEntry, LocalConversation, OtherNodesState } from '../inspect/inspect-routes.ts';
+import type { TraceSummary } from '../inspect/runtime-event-log.ts';
+import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
+import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
 
 const isEntry = compiledValidator<InstanceEntry>({
@@ -20,6 +24,13 @@ const isConversation = compiledValidator<LocalConversation>({
   options: { strict: false },
   schema: { type: 'object', required: ['messages'], properties: { messages: { type: 'array' }, updatedAt: { type: 'string' } } },
 });
+const isSummary = compiledValidator<TraceSummary>({
+  options: { strict: false },
+  schema: { type: 'object', required: ['traceId', 'startedAt', 'agent', 'instanceKey', 'agents', 'status', 'turns'], properties: { traceId: { type: 'string' }, startedAt: { type: 'string' }, agents: { type: 'array', items: { type: 'string' } }, status: { enum: ['running', 'ok', 'error'] }, turns: { type: 'number' } } },
+});
+const isTraceQuestion = compiledValidator<{ traceId: string; limit?: number }>({
+  schema: { type: 'object', properties: { traceId: { type: 'string' }, limit: { type: 'number' } } },
+});
 const isQuestion = compiledValidator<{ agent: string; instanceKey: string }>({
   schema: { type: 'object', required: ['agent', 'instanceKey'], properties: { agent: { type: 'string' }, instanceKey: { type: 'string' } } },
 });
@@ -27,6 +38,16 @@ const isQuestion = compiledValidator<{ agent: string; instanceKey: string }>({
 export interface ClusterInspectSubjects {
   instances: string;
   conversation: string;
+  traces: string;
+  traceEvents: string;
+}
+
+/** What a node answers from its own files. */
+export interface LocalInspect {
+  instances(): InstanceEntry[];
+  conversation(agent: string, instanceKey: string): LocalConversation | undefined;
+  traces(limit: number): TraceSummary[];
+  traceEvents(traceId: string): RuntimeEvent[];
 }
 
 export class ClusterInspect implements OtherNodesState {
@@ -57,22 +78,54 @@ export class ClusterInspect implements OtherNodesState {
     return newest;
   }
 
-  /** Answers with this node's instances, and its copy of a conversation when it holds one. */
-  serve(localInstances: () => InstanceEntry[], localConversation: (agent: string, instanceKey: string) => LocalConversation | undefined): Subscription[] {
+  async traces(limit: number, local: () => TraceSummary[]): Promise<TraceSummary[]> {
+    const gathered = await gatherNodeItems(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { limit });
+    if (!gathered) return local();
+    const byTrace = new Map<string, TraceSummary>();
+    for (const { node: _from, ...part } of gathered) {
+      const known = byTrace.get(part.traceId);
+      byTrace.set(part.traceId, known ? mergeParts(known, part) : part);
+    }
+    return [...byTrace.values()].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
+  }
+
+  async traceEvents(traceId: string, local: () => RuntimeEvent[]): Promise<RuntimeEvent[]> {
+    const gathered = await gatherNodeItems(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { traceId });
+    if (!gathered) return local();
+    return gathered.map(({ node: _from, ...event }) => event as RuntimeEvent).sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  }
+
+  /** Answers with what this node's own files hold. */
+  serve(local: LocalInspect): Subscription[] {
+    // Read from JSON files and sent on as JSON: typed records, JSON by construction.
+    const asJson = (items: readonly object[]) => items as unknown as JsonObject[];
     return [
-      serveNodeItems(this.nc, this.subjects.instances, this.nodeId, async () => localInstances(), this.logger),
+      serveNodeItems(this.nc, this.subjects.instances, this.nodeId, async () => local.instances(), this.logger),
       serveNodeItems(
         this.nc,
         this.subjects.conversation,
         this.nodeId,
         async (request) => {
-          const copy = isQuestion(request) ? localConversation(request.agent, request.instanceKey) : undefined;
+          const copy = isQuestion(request) ? local.conversation(request.agent, request.instanceKey) : undefined;
           return copy ? [copy] : [];
         },
         this.logger,
       ),
+      serveNodeItems(this.nc, this.subjects.traces, this.nodeId, async (request) => asJson(local.traces(isTraceQuestion(request) && request.limit !== undefined ? request.limit : 50)), this.logger),
+      serveNodeItems(this.nc, this.subjects.traceEvents, this.nodeId, async (request) => asJson(isTraceQuestion(request) && request.traceId ? local.traceEvents(request.traceId) : []), this.logger),
     ];
   }
+}
+
+/** Two nodes' parts of one trace: the root is the part that started first; agents, turns and a failure add up. */
+function mergeParts(a: TraceSummary, b: TraceSummary): TraceSummary {
+  const [root, other] = a.startedAt <= b.startedAt ? [a, b] : [b, a];
+  return {
+    ...root,
+    agents: [...new Set([...root.agents, ...other.agents])],
+    turns: root.turns + other.turns,
+    status: root.status === 'error' || other.status === 'error' ? 'error' : root.status,
+  };
 }
 
 function updatedAt(value: { updatedAt?: string | null }): string {

@@ -85,8 +85,9 @@ export class ClusterNames {
   }
 
   /** Core NATS scatter/gather: instances and conversations every node holds (cluster-inspect.ts). */
-  get inspectSubjects(): { instances: string; conversation: string } {
-    return { instances: `gdn.${this.token}.inspect.instances`, conversation: `gdn.${this.token}.inspect.conversation` };
+  get inspectSubjects(): { instances: string; conversation: string; traces: string; traceEvents: string } {
+    const inspect = `gdn.${this.token}.inspect`;
+    return { instances: `${inspect}.instances`, conversation: `${inspect}.conversation`, traces: `${inspect}.traces`, traceEvents: `${inspect}.trace-events` };
   }
 
   /** Core NATS: which node holds an event's record (event-lookup.ts). */

@@ -33,7 +33,7 @@ import { InstanceDeletion } from './instance-deletion.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
 import { ClusterInspect } from './cluster-inspect.ts';
-import { localConversation, localInstances } from '../inspect/inspect-routes.ts';
+import { localConversation, localInstances, localTraceEvents, localTraces } from '../inspect/inspect-routes.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -197,10 +197,12 @@ export class ClusterNode {
       this.deletion.serve(),
       this.lookup.serve(core.ledger),
       ...this.approvals.serve(core.approvals),
-      ...this.inspect.serve(
-        () => localInstances(this.deps.stateRoot, this.deps.workspaceId),
-        (agent, instanceKey) => localConversation(this.deps.stateRoot, this.deps.workspaceId, agent, instanceKey),
-      ),
+      ...this.inspect.serve({
+        instances: () => localInstances(this.deps.stateRoot, this.deps.workspaceId),
+        conversation: (agent, instanceKey) => localConversation(this.deps.stateRoot, this.deps.workspaceId, agent, instanceKey),
+        traces: (limit) => localTraces(this.deps.stateRoot, this.deps.workspaceId, limit),
+        traceEvents: (traceId) => localTraceEvents(this.deps.stateRoot, this.deps.workspaceId, traceId),
+      }),
     );
     await this.membership.heartbeat();
     await this.tick();

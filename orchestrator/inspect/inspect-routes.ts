@@ -11,7 +11,8 @@ import { listInstanceDirs, runtimeEventsFile } from '../cli/instance-dirs.ts';
 import { type ApiRoute, pathSegment } from '../http/api-server.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readConversation } from './conversation-reader.ts';
-import { callEdges, recentTraces, traceEvents } from './runtime-event-log.ts';
+import { callEdges, recentTraces, type TraceSummary, traceEvents } from './runtime-event-log.ts';
+import type { RuntimeEvent } from '../../shared/types/turns.ts';
 
 export interface InspectSource {
   stateRoot: string;
@@ -38,6 +39,23 @@ export interface LocalConversation extends JsonObject {
 export interface OtherNodesState {
   instances(local: () => InstanceEntry[]): Promise<InstanceEntry[]>;
   conversation(agent: string, instanceKey: string, local: () => LocalConversation | undefined): Promise<LocalConversation | undefined>;
+  traces(limit: number, local: () => TraceSummary[]): Promise<TraceSummary[]>;
+  traceEvents(traceId: string, local: () => RuntimeEvent[]): Promise<RuntimeEvent[]>;
+}
+
+/** The runtime-event files of this node's instances. */
+function localEventFiles(stateRoot: string, workspaceId: string): string[] {
+  return listInstanceDirs(stateRoot, workspaceId).map(runtimeEventsFile);
+}
+
+/** This node's part of the latest traces. */
+export function localTraces(stateRoot: string, workspaceId: string, limit: number): TraceSummary[] {
+  return recentTraces(localEventFiles(stateRoot, workspaceId), limit);
+}
+
+/** This node's runtime events of one trace. */
+export function localTraceEvents(stateRoot: string, workspaceId: string, traceId: string): RuntimeEvent[] {
+  return traceEvents(localEventFiles(stateRoot, workspaceId), traceId);
 }
 
 /** This node's instances, an entry per agent. */
@@ -111,7 +129,8 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
         if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRACE_LIMIT) {
           return errorResponse(400, 'E_HTTP_BAD_QUERY', `?limit must be an integer from 1 to ${MAX_TRACE_LIMIT}, got '${raw}'`, { details: { path: '?limit' } });
         }
-        return stateResponse({ traces: recentTraces(eventFiles(), limit) });
+        const here = () => localTraces(source.stateRoot, source.swarm().workspaceId, limit);
+        return stateResponse({ traces: source.cluster ? await source.cluster.traces(limit, here) : here() });
       },
     },
     {
@@ -119,7 +138,8 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
       pattern: /^\/v1\/traces\/([0-9a-f]{32})$/,
       handle: async (_request, match) => {
         const traceId = match[1] ?? '';
-        const events = traceEvents(eventFiles(), traceId);
+        const here = () => localTraceEvents(source.stateRoot, source.swarm().workspaceId, traceId);
+        const events = source.cluster ? await source.cluster.traceEvents(traceId, here) : here();
         if (events.length === 0) {
           return errorResponse(404, 'E_HTTP_UNKNOWN_TRACE', `no runtime events of trace '${traceId}' in this swarm's state`, {
             suggestion: 'see GET /v1/traces for recent traces',

@@ -203,7 +203,7 @@ describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
 });
 
 describe('cluster: a streamed request', () => {
-  test('streams the runtime events of its whole trace from the nodes that run it, not the reply alone', async () => {
+  test('streams the runtime events of its whole trace from the nodes that run it, not the reply alone; the trace views show all of it', async () => {
     const { nats, counterFile } = await cluster();
     const ids = ['na', 'nb', 'nc'];
     const nodes = await Promise.all(ids.map((id) => startNode(nats, counterFile, id)));
@@ -232,7 +232,18 @@ describe('cluster: a streamed request', () => {
     const last = frames.at(-1);
     expect(last).toMatchObject({ event: 'reply', data: { status: 'ok', output: 'alpha got: beta got: echo s1' } });
     // One trace: the request's.
-    expect(new Set(frames.filter((frame) => frame.event !== 'reply').map((frame) => frame.data.traceId))).toEqual(new Set([last?.data.traceId]));
+    const traceId = String(last?.data.traceId);
+    expect(new Set(frames.filter((frame) => frame.event !== 'reply').map((frame) => frame.data.traceId))).toEqual(new Set([traceId]));
+
+    // The studio's trace views on the caller's node: both agents' parts, from nb's and nc's files.
+    const trace = await waitFor(
+      `trace ${traceId} with both agents' turns on na`,
+      async () => (await (await a.api(`/v1/traces/${traceId}`)).json()) as { events?: Array<{ type: string; agentName: string }> },
+      (body) => (body.events ?? []).filter((event) => event.type === 'turn.completed').length === 2,
+    );
+    expect(new Set(trace.events?.map((event) => event.agentName))).toEqual(new Set(['alpha', 'beta']));
+    const listed = (await (await a.api('/v1/traces')).json()) as { traces: Array<{ traceId: string; agent: string; agents: string[]; turns: number; status: string }> };
+    expect(listed.traces.find((summary) => summary.traceId === traceId)).toMatchObject({ agent: 'alpha', turns: 2, status: 'ok' });
   });
 });
 
