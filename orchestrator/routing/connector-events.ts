@@ -58,7 +58,10 @@ export class ConnectorEvents {
     }
     const candidate = { eventId: delivered.id, agent: target.agent, instanceKey: target.instanceKey, traceId };
     void cluster.admitConnectorEvent(idempotencyKey, candidate, requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS).then((admission) => {
-      if (admission.run) this.deps.accept(from, event, target, { ...delivered, id: admission.eventId }, idempotencyKey);
+      // Two deliveries at once on this node: the one admitted second finds the first accepted by now.
+      const acceptedMeanwhile = this.deps.ledger?.findByKey(idempotencyKey);
+      if (acceptedMeanwhile) this.replay(from, event, acceptedMeanwhile.eventId, 'this node', this.deps.ledger?.outcome(acceptedMeanwhile.eventId));
+      else if (admission.run) this.deps.accept(from, event, target, { ...delivered, id: admission.eventId }, idempotencyKey);
       else this.replay(from, event, admission.eventId, `node ${admission.node}`, admission.outcome);
     });
   }

@@ -303,7 +303,7 @@ describe('cluster: tool approvals', () => {
 });
 
 describe('cluster: a connector’s redelivery', () => {
-  test('the same delivery id through another node’s webhook runs no second turn and gets the first reply', async () => {
+  test('the same delivery id twice at once, or through another node’s webhook, runs no second turn and gets the first reply', async () => {
     const { nats } = await cluster();
     const secret = 'hook-secret-cluster';
     const start = (nodeId: string) =>
@@ -317,9 +317,10 @@ describe('cluster: a connector’s redelivery', () => {
       const response = await fetch(`${hook}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': signature, 'x-github-delivery': deliveryId }, body });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
-    const first = await deliver(await hookOf(a), 'gh-cluster-1');
+    // Two deliveries of one id at once on one node, then a redelivery the load balancer sends to the other.
+    const [first, twin] = await Promise.all([deliver(await hookOf(a), 'gh-cluster-1'), deliver(await hookOf(a), 'gh-cluster-1')]);
     expect(first).toMatchObject({ status: 200, body: { output: 'desk got: first delivery' } });
-    // The provider redelivers; its load balancer picks the other node.
+    expect(twin).toEqual(first);
     expect(await deliver(await hookOf(b), 'gh-cluster-1')).toEqual(first);
     const inputs = async () =>
       [...(await auditCluster(nats.url, 'helpdesk')).histories.values()].flat().filter((line) => line === 'user: first delivery').length;
