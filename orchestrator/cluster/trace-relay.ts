@@ -64,10 +64,10 @@ export class TraceRelay {
    * aim another node's runtime events anywhere).
    */
   outgoing(event: AgentEvent): AgentEvent {
-    const { [STREAM_TO_KEY]: _given, ...metadata } = event.metadata ?? {};
+    const { [STREAM_TO_KEY]: given, ...metadata } = event.metadata ?? {};
     const followed = event.traceId === undefined ? undefined : this.traces.get(event.traceId);
     const node = followed?.node ?? (event.source.kind === 'connector' && metadata[STREAM_REPLY_KEY] === true ? this.nodeId : undefined);
-    if (node === undefined && _given === undefined) return event;
+    if (node === undefined && given === undefined) return event;
     return { ...event, metadata: node === undefined ? metadata : { ...metadata, [STREAM_TO_KEY]: node } };
   }
 
