@@ -53,7 +53,8 @@ export function runtimeEventsFile(instance: InstanceDir): string {
   return join(instance.dir, 'messages', 'runtime-events.jsonl');
 }
 
-function readMetadata(path: string): { agentName?: string; instanceKey?: string; status?: string; updatedAt?: string } | undefined {
+/** An instance's metadata.json, the fields that are strings; undefined when it cannot be read. */
+export function readMetadata(path: string): { agentName?: string; instanceKey?: string; status?: string; updatedAt?: string } | undefined {
   try {
     const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
     if (!isJsonObject(value)) return undefined;

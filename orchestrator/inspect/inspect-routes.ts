@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { instancePaths } from '../../shared/state-paths.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import { listInstanceDirs, runtimeEventsFile } from '../cli/instance-dirs.ts';
+import { listInstanceDirs, readMetadata, runtimeEventsFile } from '../cli/instance-dirs.ts';
 import { type ApiRoute, pathSegment } from '../http/api-server.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readConversation } from './conversation-reader.ts';
@@ -67,7 +67,7 @@ export function localInstances(stateRoot: string, workspaceId: string): Instance
 export function localConversation(stateRoot: string, workspaceId: string, agent: string, instanceKey: string): LocalConversation | undefined {
   const paths = instancePaths(stateRoot, workspaceId, agent, instanceKey);
   if (!existsSync(paths.root)) return undefined;
-  const updatedAt = listInstanceDirs(stateRoot, workspaceId).find((dir) => dir.agentName === agent && dir.instanceKey === instanceKey)?.updatedAt ?? null;
+  const updatedAt = readMetadata(paths.metadata)?.updatedAt ?? null;
   // Typed records read from JSON files: JSON by construction.
   const messages = readConversation({ base: paths.baseMessages, edits: paths.baseEdits, events: paths.messageEvents }) as unknown as JsonObject[];
   return { updatedAt, messages };
@@ -77,8 +77,6 @@ const DEFAULT_TRACE_LIMIT = 50;
 const MAX_TRACE_LIMIT = 500;
 
 export function inspectRoutes(source: InspectSource): ApiRoute[] {
-  const instances = () => listInstanceDirs(source.stateRoot, source.swarm().workspaceId);
-  const eventFiles = () => instances().map(runtimeEventsFile);
   return [
     {
       method: 'GET',
@@ -90,7 +88,7 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
           connector: c.connectorName,
           agents: [...new Set(c.rules.map((r) => r.route.agent ?? swarm.entryAgent))],
         }));
-        return stateResponse({ name: swarm.name, entryAgent: swarm.entryAgent, agents: swarm.agents, connections, calls: callEdges(eventFiles()) });
+        return stateResponse({ name: swarm.name, entryAgent: swarm.entryAgent, agents: swarm.agents, connections, calls: callEdges(localEventFiles(source.stateRoot, swarm.workspaceId)) });
       },
     },
     {
