@@ -48,7 +48,7 @@ export class ConnectorEvents {
     const idempotencyKey = connectorIdempotencyKey(event, from.name);
     const known = idempotencyKey !== undefined ? this.deps.ledger?.findByKey(idempotencyKey) : undefined;
     if (known) {
-      this.replay(from, event, known.eventId, 'this node', this.deps.ledger?.outcome(known.eventId));
+      this.replayAcceptedHere(from, event, known.eventId);
       return;
     }
     const { cluster } = this.deps;
@@ -60,10 +60,14 @@ export class ConnectorEvents {
     void cluster.admitConnectorEvent(idempotencyKey, candidate, requestTimeoutOf(event) ?? DEFAULT_REQUEST_TIMEOUT_MS).then((admission) => {
       // Two deliveries at once on this node: the one admitted second finds the first accepted by now.
       const acceptedMeanwhile = this.deps.ledger?.findByKey(idempotencyKey);
-      if (acceptedMeanwhile) this.replay(from, event, acceptedMeanwhile.eventId, 'this node', this.deps.ledger?.outcome(acceptedMeanwhile.eventId));
+      if (acceptedMeanwhile) this.replayAcceptedHere(from, event, acceptedMeanwhile.eventId);
       else if (admission.run) this.deps.accept(from, event, target, { ...delivered, id: admission.eventId }, idempotencyKey);
       else this.replay(from, event, admission.eventId, `node ${admission.node}`, admission.outcome);
     });
+  }
+
+  private replayAcceptedHere(from: ManagedProcess, event: AgentEvent, original: string): void {
+    this.replay(from, event, original, 'this node', this.deps.ledger?.outcome(original));
   }
 
   /** Seen before under its idempotency key: not run again; a waiting connector gets the first event's reply. */
