@@ -15,11 +15,15 @@ import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import { priceUsage } from '../../shared/usage/price-usage.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import { type Amounts, addAmounts, amountsOf, type BudgetOverrun, budgetOverrun, type BudgetScope, describeOverrun } from './budget-check.ts';
-import { ModelRateLimiter } from './model-rate-limiter.ts';
+import { type LimiterClock, ModelRateLimiter, systemClock } from './model-rate-limiter.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
 /** How long a budget `ask` waits for a person before it counts as a refusal. */
 const BUDGET_APPROVAL_TIMEOUT_MS = 300_000;
+/** The longest pause one 429 report buys: the agent's own retry waits out at most a minute too. */
+const MAX_THROTTLE_PAUSE_MS = 60_000;
+/** How long after its admission a call's 429 reports may still pause the Model (its retries included). */
+const THROTTLE_WINDOW_MS = 300_000;
 
 /** The asking agent process. */
 export interface ModelCaller {
@@ -38,6 +42,8 @@ export interface ModelCallsOptions {
   logger: RootLogger;
   /** Where today's totals are kept across restarts. */
   dayFile?: string;
+  /** The rate limiters' clock (tests use a manual one). */
+  clock?: LimiterClock;
 }
 
 export type Admission = { ok: true; value: ControlResults['runtime.model.admit'] } | { ok: false; error: ErrorShape };
@@ -51,6 +57,8 @@ interface InFlight {
   estimate: Amounts;
   /** The limiter let it go (holds one of its places until released). */
   acquired: boolean;
+  /** When the limiter let it go (on its clock): 429 reports pause the Model only for a while after. */
+  acquiredAt: number;
 }
 
 export class ModelCalls {
@@ -59,8 +67,11 @@ export class ModelCalls {
   /** One per rate-limited Model, by Model name. */
   private readonly limiters = new Map<string, ModelRateLimiter>();
 
+  private readonly clock: LimiterClock;
+
   constructor(private readonly options: ModelCallsOptions) {
     this.ledger = new UsageLedger(options.dayFile);
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Runtime events forwarded by agents: each completed step's usage is counted. */
@@ -96,11 +107,12 @@ export class ModelCalls {
     const admissionId = newId('adm');
     const limiter = model ? this.limiterFor(model) : undefined;
     // Reserved before any wait, so calls admitted together cannot overshoot the budget together.
-    const entry: InFlight = { processKey: from.key, traceId: request.traceId, instanceKey: from.instanceKey, estimate, acquired: false, ...(limiter ? { limiter } : {}) };
+    const entry: InFlight = { processKey: from.key, traceId: request.traceId, instanceKey: from.instanceKey, estimate, acquired: false, acquiredAt: 0, ...(limiter ? { limiter } : {}) };
     this.inFlight.set(admissionId, entry);
     if (limiter) {
       await limiter.acquire();
       entry.acquired = true;
+      entry.acquiredAt = this.clock.now();
       if (!from.alive || !this.inFlight.has(admissionId)) {
         // The asker died while it waited: give its turn back.
         this.inFlight.delete(admissionId);
@@ -130,13 +142,26 @@ export class ModelCalls {
     }
   }
 
-  /** A provider 429 with Retry-After: the Model pauses for every agent using it (when it has a rateLimit). */
+  /**
+   * A provider 429 with Retry-After: the Model pauses for every agent using it (when it has a
+   * rateLimit). Agent processes are not trusted with that power beyond what a real 429 needs: a
+   * report counts only while the process has a call of that Model in flight, pauses at most a
+   * minute, and never past THROTTLE_WINDOW_MS after the call was let go — so one process cannot
+   * hold a shared Model paused for the other agents.
+   */
   throttled(from: ModelCaller, payload: ControlPayloads['runtime.model.throttled']): void {
     const model = this.options.modelOf(from.name);
     const limiter = model ? this.limiterFor(model) : undefined;
     if (!limiter) return;
-    limiter.pause(payload.retryAfterMs);
-    this.options.logger.info({ agent: from.name, model: model?.name, retryAfterMs: payload.retryAfterMs }, 'provider throttled the model: paused for every agent');
+    const call = [...this.inFlight.values()].find((entry) => entry.processKey === from.key && entry.acquired && entry.limiter === limiter);
+    if (!call) {
+      this.options.logger.warn({ agent: from.name, instanceKey: from.instanceKey, model: model?.name }, 'ignored a throttle report from an agent with no call of the model in flight');
+      return;
+    }
+    const windowLeft = call.acquiredAt + THROTTLE_WINDOW_MS - this.clock.now();
+    const pauseMs = Math.max(0, Math.min(payload.retryAfterMs, MAX_THROTTLE_PAUSE_MS, windowLeft));
+    limiter.pause(pauseMs);
+    this.options.logger.info({ agent: from.name, model: model?.name, retryAfterMs: payload.retryAfterMs, pauseMs }, 'provider throttled the model: paused for every agent');
   }
 
   /** The process is gone: its calls in flight will never be released. */
@@ -154,7 +179,7 @@ export class ModelCalls {
     if (!model.rateLimit) return undefined;
     const existing = this.limiters.get(model.name);
     if (existing && JSON.stringify(existing.limits) === JSON.stringify(model.rateLimit)) return existing;
-    const limiter = new ModelRateLimiter(model.rateLimit);
+    const limiter = new ModelRateLimiter(model.rateLimit, this.clock);
     this.limiters.set(model.name, limiter);
     return limiter;
   }

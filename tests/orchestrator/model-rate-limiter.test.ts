@@ -4,37 +4,9 @@
  * and calls go in arrival order.
  */
 import { describe, expect, test } from 'bun:test';
-import { type LimiterClock, ModelRateLimiter } from '../../orchestrator/usage/model-rate-limiter.ts';
+import { ModelRateLimiter } from '../../orchestrator/usage/model-rate-limiter.ts';
 import type { ModelRateLimit } from '../../shared/types/resources.ts';
-
-class ManualClock implements LimiterClock {
-  time = 0;
-  private timers: Array<{ at: number; run: () => void }> = [];
-  now(): number {
-    return this.time;
-  }
-  schedule(run: () => void, ms: number): () => void {
-    const timer = { at: this.time + ms, run };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((t) => t !== timer);
-    };
-  }
-  /** Moves time forward, running what comes due, in order. */
-  async advance(ms: number): Promise<void> {
-    const until = this.time + ms;
-    for (;;) {
-      const next = this.timers.filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!next) break;
-      this.timers = this.timers.filter((t) => t !== next);
-      this.time = next.at;
-      next.run();
-      await Promise.resolve();
-    }
-    this.time = until;
-    await Promise.resolve();
-  }
-}
+import { ManualClock } from './helpers/manual-clock.ts';
 
 /** Starts `n` acquisitions and records when (on the manual clock) each is admitted. */
 function contenders(limiter: ModelRateLimiter, clock: ManualClock, n: number): number[] {
