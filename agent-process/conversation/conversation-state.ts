@@ -36,6 +36,12 @@ export function inputEventId(message: Message): string | undefined {
   return message.source.type === 'user' && typeof eventId === 'string' ? eventId : undefined;
 }
 
+/** `metadata.__goondanInterAgentResponse.requestId` of an injected async reply (InterAgentReply). */
+export function asyncReplyRequestId(message: Message): string | undefined {
+  const meta = message.metadata.__goondanInterAgentResponse;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.requestId === 'string' ? meta.requestId : undefined;
+}
+
 /** Revisions of every conversation in the process: two conversations never share one. */
 let lastRevision = 0;
 
@@ -77,6 +83,8 @@ export class Conversation implements ConversationState {
   private readonly systemIds = new Set<string>();
   /** `metadata.eventId` of input messages → message id (redelivery lookups). */
   private readonly inputs = new Map<string, string>();
+  /** requestId of the async replies in the conversation → message id (a redelivered reply is not injected twice). */
+  private readonly replies = new Map<string, string>();
 
   constructor(
     baseMessages: readonly Message[],
@@ -190,6 +198,7 @@ export class Conversation implements ConversationState {
         this.ids.clear();
         this.systemIds.clear();
         this.inputs.clear();
+        this.replies.clear();
         return;
     }
   }
@@ -236,6 +245,11 @@ export class Conversation implements ConversationState {
     return id === undefined ? -1 : this.indexOf(id);
   }
 
+  /** The conversation holds the async reply to this request (an index, not a scan). */
+  holdsReplyTo(requestId: string): boolean {
+    return this.replies.has(requestId);
+  }
+
   /** Index of the latest message with this role, -1 if none. */
   lastIndexOfRole(role: ModelMessage['role']): number {
     for (let i = this.next.length - 1; i >= 0; i--) if (this.next[i]?.data.role === role) return i;
@@ -259,6 +273,8 @@ export class Conversation implements ConversationState {
     if (message.data.role === 'system') this.systemIds.add(message.id);
     const eventId = inputEventId(message);
     if (eventId !== undefined) this.inputs.set(eventId, message.id);
+    const requestId = asyncReplyRequestId(message);
+    if (requestId !== undefined) this.replies.set(requestId, message.id);
   }
 
   private untrack(message: Message): void {
@@ -266,6 +282,8 @@ export class Conversation implements ConversationState {
     this.systemIds.delete(message.id);
     const eventId = message.metadata.eventId;
     if (typeof eventId === 'string' && this.inputs.get(eventId) === message.id) this.inputs.delete(eventId);
+    const requestId = asyncReplyRequestId(message);
+    if (requestId !== undefined && this.replies.get(requestId) === message.id) this.replies.delete(requestId);
   }
 
   private warn(code: ConversationWarning['code'], event: MessageEvent, targetId: string, message: string): void {

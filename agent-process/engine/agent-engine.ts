@@ -8,7 +8,7 @@ import type { AgentPlan, ExtensionPlan, SwarmPlan } from '../../shared/types/bun
 import type { AgentEvent, InterAgentReply } from '../../shared/types/events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ExtensionApi } from '../../shared/types/extensions.ts';
-import type { Message as MessageShape, MessageEvent } from '../../shared/types/messages.ts';
+import type { MessageEvent } from '../../shared/types/messages.ts';
 import type { ProcessSandbox } from '../../shared/types/sandbox.ts';
 import type { AgentToolRuntime, ToolCatalogItem, ToolHandler } from '../../shared/types/tools.ts';
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
@@ -126,7 +126,7 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const inbox = new AsyncReplyInbox(logger, {
     path: paths.asyncReplies,
     fsync,
-    alreadyInConversation: (requestId) => conversation.nextMessages.some((m) => asyncReplyRequestId(m) === requestId),
+    alreadyInConversation: (requestId) => conversation.holdsReplyTo(requestId),
   });
   const pending = new PendingResults();
   const contexts = new ToolContextFactory({ workdir: paths.workdir, logger, pending, sandbox, ...(options.agentsRuntime ? { runtime: options.agentsRuntime } : {}) });
@@ -298,10 +298,4 @@ async function runCloseHandlers(handlers: Array<{ extension: string; handler: Cl
       logger.warn({ code: 'E_EXT_CLOSE', extension, err: error }, `extension '${extension}' failed while closing`);
     }
   }
-}
-
-/** `metadata.__goondanInterAgentResponse.requestId` of an injected async reply. */
-function asyncReplyRequestId(message: MessageShape): string | undefined {
-  const meta = message.metadata.__goondanInterAgentResponse;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.requestId === 'string' ? meta.requestId : undefined;
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Conversation, type ConversationWarning } from '../../agent-process/conversation/conversation-state.ts';
+import { asyncReplyRequestId, Conversation, type ConversationWarning } from '../../agent-process/conversation/conversation-state.ts';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
 import { MessageStore } from '../../agent-process/conversation/message-store.ts';
 import { InstanceMetadataFile, PROCESSING_MARK_DELAY_MS } from '../../agent-process/conversation/instance-metadata.ts';
@@ -101,6 +101,33 @@ describe('Conversation: nextMessages = base + Σ events', () => {
     expect(conversation.systemMessages()).toEqual([]);
     conversation.apply({ type: 'append', message: system('again') });
     agree();
+  });
+
+  test('holdsReplyTo answers as a look through nextMessages does, through every kind of edit', () => {
+    const reply = (requestId: string, text: string): Message => createMessage({ role: 'user', content: text }, { type: 'user' }, { __goondanInterAgentResponse: { kind: 'inter_agent_response', requestId } });
+    const first = reply('corr_1', 'one');
+    const conversation = new Conversation([user('a'), first]);
+    const agree = (requestIds: string[]) => {
+      for (const requestId of ['corr_1', 'corr_2', 'corr_3']) {
+        const inHistory = conversation.nextMessages.some((m) => asyncReplyRequestId(m) === requestId);
+        expect({ requestId, held: conversation.holdsReplyTo(requestId) }).toEqual({ requestId, held: inHistory });
+        expect(inHistory).toBe(requestIds.includes(requestId));
+      }
+    };
+    agree(['corr_1']);
+    const second = reply('corr_2', 'two');
+    conversation.apply({ type: 'append', message: second });
+    agree(['corr_1', 'corr_2']);
+    // A reply rewritten in place (as inter-agent-response-format does) keeps its id and metadata.
+    conversation.apply({ type: 'replace', targetId: first.id, message: { ...first, data: { role: 'user', content: '[reply] one' } } });
+    agree(['corr_1', 'corr_2']);
+    conversation.apply({ type: 'replace', targetId: second.id, message: user('no longer a reply') });
+    agree(['corr_1']);
+    conversation.apply({ type: 'remove', targetId: first.id });
+    agree([]);
+    conversation.apply({ type: 'append', message: reply('corr_3', 'three') });
+    conversation.apply({ type: 'truncate' });
+    agree([]);
   });
 
   test('toLlmMessages hands every role to the model, system and tool included (SPEC.md §9.8 gap)', () => {

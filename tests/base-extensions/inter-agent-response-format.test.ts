@@ -7,6 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { formatReply } from '../../bundles/base/extensions/inter-agent-response-format/format-reply.ts';
+import { Conversation } from '../../agent-process/conversation/conversation-state.ts';
 import { baseMessages, makePlan, slowTool, startEngine, userEvent, trackEngines, asyncReply } from '../agent-process/helpers/engine-fixture.ts';
 import { holdGate } from '../fixtures/engine/tools/slow.ts';
 import { within } from '../helpers/wait-for.ts';
@@ -90,7 +91,58 @@ describe('over many turns', () => {
     expect(firstText.size).toBe(15 + 6);
     expect([...firstText.values()].filter((text) => text.endsWith('· timeout · request corr_x0]\nno reply before the request timed out'))).toHaveLength(1);
   });
+
+  test('a step reads only the messages added since the previous step: never the whole history', async () => {
+    // No prompt capture here: it reads every prompt whole.
+    const h = await startEngine(makePlan({ extensions: [baseExtension('inter-agent-response-format', {})] }));
+    harnesses.push(h);
+    for (let turn = 0; turn < 10; turn++) await h.engine.runTurn(userEvent(`history ${turn}`));
+    const counted = countConversationReads();
+    try {
+      for (let turn = 0; turn < 10; turn++) {
+        h.engine.deliverAsyncReply(reply(`corr_${turn}`, `answer ${turn}`));
+        await h.engine.runTurn(userEvent(`question ${turn}`));
+      }
+    } finally {
+      counted.restore();
+    }
+    expect(counted.wholeHistoryReads).toBe(0);
+    // Per turn: the reply, the input, the answer, the message the previous step saw, and context-message's look at the first.
+    expect(counted.messageReads).toBeLessThanOrEqual(10 * 6);
+    const formatted = baseMessages(h.paths).filter((m) => m.metadata[REPLY] !== undefined).map(textOf);
+    expect(formatted).toHaveLength(10);
+    for (const text of formatted) expect(text).toMatch(/^\[reply from reviewer · ok · request corr_\d\]\nanswer \d$/);
+  });
 });
+
+/** Counts, on every conversation, reads of the whole history (`nextMessages`) and of single messages (`messageAt`). */
+function countConversationReads(): { wholeHistoryReads: number; messageReads: number; restore(): void } {
+  const prototype = Conversation.prototype;
+  const whole = Object.getOwnPropertyDescriptor(prototype, 'nextMessages');
+  const single = prototype.messageAt;
+  if (whole?.get === undefined) throw new Error('Conversation.nextMessages is not a getter any more');
+  const getWhole = whole.get;
+  const counts = {
+    wholeHistoryReads: 0,
+    messageReads: 0,
+    restore() {
+      Object.defineProperty(prototype, 'nextMessages', whole);
+      prototype.messageAt = single;
+    },
+  };
+  Object.defineProperty(prototype, 'nextMessages', {
+    ...whole,
+    get(this: Conversation) {
+      counts.wholeHistoryReads += 1;
+      return getWhole.call(this);
+    },
+  });
+  prototype.messageAt = function (this: Conversation, index: number) {
+    counts.messageReads += 1;
+    return single.call(this, index);
+  };
+  return counts;
+}
 
 describe('formatReply (pure)', () => {
   const facts = { from: 'coder', status: 'ok', requestId: 'corr_9' };

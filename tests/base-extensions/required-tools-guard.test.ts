@@ -124,13 +124,35 @@ describe('a resumed turn', () => {
     const result = (output: { type: 'text'; value: string } | { type: 'json'; value: JsonObject }) =>
       createMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'echo__say', output }] }, { type: 'tool', toolCallId: 'c', toolName: 'echo__say' });
     const ok = result({ type: 'json', value: { sent: true } });
-    expect(succeededInConversation([input, ok], 'evt_1', required)).toBe(true);
-    expect(succeededInConversation([ok, input], 'evt_1', required)).toBe(false);
-    expect(succeededInConversation([input, result({ type: 'json', value: { status: 'error', error: { code: 'E_TOOL', message: 'x' } } })], 'evt_1', required)).toBe(false);
-    expect(succeededInConversation([input, result({ type: 'json', value: { status: 'pending' } })], 'evt_1', required)).toBe(false);
-    expect(succeededInConversation([input, ok], 'evt_other', required)).toBe(false);
+    expect(succeededInConversation(view([input, ok]), 'evt_1', required)).toBe(true);
+    expect(succeededInConversation(view([ok, input]), 'evt_1', required)).toBe(false);
+    expect(succeededInConversation(view([input, result({ type: 'json', value: { status: 'error', error: { code: 'E_TOOL', message: 'x' } } })]), 'evt_1', required)).toBe(false);
+    expect(succeededInConversation(view([input, result({ type: 'json', value: { status: 'pending' } })]), 'evt_1', required)).toBe(false);
+    expect(succeededInConversation(view([input, ok]), 'evt_other', required)).toBe(false);
+  });
+
+  test('succeededInConversation reads the turn’s own messages, from the end back to its input, however long the history', () => {
+    const required = new Set(['echo__say']);
+    const older = Array.from({ length: 1_000 }, (_, i) => createMessage({ role: 'user', content: `old ${i}` }, { type: 'user' }, { eventId: `evt_old_${i}` }));
+    const input = createMessage({ role: 'user', content: 'go' }, { type: 'user' }, { eventId: 'evt_1' });
+    const reply = createMessage({ role: 'assistant', content: 'no tool' }, { type: 'assistant', stepId: 'step_1' });
+    const history = view([...older, input, reply]);
+    expect(succeededInConversation(history, 'evt_1', required)).toBe(false);
+    expect(history.reads).toBe(2);
   });
 });
+
+/** A conversation over `messages` that counts the messages read. */
+function view(messages: Message[]): { messageCount: number; messageAt(index: number): Message | undefined; reads: number } {
+  return {
+    messageCount: messages.length,
+    reads: 0,
+    messageAt(index) {
+      this.reads += 1;
+      return messages.at(index);
+    },
+  };
+}
 
 describe('over many turns', () => {
   test('30 mixed turns: each ends with a successful required call, one nudge at most, valid pairs in every prompt', async () => {

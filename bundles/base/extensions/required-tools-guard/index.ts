@@ -32,9 +32,8 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     'step',
     async (ctx) => {
       const result = await ctx.next();
-      const satisfied =
-        succeededInSteps([...ctx.turn.steps, result], required) || succeededInConversation(ctx.conversationState.nextMessages, ctx.turn.inputEvent.id, required);
-      if (result.status !== 'completed' || result.shouldContinue || satisfied) {
+      const satisfied = () => succeededInSteps([...ctx.turn.steps, result], required) || succeededInConversation(ctx.conversationState, ctx.turn.inputEvent.id, required);
+      if (result.status !== 'completed' || result.shouldContinue || satisfied()) {
         nudges.delete(ctx.turnId);
         return result;
       }
@@ -57,7 +56,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     try {
       const result = await ctx.next();
       // The step limit ended the turn right after a nudge: nobody will answer it, so it goes.
-      const last = ctx.conversationState.nextMessages.at(-1);
+      const last = ctx.conversationState.messageAt(-1);
       if (result.finishReason === 'max_steps' && last !== undefined && last.metadata[NUDGE_KEY] !== undefined) {
         ctx.emitMessageEvent({ type: 'remove', targetId: last.id });
       }
