@@ -29,7 +29,7 @@ import { InstanceLifecycle } from '../process/instance-lifecycle.ts';
 import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ClusterRouting, type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
-import type { AgentId } from '../../shared/ipc/agent-id.ts';
+import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ProcessRow } from '../http/api-server.ts';
 import { usageRow } from '../usage/usage-row.ts';
 import { ModelCalls } from '../usage/model-calls.ts';
@@ -95,6 +95,8 @@ export class OrchestratorCore {
   readonly modelCalls: ModelCalls;
   readonly ledger: EventLedger;
   readonly lifecycle: InstanceLifecycle;
+  /** Instances (agentKey) being deleted: their processes' exits are not ordinary stops. */
+  private readonly deleting = new Set<string>();
   readonly liveBudget: LiveProcessBudget;
   private stopping = false;
 
@@ -111,9 +113,9 @@ export class OrchestratorCore {
       fsync,
       inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
       ...(options.cluster ? { onSettled: (id: AgentId, eventId: string) => options.cluster?.onSettled(id, eventId) } : {}),
-      onDeadLetter: (id, event, eventId, reason) => {
-        this.ledger.dead(eventId, reason);
-        this.router.eventDead(eventId, reason);
+      onDeadLetter: (id, event, eventId, reason, code) => {
+        this.ledger.dead(eventId, reason, code);
+        this.router.eventDead(eventId, reason, code);
         // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
         this.runtimeEvents.publish({
           type: 'event.dead',
@@ -259,15 +261,30 @@ export class OrchestratorCore {
     return targets.length;
   }
 
-  /** `instance delete` and `restart --fresh`: stop the instance's processes and remove their state. */
+  /**
+   * `instance delete` and `restart --fresh`: stop the instance's processes and remove their state.
+   * Its queued events go with it: each is given up (INSTANCE_DELETED, in the ledger and to whoever
+   * waits for it) rather than left to wait for a start that would find a new, empty instance.
+   */
   async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
     const grace = this.options.config().swarm.shutdownGracePeriodMs;
     const procs = this.supervisor.list().filter((p) => p.kind === 'agent' && p.instanceKey === instanceKey && agents.includes(p.name));
-    await Promise.all(procs.map((p) => this.supervisor.stop(p, grace, 'restart', false)));
+    const ids = agents.map((agent) => ({ agent, instanceKey }));
+    for (const id of ids) this.deleting.add(agentKey(id));
+    try {
+      await Promise.all(procs.map((p) => this.supervisor.stop(p, grace, 'restart', false)));
+    } finally {
+      for (const id of ids) this.deleting.delete(agentKey(id));
+    }
     const deleted: string[] = [];
-    for (const agent of agents) {
+    const discarded: string[] = [];
+    for (const id of ids) {
+      const { agent } = id;
+      const error = runtimeError('INSTANCE_DELETED', `instance '${instanceKey}' of agent '${agent}' was deleted before this event ran`);
+      discarded.push(...this.delivery.deadLetterAll(id, error.message, 'INSTANCE_DELETED'));
+      this.router.failRequestsTargeting(id, error, { deadLetter: false });
       const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
-      this.delivery.forget({ agent, instanceKey });
+      this.delivery.forget(id);
       this.approvals.forget(agent, instanceKey);
       try {
         rmSync(paths.root, { recursive: true, force: false });
@@ -276,7 +293,8 @@ export class OrchestratorCore {
         // no state for this agent under that key
       }
     }
-    return { instanceKey, stopped: procs.length, deleted };
+    if (discarded.length > 0) this.options.logger.info({ instanceKey, events: discarded }, 'deleted instance: its queued events were given up');
+    return { instanceKey, stopped: procs.length, deleted, discarded };
   }
 
   async processRows(): Promise<ProcessRow[]> {
@@ -376,7 +394,8 @@ export class OrchestratorCore {
     this.router.processExited(proc);
     this.approvals.dropFor(proc.key);
     this.modelCalls.dropFor(proc.key);
-    if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc)) {
+    // A deleted instance's waiters are told so by deleteInstance, not that their events stay queued.
+    if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc) && !this.deleting.has(agentKey(proc.id))) {
       const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
       const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';
       this.router.failRequestsTargeting(proc.id, runtimeError(code, `agent '${proc.name}' stopped (${why}); the request stays queued for its next start`), { deadLetter: false });

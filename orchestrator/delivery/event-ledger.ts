@@ -13,7 +13,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorShapeSchema } from '../../shared/errors/error-shape.ts';
-import { runtimeError } from '../../shared/errors/index.ts';
+import { isRuntimeErrorCode, runtimeError } from '../../shared/errors/index.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import { failureOutcome } from '../../shared/ipc/reply-events.ts';
@@ -37,6 +37,8 @@ export interface EventRecord {
   reply?: ReplyOutcome;
   /** Why it was given up, once `dead`. */
   reason?: string;
+  /** The error code it was given up with (a retry under its key gets that error); AGENT_CRASHED when absent. */
+  code?: string;
   settledAt?: string;
 }
 
@@ -44,7 +46,7 @@ type LedgerLine =
   | { op: 'accepted'; eventId: string; agent: string; instanceKey: string; traceId: string; at: string; idempotencyKey?: string }
   | { op: 'running'; eventId: string }
   | { op: 'done'; eventId: string; reply: ReplyOutcome; at: string }
-  | { op: 'dead'; eventId: string; reason: string; at: string }
+  | { op: 'dead'; eventId: string; reason: string; at: string; code?: string }
   | { op: 'refused'; eventId: string; at: string };
 
 /** An event the cluster refused, kept for a retry under its idempotency key. */
@@ -76,7 +78,7 @@ const isLine = compiledValidator<LedgerLine>({
           reply: { type: 'object', required: ['status', 'output'], properties: { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: { $ref: errorShapeSchema.$id } } },
         },
       },
-      { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str } },
+      { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str, code: str } },
       { type: 'object', required: ['op', 'eventId', 'at'], properties: { op: { const: 'refused' }, eventId: str, at: str } },
     ],
   },
@@ -156,10 +158,10 @@ export class EventLedger {
     this.append({ op: 'done', eventId, reply: stored, at: new Date(this.now()).toISOString() });
   }
 
-  dead(eventId: string, reason: string): void {
+  dead(eventId: string, reason: string, code?: string): void {
     const record = this.records.get(eventId);
     if (!record || record.state === 'done' || record.state === 'dead') return;
-    this.append({ op: 'dead', eventId, reason, at: new Date(this.now()).toISOString() });
+    this.append({ op: 'dead', eventId, reason, at: new Date(this.now()).toISOString(), ...(code !== undefined ? { code } : {}) });
   }
 
   /** Resolves with the event's reply once it settled (at once when it has). */
@@ -218,7 +220,7 @@ export class EventLedger {
     }
     if (line.op === 'running') record.state = 'running';
     else if (line.op === 'done') Object.assign(record, { state: 'done', reply: line.reply, settledAt: line.at });
-    else Object.assign(record, { state: 'dead', reason: line.reason, settledAt: line.at });
+    else Object.assign(record, { state: 'dead', reason: line.reason, settledAt: line.at, ...(line.code !== undefined ? { code: line.code } : {}) });
     const settled = settledOutcome(record);
     const waiting = this.waiters.get(line.eventId);
     if (settled && waiting) {
@@ -262,12 +264,15 @@ function linesOf(record: EventRecord): LedgerLine[] {
   const out: LedgerLine[] = [accepted];
   if (record.state === 'running') out.push({ op: 'running', eventId: record.eventId });
   if (record.state === 'done' && record.reply) out.push({ op: 'done', eventId: record.eventId, reply: record.reply, at: record.settledAt ?? record.acceptedAt });
-  if (record.state === 'dead') out.push({ op: 'dead', eventId: record.eventId, reason: record.reason ?? '', at: record.settledAt ?? record.acceptedAt });
+  if (record.state === 'dead') out.push({ op: 'dead', eventId: record.eventId, reason: record.reason ?? '', at: record.settledAt ?? record.acceptedAt, ...(record.code !== undefined ? { code: record.code } : {}) });
   return out;
 }
 
 function settledOutcome(record: EventRecord): ReplyOutcome | undefined {
   if (record.state === 'done' && record.reply) return record.reply;
-  if (record.state === 'dead') return failureOutcome(runtimeError('AGENT_CRASHED', `event ${record.eventId} was given up: ${record.reason ?? ''}`), record.traceId);
+  if (record.state === 'dead') {
+    const code = record.code !== undefined && isRuntimeErrorCode(record.code) ? record.code : 'AGENT_CRASHED';
+    return failureOutcome(runtimeError(code, `event ${record.eventId} was given up: ${record.reason ?? ''}`), record.traceId);
+  }
   return undefined;
 }

@@ -285,6 +285,7 @@ function eventRecordBody(record: EventRecord): JsonObject {
     body.reply = { status, output, ...(turnId !== undefined ? { turnId } : {}), ...(traceId !== undefined ? { traceId } : {}), ...(error ? { error: { ...error } } : {}) };
   }
   if (record.reason !== undefined) body.reason = record.reason;
+  if (record.code !== undefined) body.code = record.code;
   if (record.settledAt !== undefined) body.settledAt = record.settledAt;
   return body;
 }

@@ -35,6 +35,11 @@ export const RUNTIME_ERRORS = {
     httpStatus: 429,
     suggestion: 'a Swarm.spec.policy.budget limit is reached (details name it); wait for the next UTC day, raise the limit, or set onExceeded: ask to decide per call',
   },
+  INSTANCE_DELETED: {
+    category: 'user',
+    httpStatus: 410,
+    suggestion: 'the instance was deleted (DELETE /v1/instances/{key}, `goondan instance delete` or `restart --fresh`) before this event ran, and it will not run; send it again to start a new conversation',
+  },
   DAEMON_STOPPING: { category: 'system', httpStatus: 503, suggestion: 'the daemon is shutting down; the event stays queued and runs after the next start' },
   CLUSTER_UNAVAILABLE: {
     category: 'system',

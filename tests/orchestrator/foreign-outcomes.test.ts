@@ -67,16 +67,18 @@ describe('ForeignOutcomes', () => {
     expect(owner.unclaimed('corr_unknown', answer)).toBe(false);
   });
 
-  test('an event given up is recorded dead with its reason', () => {
+  test('an event given up is recorded dead with its reason and code', async () => {
     const { sent, owner, ledger, accepting, accept } = nodes();
     const event = apiEvent();
     accept(event);
     owner.delivered(event, 'alpha:k1', 'na');
-    owner.dead(event.id, 'crashed 3 times');
+    owner.dead(event.id, 'the instance was deleted', 'INSTANCE_DELETED');
     const notice = sent[0]?.event;
     if (!notice) throw new Error('no notice sent');
     accepting.record(notice);
-    expect(ledger.get(event.id)).toMatchObject({ state: 'dead', reason: 'crashed 3 times' });
+    expect(ledger.get(event.id)).toMatchObject({ state: 'dead', reason: 'the instance was deleted', code: 'INSTANCE_DELETED' });
+    // A retry under its key is answered with the error it was given up with.
+    expect((await ledger.outcome(event.id)).error?.code).toBe('INSTANCE_DELETED');
   });
 
   test('nothing is sent for its own events, another agent’s, or after the instance moved to another node', () => {

@@ -63,11 +63,15 @@ async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promis
     const response = await client.request('DELETE', `/v1/instances/${encodeURIComponent(key)}`);
     const body: unknown = await response.json().catch(() => undefined);
     if (!response.ok || !isJsonObject(body)) {
-      io.stderr(`goondan instance delete: unexpected response ${response.status} from ${client.url}`);
+      const error = isJsonObject(body) && isJsonObject(body.error) ? body.error : undefined;
+      const why = error ? `${String(error.code)}: ${String(error.message)}${typeof error.suggestion === 'string' ? ` (${error.suggestion})` : ''}` : `unexpected response ${response.status} from ${client.url}`;
+      io.stderr(`goondan instance delete: ${why}`);
       return EXIT.runtimeError;
     }
     const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;
-    io.stdout(`deleted instance '${key}': ${String(body.stopped)} process(es) stopped, ${deleted} state director${deleted === 1 ? 'y' : 'ies'} removed`);
+    const discarded = Array.isArray(body.discarded) ? body.discarded.length : 0;
+    const givenUp = discarded > 0 ? `, ${discarded} queued event(s) given up` : '';
+    io.stdout(`deleted instance '${key}': ${String(body.stopped)} process(es) stopped, ${deleted} state director${deleted === 1 ? 'y' : 'ies'} removed${givenUp}`);
     return deleted > 0 || Number(body.stopped) > 0 ? EXIT.ok : notFound(key, io);
   } catch (error) {
     if (!(error instanceof DaemonNotFoundError)) throw error;

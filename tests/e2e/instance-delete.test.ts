@@ -1,0 +1,74 @@
+/**
+ * Deleting an instance while events are still queued for it: they go with it. Each is given up
+ * with INSTANCE_DELETED — the caller waiting for one is told at once (410), the event ledger says
+ * `dead` with that code, a retry under its Idempotency-Key gets the same answer — and none of them
+ * runs later on the new, empty instance. One daemon, the mock model; `slow X` holds a turn 3 s in
+ * a counter tool that writes a line per execution.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil, type Daemon } from './daemon-harness.ts';
+
+const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/cluster');
+const daemons: Daemon[] = [];
+afterAll(async () => {
+  for (const d of daemons) {
+    await d.stop('SIGKILL').catch(() => 0);
+    d.cleanup();
+  }
+});
+
+function counted(file: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => String((JSON.parse(line) as { label: string }).label));
+}
+
+async function post(daemon: Daemon, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await daemon.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+test('events queued for a deleted instance are given up with INSTANCE_DELETED: told to their callers, kept in the ledger, never run', async () => {
+  const counter = join(tempStateRoot(), 'counter.jsonl');
+  const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_TEST_COUNTER_FILE: counter } });
+  daemons.push(daemon);
+
+  const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 });
+  await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
+  const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
+  const keyed = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count four', wait: false }, { 'idempotency-key': 'delete-me-4' });
+  expect([unwaited.status, keyed.status]).toEqual([202, 202]);
+
+  const cli = Bun.spawn([GOONDAN_BIN, 'instance', 'delete', 'k', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
+  expect({ code, out: out.trim() }).toEqual({ code: 0, out: "deleted instance 'k': 1 process(es) stopped, 1 state directory removed, 3 queued event(s) given up" });
+
+  // The turn that was running finished in the grace period; the one waiting was told, not timed out.
+  expect((await running).body).toMatchObject({ status: 'ok', output: 'done one' });
+  const told = await waiting;
+  expect({ status: told.status, code: (told.body.error as { code?: string } | undefined)?.code }).toEqual({ status: 410, code: 'INSTANCE_DELETED' });
+
+  for (const eventId of [told.body.eventId, unwaited.body.eventId, keyed.body.eventId]) {
+    const record = (await (await daemon.api(`/v1/events/${String(eventId)}`)).json()) as Record<string, unknown>;
+    expect(record).toMatchObject({ eventId, status: 'dead', code: 'INSTANCE_DELETED' });
+  }
+  const retried = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count four', wait: true }, { 'idempotency-key': 'delete-me-4' });
+  expect({ status: retried.status, eventId: retried.body.eventId, code: (retried.body.error as { code?: string } | undefined)?.code }).toEqual({
+    status: 410,
+    eventId: keyed.body.eventId,
+    code: 'INSTANCE_DELETED',
+  });
+
+  // The key starts a new conversation, in which none of the given-up events runs.
+  const fresh = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count five', wait: true });
+  expect(fresh.body).toMatchObject({ status: 'ok', output: 'done five' });
+  expect(counted(counter)).toEqual(['one', 'five']);
+  const history = (await (await daemon.api('/v1/instances/k/messages')).json()) as { messages: Array<{ data: { content: unknown } }> };
+  expect(JSON.stringify(history.messages.map((m) => m.data.content))).not.toContain('count two');
+});
