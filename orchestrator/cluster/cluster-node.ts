@@ -245,14 +245,14 @@ export class ClusterNode {
   }
 
   /** This node's part of a deletion: its processes stopped, its files gone, its last state write done. */
-  private async deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[] }> {
+  private async deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }> {
     if (!this.core) throw new Error('cluster node not started');
     const done = await this.core.deleteInstance(instanceKey, agents);
     for (const agent of agents) {
       this.owner.forgetInstance({ agent, instanceKey });
       await this.replica.idle({ agent, instanceKey });
     }
-    return { stopped: Number(done.stopped ?? 0), deleted: Array.isArray(done.deleted) ? done.deleted.map(String) : [] };
+    return { stopped: done.stopped, deleted: done.deleted, discarded: done.discarded };
   }
 
   /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */

@@ -24,6 +24,8 @@ interface NodeDeletion {
   node: string;
   stopped: number;
   deleted: string[];
+  /** Events queued for the instance on that node, given up (absent from an older node). */
+  discarded?: string[];
 }
 
 const isRequest = compiledValidator<DeleteRequest>({
@@ -33,7 +35,12 @@ const isDeletion = compiledValidator<NodeDeletion>({
   schema: {
     type: 'object',
     required: ['node', 'stopped', 'deleted'],
-    properties: { node: { type: 'string', minLength: 1 }, stopped: { type: 'number' }, deleted: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      node: { type: 'string', minLength: 1 },
+      stopped: { type: 'number' },
+      deleted: { type: 'array', items: { type: 'string' } },
+      discarded: { type: 'array', items: { type: 'string' } },
+    },
   },
 });
 
@@ -46,7 +53,7 @@ export interface InstanceDeletionDeps {
   nodeId: string;
   logger: RootLogger;
   /** This node's own deletion (stops processes, removes files, forgets what it restored); resolves once the instance's last state write is done. */
-  deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[] }>;
+  deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }>;
   /** Removes the instance's state snapshot from the cluster. */
   dropSnapshot(id: AgentId): Promise<void>;
   /** How many nodes are live (how many answers to wait for). */
@@ -79,6 +86,7 @@ export class InstanceDeletion {
       instanceKey,
       stopped: nodes.reduce((sum, node) => sum + node.stopped, 0),
       deleted: nodes.flatMap((node) => node.deleted.map((path) => `${node.node}:${path}`)),
+      discarded: nodes.flatMap((node) => node.discarded ?? []),
       nodes: nodes.map((node) => node.node).sort(),
     };
   }

@@ -11,7 +11,6 @@ import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { AgentPlan, ConnectionPlan, ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ShutdownReason } from '../../shared/types/events.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
 import { ApprovalBroker, type PendingApproval } from '../approvals/approval-broker.ts';
 import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
@@ -83,6 +82,9 @@ export interface OrchestratorCoreOptions {
   onProcessStarted?(proc: ManagedProcess): void;
   cluster?: CoreCluster;
 }
+
+/** What deleting an instance did here: processes stopped, state directories removed, queued events given up. */
+export type DeletedInstance = { instanceKey: string; stopped: number; deleted: string[]; discarded: string[] };
 
 export class OrchestratorCore {
   readonly metrics = new Metrics();
@@ -266,7 +268,7 @@ export class OrchestratorCore {
    * Its queued events go with it: each is given up (INSTANCE_DELETED, in the ledger and to whoever
    * waits for it) rather than left to wait for a start that would find a new, empty instance.
    */
-  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<DeletedInstance> {
     const grace = this.options.config().swarm.shutdownGracePeriodMs;
     const procs = this.supervisor.list().filter((p) => p.kind === 'agent' && p.instanceKey === instanceKey && agents.includes(p.name));
     const ids = agents.map((agent) => ({ agent, instanceKey }));
@@ -280,9 +282,12 @@ export class OrchestratorCore {
     const discarded: string[] = [];
     for (const id of ids) {
       const { agent } = id;
-      const error = runtimeError('INSTANCE_DELETED', `instance '${instanceKey}' of agent '${agent}' was deleted before this event ran`);
-      discarded.push(...this.delivery.deadLetterAll(id, error.message, 'INSTANCE_DELETED'));
-      this.router.failRequestsTargeting(id, error, { deadLetter: false });
+      const why = `instance '${instanceKey}' of agent '${agent}' was deleted before this event ran`;
+      // Only the given-up events' waiters: a turn that finished in the grace period has its reply on the way.
+      for (const eventId of this.delivery.deadLetterAll(id, why, 'INSTANCE_DELETED')) {
+        this.router.failRequestsFor(eventId, 'INSTANCE_DELETED', why);
+        discarded.push(eventId);
+      }
       const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
       this.delivery.forget(id);
       this.approvals.forget(agent, instanceKey);
@@ -314,11 +319,12 @@ export class OrchestratorCore {
       lastError: proc.lastError ? { ...proc.lastError } : null,
       usage: proc.kind === 'agent' ? usageRow(this.modelCalls.ledger.instance(proc.name, proc.instanceKey)) : null,
       node: null,
+      queued: proc.kind === 'agent' ? (this.delivery.queuedIfLoaded(proc.id) ?? null) : null,
       ...(proc.nextSpawnAllowedAt ? { nextSpawnAllowedAt: new Date(proc.nextSpawnAllowedAt).toISOString() } : {}),
     }));
     // Warm processes not yet assigned to an instance.
     for (const pid of this.pool.pids()) {
-      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null, usage: null, node: null });
+      rows.push({ kind: 'pool', agent: null, connection: null, instanceKey: '', pid, status: 'idle', crashes: 0, restarts: 0, rss: null, startedAt: null, lastError: null, usage: null, node: null, queued: null });
     }
     await Promise.all(
       rows.map(async (row) => {
@@ -411,6 +417,6 @@ export class OrchestratorCore {
     proc.consecutiveCrashes = 0;
     this.metrics.deadLetters.inc({ agent: proc.name });
     this.options.logger.error({ process: proc.key, eventId: dead.id }, 'event dead-lettered after repeated crashes');
-    this.router.failRequestsFor(dead, 'AGENT_CRASHED', `agent '${proc.name}' crashed repeatedly while handling this request`);
+    this.router.failRequestsFor(dead.id, 'AGENT_CRASHED', `agent '${proc.name}' crashed repeatedly while handling this request`);
   }
 }

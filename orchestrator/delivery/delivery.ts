@@ -205,6 +205,11 @@ export class Delivery {
     return event;
   }
 
+  /** Unfinished events of an instance whose inbox is loaded (undefined otherwise: no file is read for it). */
+  queuedIfLoaded(id: AgentId): number | undefined {
+    return this.inboxes.get(agentKey(id))?.size;
+  }
+
   pendingCount(id: AgentId): number {
     return this.inbox(id).size;
   }

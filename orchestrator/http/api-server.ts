@@ -42,6 +42,8 @@ export interface ProcessRow extends JsonObject {
   usage: UsageRow | null;
   /** Cluster mode: the node the process runs on (null on a single node). */
   node: string | null;
+  /** Events accepted for this instance and not finished (the running one included); null when not known (connectors, spares, an inbox not loaded). */
+  queued: number | null;
 }
 
 export interface ApiRoute {

@@ -236,8 +236,8 @@ export class Router {
   }
 
   /** Fails every request waiting on a dead-lettered event. */
-  failRequestsFor(event: AgentEvent, code: RuntimeErrorCode, message: string): void {
-    this.fail(this.pending.forRequestEvent(event.id), runtimeError(code, message));
+  failRequestsFor(eventId: string, code: RuntimeErrorCode, message: string): void {
+    this.fail(this.pending.forRequestEvent(eventId), runtimeError(code, message));
   }
 
   /**

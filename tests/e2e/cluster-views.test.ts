@@ -271,6 +271,37 @@ describe('cluster: deleting an instance', () => {
     const said = messages.messages.filter((message) => message.data.role === 'user').map((message) => message.data.content);
     expect(said).toEqual(['afresh']);
   });
+
+  test('events still queued for it are given up where they wait: their callers and the accepting node’s records say INSTANCE_DELETED, and none runs later', async () => {
+    const { counterFile, a, onB } = await twoNodes();
+    const [key] = onB;
+    if (key === undefined) throw new Error('no instance key owned by nb among 200');
+    const errorCode = (body: Record<string, unknown>) => (body.error as { code?: string } | undefined)?.code;
+    // Accepted on na, run on nb: a turn that holds the instance 3 s, one caller waiting behind it, one not waiting.
+    const running = a.send({ input: 'slow one', instanceKey: key });
+    await waitFor('the slow turn to run its tool on nb', () => counterExecutions(counterFile).get('one') ?? 0, (n) => n === 1);
+    const waiting = a.send({ input: 'count two', instanceKey: key });
+    const unwaited = await a.send({ input: 'count three', instanceKey: key, wait: false });
+    expect(unwaited.status).toBe(202);
+    // In nb's inbox behind the running one (an event still on its way would run on the new instance instead).
+    const queuedOnB = async () => ((await a.processes()).find((row) => row.instanceKey === key && row.node === 'nb')?.queued ?? 0) as number;
+    await waitFor('both events in nb’s inbox', queuedOnB, (queued) => queued === 3);
+
+    const response = await a.api(`/v1/instances/${key}`, { method: 'DELETE' });
+    const body = (await response.json()) as { discarded: string[] };
+    expect(response.status).toBe(200);
+    expect(body.discarded).toHaveLength(2);
+    expect(body.discarded).toContain(String(unwaited.body.eventId));
+
+    expect((await running).body).toMatchObject({ status: 'ok', output: 'done one' });
+    const told = await waiting;
+    expect({ status: told.status, code: errorCode(told.body) }).toEqual({ status: 410, code: 'INSTANCE_DELETED' });
+    const dead = await waitFor('the accepting node to record the unwaited event given up', () => record(a, String(unwaited.body.eventId)), (r) => r.body.status === 'dead');
+    expect(dead.body.code).toBe('INSTANCE_DELETED');
+
+    expect(await a.send({ input: 'count four', instanceKey: key })).toMatchObject({ status: 200, body: { output: 'done four' } });
+    expect(Object.fromEntries(counterExecutions(counterFile))).toEqual({ one: 1, four: 1 });
+  });
 });
 
 describe('cluster: tool approvals', () => {

@@ -8,7 +8,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitUntil, type Daemon } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitFor, waitUntil, type Daemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/cluster');
 const daemons: Daemon[] = [];
@@ -44,6 +44,8 @@ test('events queued for a deleted instance are given up with INSTANCE_DELETED: t
   const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
   const keyed = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count four', wait: false }, { 'idempotency-key': 'delete-me-4' });
   expect([unwaited.status, keyed.status]).toEqual([202, 202]);
+  // The process table shows what waits for the instance: the running event and the three behind it.
+  await waitFor('four events queued for the instance', async () => (await daemon.processes()).find((row) => row.instanceKey === 'k')?.queued, (queued) => queued === 4);
 
   const cli = Bun.spawn([GOONDAN_BIN, 'instance', 'delete', 'k', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
   const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
