@@ -62,7 +62,8 @@ const modelPlanSchema = {
 
 const toolExportSchema = {
   type: 'object',
-  required: ['name', 'description', 'parameters'],
+  // The tool spec (6.1) makes `description` optional; `parameters` is filled in by the plan.
+  required: ['name', 'parameters'],
   properties: {
     name,
     description: text,
