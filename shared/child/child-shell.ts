@@ -227,6 +227,17 @@ export function runChildShell(options: ChildShellOptions): void {
 
   function handleControl(event: AgentEvent): void {
     const parsed = parseControl(event);
+    if (!parsed.ok && event.type === 'runtime.assign' && phase === 'waiting') {
+      // Dropped, it would leave the orchestrator waiting out the start timeout for a failure known now.
+      phase = 'starting';
+      const error = new GoondanError('E_ASSIGNMENT_INVALID', 'system', `the assignment does not match the plan schema: ${parsed.problems.join('; ')}`, {
+        suggestion: 'a goondan bug (the daemon built a plan its agent process refuses): report it with these problems',
+      });
+      log().fatal({ problems: parsed.problems }, 'cannot start: malformed assignment');
+      channel.control('runtime.failed', { error: error.toJSON(), retryable: false });
+      exitSoon(1);
+      return;
+    }
     if (!parsed.ok) {
       log().warn({ type: event.type, problems: parsed.problems }, 'dropped a malformed control event');
       return;

@@ -12,6 +12,7 @@ import { inReplyToOf, makeEvent, ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../..
 import { type AgentAssignment, type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import { assignmentFor, resolveAssignment } from '../../shared/ipc/primed-assignment.ts';
 import { testAgentPlan } from '../orchestrator/helpers/core-fixture.ts';
+import type { JsonObject } from '../../shared/types/json.ts';
 import { testSwarmPlan } from '../helpers/test-plans.ts';
 import { spawnAgent } from './helpers/agent-child.ts';
 
@@ -57,6 +58,20 @@ describe('what a spare makes of it', () => {
       child.send(controlEvent('runtime.assign', ORCHESTRATOR_SOURCE, assignmentFor(assignment, prime)));
       const failed = await child.next('runtime.failed');
       expect(failed.metadata).toMatchObject({ error: { code: 'E_ASSIGNMENT_NOT_PRIMED' }, retryable: true });
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('a real agent process sent an assignment its schema refuses fails at once with E_ASSIGNMENT_INVALID naming the path, not retryable', async () => {
+    const child = spawnAgent();
+    try {
+      await child.next('runtime.ready');
+      const malformed: JsonObject = JSON.parse(JSON.stringify({ ...assignment, agentPlan: { ...assignment.agentPlan, maxToolResultBytes: 'many' } }));
+      child.send(makeEvent('runtime.assign', ORCHESTRATOR_SOURCE, { metadata: malformed }));
+      const failed = await child.next('runtime.failed');
+      expect(failed.metadata).toMatchObject({ error: { code: 'E_ASSIGNMENT_INVALID' }, retryable: false });
+      expect(String((failed.metadata?.error as { message?: string } | undefined)?.message)).toContain('/agentPlan');
     } finally {
       child.kill();
     }
