@@ -101,7 +101,9 @@ export class Orchestrator {
 
   get apiUrl(): string {
     if (!this.server) return '';
-    const host = this.server.hostname?.includes(':') ? `[${this.server.hostname}]` : this.server.hostname;
+    // An IPv6 host is bracketed once, whether it was given as ::1 or as [::1].
+    const bare = this.server.hostname?.replace(/^\[(.*)\]$/, '$1');
+    const host = bare?.includes(':') ? `[${bare}]` : bare;
     return `http://${host}:${this.server.port}`;
   }
 
