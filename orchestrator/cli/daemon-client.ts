@@ -1,41 +1,91 @@
 /**
  * How CLI commands talk to a running daemon: `GOONDAN_API_URL`, else the one live runtime file
  * under the state root; requests carry `GOONDAN_API_TOKEN`, else the state root's token file, as a
- * bearer token.
+ * bearer token. Where each came from is kept, so that a failure can say what to fix.
  */
 import { liveDaemons } from '../daemon/runtime-file.ts';
 import { readApiToken } from '../http/api-credential.ts';
+import { apiTokenPath, runtimeFilePath } from '../../shared/state-paths.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
+import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
 
-export { DaemonNotFoundError };
+export { DaemonNotFoundError, DaemonUnreachableError };
+
+/** Where the URL came from: the variable, or the runtime file a daemon wrote (and its pid). */
+export type UrlOrigin = { kind: 'env' } | { kind: 'runtime-file'; file: string; pid: number };
+
+/** Where the bearer token came from; `file` is the state root's token file (GOONDAN_API_TOKEN overrides it). */
+export interface TokenOrigin {
+  kind: 'env' | 'file' | 'none';
+  file: string;
+}
 
 export interface DaemonClient {
   url: string;
+  urlOrigin: UrlOrigin;
+  tokenOrigin: TokenOrigin;
+  /** Rejects with DaemonUnreachableError when nothing answers at `url`. */
   request(method: string, path: string, body?: unknown): Promise<Response>;
 }
 
 export function connectToDaemon(stateRoot: string, env: Record<string, string | undefined> = process.env): DaemonClient {
-  let url = env.GOONDAN_API_URL;
-  if (!url) {
-    const daemons = liveDaemons(stateRoot);
-    if (daemons.length === 0) {
-      throw new DaemonNotFoundError(`no running goondan daemon under ${stateRoot}; start one with 'goondan run' (or set GOONDAN_API_URL)`);
-    }
-    if (daemons.length > 1) {
-      const list = daemons.map((d) => `  ${d.swarm} (pid ${d.pid}) ${d.apiUrl}`).join('\n');
-      throw new DaemonNotFoundError(`several daemons are running; set GOONDAN_API_URL to pick one:\n${list}`);
-    }
-    url = daemons[0]?.apiUrl ?? '';
-  }
+  const { url, urlOrigin } = findDaemonUrl(stateRoot, env);
   const base = url.replace(/\/+$/, '');
-  const token = env.GOONDAN_API_TOKEN ?? readApiToken(stateRoot);
+  if (!URL.canParse(base)) throw new DaemonUnreachableError(`the daemon URL '${url}' ${describeOrigin(urlOrigin)} is not a valid URL; ${invalidUrlAdvice(urlOrigin)}`);
+  const fileToken = readApiToken(stateRoot);
+  const token = env.GOONDAN_API_TOKEN ?? fileToken;
+  const tokenOrigin: TokenOrigin = { kind: env.GOONDAN_API_TOKEN !== undefined ? 'env' : fileToken !== undefined ? 'file' : 'none', file: apiTokenPath(stateRoot) };
   return {
     url: base,
-    request(method, path, body) {
+    urlOrigin,
+    tokenOrigin,
+    async request(method, path, body) {
       const headers: Record<string, string> = {};
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      return fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      try {
+        return await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      } catch (error) {
+        throw new DaemonUnreachableError(`the goondan daemon at ${base} is not reachable (${connectFailure(error)}; URL ${describeOrigin(urlOrigin)}): ${unreachableAdvice(urlOrigin)}`);
+      }
     },
   };
+}
+
+function findDaemonUrl(stateRoot: string, env: Record<string, string | undefined>): { url: string; urlOrigin: UrlOrigin } {
+  if (env.GOONDAN_API_URL) return { url: env.GOONDAN_API_URL, urlOrigin: { kind: 'env' } };
+  const daemons = liveDaemons(stateRoot);
+  const [daemon] = daemons;
+  if (daemon === undefined) {
+    throw new DaemonNotFoundError(`no running goondan daemon under ${stateRoot}; start one with 'goondan run' (or set GOONDAN_API_URL)`);
+  }
+  if (daemons.length > 1) {
+    const list = daemons.map((d) => `  ${d.swarm} (pid ${d.pid}) ${d.apiUrl}`).join('\n');
+    throw new DaemonNotFoundError(`several daemons are running; set GOONDAN_API_URL to pick one:\n${list}`);
+  }
+  return { url: daemon.apiUrl, urlOrigin: { kind: 'runtime-file', file: runtimeFilePath(stateRoot, daemon.workspaceId), pid: daemon.pid } };
+}
+
+function describeOrigin(origin: UrlOrigin): string {
+  return origin.kind === 'env' ? 'from GOONDAN_API_URL' : `from ${origin.file}`;
+}
+
+function invalidUrlAdvice(origin: UrlOrigin): string {
+  return origin.kind === 'env'
+    ? 'correct GOONDAN_API_URL (e.g. http://127.0.0.1:7420) or unset it'
+    : `restart the daemon (pid ${origin.pid}) with 'goondan run', which rewrites that file`;
+}
+
+function unreachableAdvice(origin: UrlOrigin): string {
+  return origin.kind === 'env'
+    ? "is a daemon running there? Start one with 'goondan run', or correct or unset GOONDAN_API_URL"
+    : `is the daemon (pid ${origin.pid}) still running? If it was killed, that runtime file is stale: delete it and start the daemon again with 'goondan run'`;
+}
+
+/** "connection refused" rather than Bun's "ECONNREFUSED: Unable to connect. Is the computer able to access the url?". */
+function connectFailure(error: unknown): string {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  if (code === 'ECONNREFUSED' || code === 'ConnectionRefused') return 'connection refused';
+  if (code === 'ENOTFOUND') return 'host not found';
+  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@
 import type { CliIo } from './command.ts';
 import { UsageError } from './usage-error.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
+import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
 import { EXIT } from './exit-codes.ts';
 import { type CommandEntry, commands } from './commands/index.ts';
 
@@ -54,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
       io.stderr(`goondan ${command.name}: ${error.message}\n\n${command.usage}`);
       return EXIT.usage;
     }
-    if (error instanceof DaemonNotFoundError) {
+    // Not a bug of goondan: one line saying what to do, no stack.
+    if (error instanceof DaemonNotFoundError || error instanceof DaemonUnreachableError) {
       io.stderr(`goondan ${command.name}: ${error.message}`);
       return EXIT.runtimeError;
     }
