@@ -5,6 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { Server } from 'bun';
+import { GoondanError } from '../../shared/errors/index.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -205,7 +206,19 @@ export class Orchestrator {
   }
 
   submit(submission: ExternalSubmission): Submitted {
+    this.refuseWhileStopping();
     return this.core.submit(submission);
+  }
+
+  /**
+   * From the first moment of a shutdown nothing new is accepted: an event accepted while the daemon
+   * drains could be cut off from its caller (the server closes), who would not know it was kept.
+   */
+  private refuseWhileStopping(): void {
+    if (this.stopping === undefined) return;
+    throw new GoondanError('DAEMON_STOPPING', 'system', 'the daemon is shutting down: the event was not accepted', {
+      suggestion: 'send it again once the daemon runs again (with the same Idempotency-Key, if it had one), or to another node of the cluster',
+    });
   }
 
   /** Graceful shutdown (SPEC.md §2.3): answer every waiter, drain every child, leave nothing behind. */
@@ -339,7 +352,10 @@ export class Orchestrator {
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
       agents: () => this.config.swarm.agents,
       processes: () => (this.cluster ? this.cluster.processRows(() => this.core.processRows()) : this.core.processRows()),
-      submit: (submission) => (this.cluster ? this.cluster.submit(submission, this.core) : this.core.submit(submission)),
+      submit: (submission) => {
+        this.refuseWhileStopping();
+        return this.cluster ? this.cluster.submit(submission, this.core) : this.core.submit(submission);
+      },
       // Cluster mode: another node may hold it (the one that accepted the event).
       eventRecord: (eventId) => this.core.ledger.get(eventId) ?? this.cluster?.findEvent(eventId),
       runtimeEvents: this.core.runtimeEvents,

@@ -147,8 +147,9 @@ export function runChildShell(options: ChildShellOptions): void {
     log().warn('IPC channel closed (orchestrator gone); exiting');
     process.exit(0);
   });
-  // A terminal Ctrl-C is the orchestrator's to handle; it drains us with a `shutdown` message.
+  // A terminal's Ctrl-C or hangup reaches the whole process group: the orchestrator's to handle; it drains us with a `shutdown` message.
   process.on('SIGINT', () => {});
+  process.on('SIGHUP', () => {});
   // A SIGTERM promises no grace period: running tool calls (and their processes) end now.
   process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   process.on('uncaughtException', (error) => uncaught(error, 'exception', undefined));

@@ -5,7 +5,7 @@
  * test releases them, so nothing depends on how fast the machine is.
  */
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
@@ -137,6 +137,28 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     expect(daemon.logs.filter((l) => l.msg === 'shutdown acknowledged').length).toBe(2);
     // A killed child may take a moment to be reaped; it must not outlive that.
     await waitFor("every child of the daemon to be gone (pids still there)", () => pids.filter(isRunning), (alive) => alive.length === 0);
+  });
+
+  test('SIGHUP (its terminal went away) drains as SIGTERM does; an event sent during the drain is refused, not kept behind the caller’s back', async () => {
+    const daemon = await startDaemon(BUNDLE);
+    daemons.push(daemon);
+    const gate = gatePath('sighup');
+    const pending = daemon.send({ input: `hold ${gate}`, instanceKey: 'h' });
+    await waitFor('alpha:h to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
+    // A hangup reaches the terminal's whole process group: the agent gets it too, and must not die of it.
+    process.kill(await pidOf(daemon, 'alpha', 'h'), 'SIGHUP');
+    const exitCode = daemon.stop('SIGHUP');
+    await daemon.waitForLog('alpha:h draining', (l) => l.msg === 'draining' && l.agent === 'alpha' && l.instanceKey === 'h');
+    const late = await daemon.api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'too late', instanceKey: 'late', wait: false }) });
+    const refused = (await late.json()) as { error?: { code?: string; message?: string } };
+    expect({ status: late.status, code: refused.error?.code }).toEqual({ status: 503, code: 'DAEMON_STOPPING' });
+    expect(refused.error?.message).toContain('not accepted');
+    release(gate);
+    expect((await pending).body).toMatchObject({ status: 'ok', output: 'released' });
+    expect(await exitCode).toBe(0);
+    expect(readdirSync(join(daemon.stateRoot, 'runtime')).filter((name) => name.endsWith('.json'))).toEqual([]);
+    // Nothing of the refused event was kept: no instance was made for it.
+    expect(existsSync(instancePaths(daemon.stateRoot, 'e2e', 'alpha', 'late').root)).toBe(false);
   });
 
   test('a caller waiting on an agent that stops for good gets DAEMON_STOPPING at once instead of blocking the drain', async () => {

@@ -165,6 +165,8 @@ async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The terminal or ssh session went away: drain as for SIGTERM rather than die mid-turn.
+  process.on('SIGHUP', onSignal);
 
   try {
     await orchestrator.start();
