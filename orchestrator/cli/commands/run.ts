@@ -16,6 +16,7 @@ import type { RuntimeEventBus } from '../../daemon/runtime-event-bus.ts';
 import { SandboxUnavailableError } from '../../daemon/sandbox-check.ts';
 import { ApiConfigError } from '../../http/api-server.ts';
 import { resolveApiPort } from '../api-port.ts';
+import { checkLogLevel } from '../log-level.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { exchangePrinter } from '../exchange-printer.ts';
 import { formatFailure } from '../format-failure.ts';
@@ -41,7 +42,8 @@ Options:
       --node-id ID      this node's name in the cluster (default: hostname-pid)
       --cluster-lease-seconds N  how long a dead node's partitions wait before others take them (default 10)
 
-Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN, GOONDAN_LOG_LEVEL (info),
+Environment: GOONDAN_STATE_ROOT, GOONDAN_PORT, GOONDAN_API_TOKEN,
+GOONDAN_LOG_LEVEL (trace, debug, info, warn, error, fatal or silent; default info),
 GOONDAN_BWRAP_PATH (the bubblewrap binary; default: bwrap on PATH), GOONDAN_CLUSTER_URL,
 GOONDAN_CLUSTER_CREDS, GOONDAN_NODE_ID, GOONDAN_CLUSTER_LEASE_SECONDS.
 Exit codes: 0 ok · 1 runtime error (also: an agent requires a sandbox bwrap cannot give here)
@@ -108,6 +110,7 @@ function parseRunArgs(argv: string[]): RunOptions {
 
 async function run(argv: string[], io: CliIo): Promise<ExitCode> {
   const options = parseRunArgs(argv);
+  checkLogLevel();
   // Before anything starts (log file, orchestrator): nothing to load is exit 3, like validate.
   try {
     discoverBundle(options.path);
