@@ -9,6 +9,7 @@ import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { DaemonNotFoundError, connectToDaemon } from '../daemon-client.ts';
+import { formatDaemonFailure } from '../daemon-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
 import { type InstanceDir, listInstanceDirs, workspacesToRead } from '../instance-dirs.ts';
@@ -62,10 +63,12 @@ async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promis
     const client = connectToDaemon(stateRoot);
     const response = await client.request('DELETE', `/v1/instances/${encodeURIComponent(key)}`);
     const body: unknown = await response.json().catch(() => undefined);
-    if (!response.ok || !isJsonObject(body)) {
-      const error = isJsonObject(body) && isJsonObject(body.error) ? body.error : undefined;
-      const why = error ? `${String(error.code)}: ${String(error.message)}${typeof error.suggestion === 'string' ? ` (${error.suggestion})` : ''}` : `unexpected response ${response.status} from ${client.url}`;
-      io.stderr(`goondan instance delete: ${why}`);
+    if (!response.ok) {
+      io.stderr(formatDaemonFailure('goondan instance delete', client, response.status, body));
+      return EXIT.runtimeError;
+    }
+    if (!isJsonObject(body)) {
+      io.stderr(`goondan instance delete: unexpected response ${response.status} from ${client.url}`);
       return EXIT.runtimeError;
     }
     const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;

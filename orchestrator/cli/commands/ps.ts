@@ -3,6 +3,7 @@ import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
+import { formatDaemonFailure } from '../daemon-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
 
@@ -43,7 +44,11 @@ async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
   const client = connectToDaemon(resolveStateRoot(values['state-root']));
   const response = await client.request('GET', '/v1/processes');
   const body: unknown = await response.json().catch(() => undefined);
-  if (!response.ok || !isJsonObject(body) || !Array.isArray(body.processes)) {
+  if (!response.ok) {
+    io.stderr(formatDaemonFailure('goondan ps', client, response.status, body));
+    return EXIT.runtimeError;
+  }
+  if (!isJsonObject(body) || !Array.isArray(body.processes)) {
     io.stderr(`goondan ps: unexpected response ${response.status} from ${client.url}`);
     return EXIT.runtimeError;
   }

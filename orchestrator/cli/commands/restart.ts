@@ -10,7 +10,7 @@ import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { formatFailure } from '../format-failure.ts';
+import { formatDaemonFailure } from '../daemon-failure.ts';
 
 const usage = `Usage: goondan restart [--agent NAME] [--instance KEY] [--fresh] [--yes] [--state-root DIR]
 
@@ -63,9 +63,13 @@ async function restart(argv: string[], io: CliIo): Promise<ExitCode> {
     ...(values.instance ? { instanceKey: values.instance } : {}),
   });
   const body: unknown = await response.json().catch(() => undefined);
-  if (!response.ok || !isJsonObject(body)) {
-    io.stderr(formatFailure('goondan restart', isJsonObject(body) ? body.error : undefined, `HTTP_${response.status}`));
+  if (!response.ok) {
+    io.stderr(formatDaemonFailure('goondan restart', client, response.status, body));
     return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
+  }
+  if (!isJsonObject(body)) {
+    io.stderr(`goondan restart: unexpected response ${response.status} from ${client.url}`);
+    return EXIT.runtimeError;
   }
   if (fresh) {
     const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;

@@ -6,6 +6,7 @@ import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { formatDaemonFailure } from '../daemon-failure.ts';
 import { formatFailure } from '../format-failure.ts';
 
 const usage = `Usage: goondan send TEXT [options]
@@ -51,14 +52,15 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   const response = await client.request('POST', '/v1/events', streaming ? { ...body, stream: true } : body);
   const printed = new StreamedReply();
   const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed) : await response.json().catch(() => undefined);
+  if (values.json && isJsonObject(result)) io.stdout(JSON.stringify(result, null, 2));
+  if (!response.ok) {
+    const trace = isJsonObject(result) && typeof result.traceId === 'string' ? `trace ${result.traceId}` : undefined;
+    io.stderr(formatDaemonFailure('goondan send', client, response.status, result, trace));
+    return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
+  }
   if (!isJsonObject(result)) {
     io.stderr(`goondan send: unexpected response ${response.status} from ${client.url}`);
     return EXIT.runtimeError;
-  }
-  if (values.json) io.stdout(JSON.stringify(result, null, 2));
-  if (!response.ok) {
-    io.stderr(formatFailure('goondan send', result.error, `HTTP_${response.status}`, typeof result.traceId === 'string' ? `trace ${result.traceId}` : undefined));
-    return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
   }
   if (response.status === 202) {
     if (!values.json) io.stdout(String(result.eventId));

@@ -4,7 +4,7 @@ import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { formatFailure } from '../format-failure.ts';
+import { formatDaemonFailure } from '../daemon-failure.ts';
 
 const usage = `Usage: goondan studio [--open] [--state-root DIR]
 
@@ -26,8 +26,12 @@ async function studio(argv: string[], io: CliIo): Promise<ExitCode> {
   const client = connectToDaemon(resolveStateRoot(values['state-root']));
   const response = await client.request('POST', '/v1/studio/login-codes');
   const body: unknown = await response.json().catch(() => undefined);
-  if (!response.ok || !isJsonObject(body) || typeof body.path !== 'string') {
-    io.stderr(formatFailure('goondan studio', isJsonObject(body) ? body.error : undefined, `HTTP_${response.status}`, client.url));
+  if (!response.ok) {
+    io.stderr(formatDaemonFailure('goondan studio', client, response.status, body));
+    return EXIT.runtimeError;
+  }
+  if (!isJsonObject(body) || typeof body.path !== 'string') {
+    io.stderr(`goondan studio: unexpected response ${response.status} from ${client.url}`);
     return EXIT.runtimeError;
   }
   const url = `${client.url}${body.path}`;
