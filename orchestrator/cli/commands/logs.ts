@@ -18,7 +18,8 @@ Options:
   -f, --follow          keep printing new events
       --agent NAME      only this agent
       --instance KEY    only this instance key
-      --trace ID        only this trace
+      --trace ID        only this trace: its id, or the first 8 or more characters of it
+                        (as printed here)
   -n, --lines N         print at most the last N events first (default 200)
       --json            raw JSON lines
       --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
@@ -32,7 +33,16 @@ interface Filters {
 }
 
 function accepts(event: JsonObject, f: Filters): boolean {
-  return (!f.agent || event.agentName === f.agent) && (!f.instance || event.instanceKey === f.instance) && (!f.trace || event.traceId === f.trace);
+  return (!f.agent || event.agentName === f.agent) && (!f.instance || event.instanceKey === f.instance) && (!f.trace || String(event.traceId).startsWith(f.trace));
+}
+
+/** The lines below print 8 characters of a trace id: that much (or more) of it selects the trace. */
+const TRACE_PREFIX = /^[0-9a-f]{8,32}$/;
+
+function traceFilter(value: string): string {
+  const prefix = value.toLowerCase();
+  if (!TRACE_PREFIX.test(prefix)) throw new UsageError(`--trace needs a trace id or its first 8 or more hex characters (as 'goondan logs' prints it), got '${value}'`);
+  return prefix;
 }
 
 export function formatRuntimeEvent(event: JsonObject): string {
@@ -98,7 +108,7 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
   const filters: Filters = {
     ...(values.agent ? { agent: values.agent } : {}),
     ...(values.instance ? { instance: values.instance } : {}),
-    ...(values.trace ? { trace: values.trace } : {}),
+    ...(values.trace !== undefined ? { trace: traceFilter(values.trace) } : {}),
   };
   const print = (event: JsonObject) => io.stdout(values.json ? JSON.stringify(event) : formatRuntimeEvent(event));
   const offsets = new Map<string, number>();
@@ -123,6 +133,8 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
   };
   const initial = collect(true);
   for (const event of initial.slice(Math.max(0, initial.length - limit))) print(event);
+  const traces = new Set(initial.map((event) => event.traceId));
+  if (filters.trace && traces.size > 1) io.stderr(`goondan logs: '${filters.trace}' begins ${traces.size} trace ids; give more of the id to see one trace`);
   if (!values.follow) return EXIT.ok;
   return new Promise<ExitCode>((resolve) => {
     const timer = setInterval(() => {
