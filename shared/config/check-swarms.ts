@@ -1,4 +1,4 @@
-/** Swarm rules (SPEC.md §1.2): at least one agent, and entryAgent is one of them. */
+/** Swarm rules (SPEC.md §1.2): at least one agent, entryAgent is one of them, and agents have a swarm to run in. */
 import type { NamedDocument } from './bundle-document.ts';
 import { specOf } from './bundle-document.ts';
 import type { RefResolutions } from './check-refs.ts';
@@ -28,5 +28,25 @@ export function checkSwarm(doc: NamedDocument, resolutions: RefResolutions, sink
     sink.at(doc, ['spec', 'entryAgent'], 'E_CONFIG_ENTRY_AGENT_NOT_IN_SWARM', `entryAgent "${entry.name}" is not one of the swarm's agents (${members.map((a) => a.name).join(', ')})`, {
       suggestion: `add "Agent/${entry.name}" to spec.agents, or pick one of them as entryAgent`,
     });
+  }
+}
+
+/**
+ * What `goondan run` refuses must not pass `validate`: a bundle with agents but no Swarm has nothing
+ * to run, and an empty one nothing at all. A package of tools, extensions or connectors needs none.
+ */
+export function checkSomethingToRun(userDocs: readonly NamedDocument[], documents: number, mainFile: string | undefined, sink: ProblemSink): void {
+  if (userDocs.some((doc) => doc.kind === 'Swarm')) return;
+  const agents = userDocs.filter((doc) => doc.kind === 'Agent');
+  const [agent] = agents;
+  if (agent) {
+    const names = agents.map((doc) => doc.name);
+    sink.at(agent, [], 'E_CONFIG_SWARM_NOT_FOUND', `the bundle defines ${names.length === 1 ? 'an agent' : 'agents'} (${names.join(', ')}) but no Swarm: goondan run has nothing to start`, {
+      suggestion: `kind: Swarm\nmetadata:\n  name: default\nspec:\n  entryAgent: Agent/${agent.name}\n  agents: [${names.map((name) => `Agent/${name}`).join(', ')}]`,
+    });
+    return;
+  }
+  if (documents === 0 && mainFile !== undefined) {
+    sink.inFile(mainFile, 'E_CONFIG_SWARM_NOT_FOUND', 'the bundle defines no resources', { suggestion: 'start from a template: goondan init' });
   }
 }

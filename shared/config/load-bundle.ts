@@ -23,7 +23,7 @@ import { checkPaths } from './check-paths.ts';
 import { checkRefs, type RefResolutions } from './check-refs.ts';
 import { checkSandboxOverrides } from './check-sandbox.ts';
 import { checkSchema } from './check-schema.ts';
-import { checkSwarm } from './check-swarms.ts';
+import { checkSomethingToRun, checkSwarm } from './check-swarms.ts';
 import { checkBudget } from './check-budget.ts';
 import { checkAgentToolTimeouts, checkToolDeclarations } from './check-tool-declarations.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
@@ -137,6 +137,8 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
   // Entry modules without running them; the built-in ones only when validating bundles/base itself
   // (they are tested there, and parsing them on every load would only cost time).
   for (const doc of all) if (!doc.builtin || isBase) checkEntryModule(doc, sink);
+  // Last, and only for an otherwise valid bundle: whether `goondan run` would find anything to start.
+  if (!isBase && sink.errors.length === 0) checkSomethingToRun(userNamed, userDocs.length, discovery.mainFile, sink);
 
   const resources = all.flatMap((doc) => toLoadedResource(doc) ?? []);
   const bundle: LoadedBundle = {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE_PACKAGE_DIR, BundleNotFoundError, loadBundle } from '../../shared/config/index.ts';
-import { MOCK_MODEL, type TempBundle, tempBundle } from './temp-bundle.ts';
+import { MOCK_MODEL, SWARM_OF_A, type TempBundle, tempBundle } from './temp-bundle.ts';
 
 let bundle: TempBundle | undefined;
 afterEach(() => bundle?.remove());
@@ -39,7 +39,7 @@ describe('nothing to load is a distinguishable error', () => {
 describe('discovery', () => {
   test('finds resource files recursively by base name and skips dist, node_modules and dot-dirs', async () => {
     bundle = tempBundle({
-      'goondan.yaml': MOCK_MODEL,
+      'goondan.yaml': `${MOCK_MODEL}---\n${SWARM_OF_A}`,
       'nested/deeper/agents.yml': 'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec: { modelConfig: { modelRef: Model/m } }\n',
       'dist/tools.yaml': 'broken: [',
       'node_modules/x/goondan.yaml': 'broken: [',
@@ -50,7 +50,7 @@ describe('discovery', () => {
     expect(loaded.errors).toEqual([]);
     const userFiles = loaded.files.filter((f) => f.startsWith(bundle?.dir ?? '-'));
     expect(userFiles).toEqual([join(bundle.dir, 'goondan.yaml'), join(bundle.dir, 'nested/deeper/agents.yml')]);
-    expect(loaded.resources.filter((r) => r.packageName === '').map((r) => `${r.kind}/${r.name}`)).toEqual(['Model/m', 'Agent/a']);
+    expect(loaded.resources.filter((r) => r.packageName === '').map((r) => `${r.kind}/${r.name}`)).toEqual(['Model/m', 'Swarm/s', 'Agent/a']);
   });
 
   test('a single YAML file loads only that file (plus the built-in package), whatever its name', async () => {
@@ -84,6 +84,27 @@ describe('discovery', () => {
     const second = await loadBundle(bundle.dir, { env: {} });
     expect(first.errors.map((e) => e.file)).toEqual([join(bundle.dir, 'a/agents.yaml'), join(bundle.dir, 'b/agents.yaml'), join(bundle.dir, 'goondan.yaml')]);
     expect(second.errors).toEqual(first.errors);
+  });
+});
+
+describe('what goondan run would refuse', () => {
+  test('agents without a Swarm are E_CONFIG_SWARM_NOT_FOUND at the first agent, with the Swarm to add as the hint', async () => {
+    bundle = tempBundle({
+      'goondan.yaml': `${MOCK_MODEL}---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec: { modelConfig: { modelRef: Model/m } }\n---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: b }\nspec: { modelConfig: { modelRef: Model/m } }\n`,
+    });
+    const loaded = await loadBundle(bundle.dir, { env: {} });
+    expect(loaded.errors.map((e) => ({ code: e.code, line: e.line, message: e.message }))).toEqual([
+      { code: 'E_CONFIG_SWARM_NOT_FOUND', line: 6, message: 'the bundle defines agents (a, b) but no Swarm: goondan run has nothing to start' },
+    ]);
+    expect(loaded.errors[0]?.suggestion).toContain('agents: [Agent/a, Agent/b]');
+  });
+
+  test('an empty bundle file is invalid; a package of tools alone needs no Swarm', async () => {
+    bundle = tempBundle({ 'goondan.yaml': '# nothing yet\n' });
+    expect((await loadBundle(bundle.dir, { env: {} })).errors.map((e) => e.message)).toEqual(['the bundle defines no resources']);
+    bundle.remove();
+    bundle = tempBundle({ 'goondan.yaml': `${MOCK_MODEL}` });
+    expect((await loadBundle(bundle.dir, { env: {} })).errors).toEqual([]);
   });
 });
 

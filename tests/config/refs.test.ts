@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { buildAgentPlan, loadBundle } from '../../shared/config/index.ts';
 import { ResourceIndex, type IndexedEntry } from '../../shared/config/resource-index.ts';
-import { MOCK_MODEL, type TempBundle, tempBundle } from './temp-bundle.ts';
+import { MOCK_MODEL, SWARM_OF_A, type TempBundle, tempBundle } from './temp-bundle.ts';
 
 const entries: IndexedEntry[] = [
   { kind: 'Tool', name: 'bash', packageName: '@goondan/base' },
@@ -59,7 +59,7 @@ afterEach(() => bundle?.remove());
 
 async function refProblems(tools: string): Promise<Array<{ code: string; path: string }>> {
   bundle = tempBundle({
-    'goondan.yaml': `${MOCK_MODEL}---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec:\n  modelConfig: { modelRef: Model/m }\n  tools:\n${tools}`,
+    'goondan.yaml': `${MOCK_MODEL}---\n${SWARM_OF_A}---\napiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: a }\nspec:\n  modelConfig: { modelRef: Model/m }\n  tools:\n${tools}`,
   });
   const loaded = await loadBundle(bundle.dir, { env: {} });
   return loaded.errors.map((e) => ({ code: e.code, path: e.path }));

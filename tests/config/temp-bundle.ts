@@ -32,3 +32,10 @@ kind: Model
 metadata: { name: m }
 spec: { provider: mock, model: m1 }
 `;
+
+/** A swarm running the one agent \`a\`: a bundle with agents and no Swarm is invalid (nothing to run). */
+export const SWARM_OF_A = `apiVersion: goondan.ai/v1
+kind: Swarm
+metadata: { name: s }
+spec: { entryAgent: Agent/a, agents: [Agent/a] }
+`;
