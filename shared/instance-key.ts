@@ -18,6 +18,8 @@ export function validateInstanceKey(key: string): string | undefined {
     const code = control[0].charCodeAt(0).toString(16).padStart(4, '0');
     return `the instance key contains the control character U+${code.toUpperCase()} at position ${control.index}; use printable characters only`;
   }
+  // URLs resolve them away (…/instances/.. is …/), so such an instance could never be read or deleted.
+  if (key === '.' || key === '..') return `the instance key "${key}" cannot be addressed in a URL path (/v1/instances/{key}); choose another key`;
   if (LONE_SURROGATE.test(key)) return 'the instance key is not valid Unicode (a lone surrogate); send it as well-formed UTF-8';
   const bytes = Buffer.byteLength(key, 'utf8');
   if (bytes > MAX_INSTANCE_KEY_BYTES) return `the instance key is ${bytes} bytes long (UTF-8); the limit is ${MAX_INSTANCE_KEY_BYTES}`;

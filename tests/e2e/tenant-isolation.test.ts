@@ -75,13 +75,15 @@ describe('state written by an older goondan', () => {
 });
 
 describe('keys that cannot name a conversation are refused', () => {
-  test('a NUL or another control character, or more than 256 bytes, is a 400 naming the problem; the daemon keeps serving', async () => {
+  test('a NUL or another control character, more than 256 bytes, or . and .. (which a URL cannot address), is a 400 naming the problem; the daemon keeps serving', async () => {
     const daemon = await startDaemon(BUNDLE);
     daemons.push(daemon);
     for (const [key, expected] of [
       ['nul\u0000key', 'control character U+0000'],
       ['tab\tkey', 'control character U+0009'],
       ['가'.repeat(90), 'bytes long'],
+      ['..', 'cannot be addressed in a URL path'],
+      ['.', 'cannot be addressed in a URL path'],
     ] as const) {
       const { status, body } = await daemon.send({ input: 'hi', instanceKey: key });
       expect({ status, code: (body.error as { code?: string } | undefined)?.code }).toEqual({ status: 400, code: 'E_HTTP_BAD_INSTANCE_KEY' });
