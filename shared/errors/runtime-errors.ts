@@ -19,7 +19,12 @@ export const RUNTIME_ERRORS = {
     httpStatus: 409,
     suggestion: 'the target is already waiting on this call chain; answer it directly instead of calling back',
   },
-  AGENT_REQUEST_TIMEOUT: { category: 'system', httpStatus: 504, suggestion: 'retry with a larger timeoutMs, or use async: true' },
+  AGENT_REQUEST_TIMEOUT: {
+    category: 'system',
+    httpStatus: 504,
+    suggestion:
+      'the event is still accepted and runs: read its reply later from GET /v1/events/{eventId} (or send with wait: false from the start); or retry with the same Idempotency-Key and a larger timeoutMs. An agent calling agents__request can pass async: true instead',
+  },
   AGENT_CRASHED: { category: 'system', httpStatus: 502, suggestion: 'the agent crashed repeatedly on this event; see `goondan logs` and the daemon log, then rephrase or fix the tool' },
   AGENT_UNAVAILABLE: { category: 'system', httpStatus: 503, suggestion: 'the agent was stopped; the event stays queued and runs when the agent starts again' },
   E_AGENT_START_TIMEOUT: {
