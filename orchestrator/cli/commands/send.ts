@@ -2,12 +2,12 @@
 import { sseFrames } from '../../../shared/http/sse-frames.ts';
 import { StreamedReply } from '../../../shared/streaming/streamed-reply.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
-import { isJsonObject } from '../../../shared/types/json.ts';
+import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
-import { formatFailure } from '../format-failure.ts';
+import { formatFailure, printedError } from '../format-failure.ts';
 
 const usage = `Usage: goondan send TEXT [options]
 
@@ -54,8 +54,8 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed) : await response.json().catch(() => undefined);
   if (values.json && isJsonObject(result)) io.stdout(JSON.stringify(result, null, 2));
   if (!response.ok) {
-    const trace = isJsonObject(result) && typeof result.traceId === 'string' ? `trace ${result.traceId}` : undefined;
-    io.stderr(formatDaemonFailure('goondan send', client, response.status, result, trace));
+    const known = isJsonObject(result) ? result : {};
+    io.stderr(formatTimedOut(known) ?? formatDaemonFailure('goondan send', client, response.status, result, replyContext(known)));
     return response.status === 400 || response.status === 404 ? EXIT.usage : EXIT.runtimeError;
   }
   if (!isJsonObject(result)) {
@@ -68,12 +68,30 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   }
   if (result.status !== 'ok') {
     io.write?.(printed.lineBreak()); // streamed text ends its line before the failure is told
-    io.stderr(formatFailure('goondan send', result.error, String(result.status).toUpperCase(), `trace ${String(result.traceId)}`));
+    io.stderr(formatTimedOut(result) ?? formatFailure('goondan send', result.error, String(result.status).toUpperCase(), replyContext(result)));
     return EXIT.runtimeError;
   }
   // What the deltas did not carry (all of it for a model that does not stream).
   if (!values.json) (io.write ?? io.stdout)(printed.finish(String(result.output ?? '')));
   return EXIT.ok;
+}
+
+/** `event …, trace …`: what GET /v1/events/{eventId} and goondan logs --trace look up. */
+function replyContext(result: JsonObject): string | undefined {
+  const parts = [typeof result.eventId === 'string' ? `event ${result.eventId}` : '', typeof result.traceId === 'string' ? `trace ${result.traceId}` : ''];
+  return parts.filter((part) => part !== '').join(', ') || undefined;
+}
+
+/** AGENT_REQUEST_TIMEOUT ends the wait, not the event: say where to follow it and how not to wait. */
+function formatTimedOut(result: JsonObject): string | undefined {
+  const error = printedError(result.error);
+  if (error?.code !== 'AGENT_REQUEST_TIMEOUT') return undefined;
+  const follow = [
+    typeof result.eventId === 'string' ? `GET /v1/events/${result.eventId} shows its state and, once done, its reply` : '',
+    typeof result.traceId === 'string' ? `'goondan logs --trace ${result.traceId.slice(0, 8)}' shows its steps` : '',
+  ].filter((part) => part !== '');
+  const suggestion = `the event is still accepted and its turn goes on${follow.length > 0 ? `: ${follow.join('; ')}` : ''}. Wait longer with --timeout MS, or not at all with --no-wait (prints the event id)`;
+  return formatFailure('goondan send', { ...error, suggestion }, error.code, replyContext(result));
 }
 
 /**
