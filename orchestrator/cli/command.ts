@@ -30,3 +30,12 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<t
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
+
+/**
+ * A flag whose empty value would silently mean its absence (`--instance ""`: the default instance,
+ * or every instance for a filter) is refused, as the HTTP API refuses an empty key.
+ */
+export function nonEmpty(value: string | undefined, flag: string, absentMeans: string): string | undefined {
+  if (value === '') throw new UsageError(`${flag} must not be empty (leave it out for ${absentMeans})`);
+  return value;
+}

@@ -36,7 +36,14 @@ async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
   const parsed = parseOptions({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } });
   const [action, key, ...extra] = parsed.positionals;
   const stateRoot = resolveStateRoot(parsed.values['state-root']);
-  if (action === 'list' && key === undefined) {
+  if (action === 'delete') {
+    if (key === undefined) throw new UsageError("delete needs the instance KEY (see 'goondan instance list')");
+    if (key === '') throw new UsageError('the instance KEY must not be empty');
+    if (extra.length > 0) throw new UsageError(`delete takes one KEY; unexpected: ${extra.join(' ')}`);
+    return deleteInstance(stateRoot, key, io);
+  }
+  if (action === 'list') {
+    if (key !== undefined) throw new UsageError(`list takes no arguments; unexpected: ${[key, ...extra].join(' ')}`);
     const rows = allInstances(stateRoot).map((i) => ({ ...i, messages: messageCount(i.dir) }));
     if (parsed.values.json) {
       io.stdout(JSON.stringify(rows, null, 2));
@@ -54,8 +61,7 @@ async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
     );
     return EXIT.ok;
   }
-  if (action === 'delete' && key !== undefined && extra.length === 0) return deleteInstance(stateRoot, key, io);
-  throw new UsageError(action === undefined ? 'expected list or delete' : `unexpected arguments: ${parsed.positionals.join(' ')}`);
+  throw new UsageError(action === undefined ? 'expected list or delete' : `unknown action '${action}': expected list or delete`);
 }
 
 async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promise<ExitCode> {

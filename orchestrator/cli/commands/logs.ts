@@ -6,7 +6,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { listInstanceDirs, runtimeEventsFile, workspacesToRead } from '../instance-dirs.ts';
 
@@ -105,9 +105,11 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
   const limit = values.lines === undefined ? 200 : Number(values.lines);
   if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--lines must be a non-negative integer, got '${values.lines}'`);
   const stateRoot = resolveStateRoot(values['state-root']);
+  const agent = nonEmpty(values.agent, '--agent', 'every agent');
+  const instance = nonEmpty(values.instance, '--instance', 'every instance');
   const filters: Filters = {
-    ...(values.agent ? { agent: values.agent } : {}),
-    ...(values.instance ? { instance: values.instance } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(instance !== undefined ? { instance } : {}),
     ...(values.trace !== undefined ? { trace: traceFilter(values.trace) } : {}),
   };
   const print = (event: JsonObject) => io.stdout(values.json ? JSON.stringify(event) : formatRuntimeEvent(event));

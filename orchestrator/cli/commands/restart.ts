@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
@@ -47,6 +47,9 @@ async function restart(argv: string[], io: CliIo): Promise<ExitCode> {
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  // With --fresh an empty value taken for "every" would delete every conversation.
+  nonEmpty(values.agent, '--agent', 'every agent');
+  nonEmpty(values.instance, '--instance', 'every instance');
   const fresh = values.fresh === true;
   if (fresh && values.yes !== true) {
     if (process.stdin.isTTY !== true) throw new UsageError('--fresh deletes conversation state and asks first; without a terminal pass --yes');

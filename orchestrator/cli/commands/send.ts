@@ -3,7 +3,7 @@ import { sseFrames } from '../../../shared/http/sse-frames.ts';
 import { StreamedReply } from '../../../shared/streaming/streamed-reply.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
-import { type CliCommand, type CliIo, UsageError, parseOptions } from '../command.ts';
+import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
 import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
@@ -39,12 +39,14 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   if (text === '') throw new UsageError('TEXT is required');
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) throw new UsageError(`--timeout must be a positive integer, got '${values.timeout}'`);
+  const agent = nonEmpty(values.agent, '--agent', "the swarm's entry agent");
+  const instanceKey = nonEmpty(values.instance, '--instance', "the instance 'default'");
   const client = connectToDaemon(resolveStateRoot(values['state-root']));
   const body = {
     input: text,
     wait: values['no-wait'] !== true,
-    ...(values.agent ? { agent: values.agent } : {}),
-    ...(values.instance ? { instanceKey: values.instance } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(instanceKey !== undefined ? { instanceKey } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
   };
   // Tokens are printed as they arrive when the reply is waited for and printed as text.
