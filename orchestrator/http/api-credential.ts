@@ -11,6 +11,16 @@ import { apiTokenPath } from '../../shared/state-paths.ts';
 import { type StudioSessions, sessionIdOf } from '../studio/studio-sessions.ts';
 
 const TOKEN_BYTES = 32;
+/** The least a GOONDAN_API_TOKEN guarding a non-loopback port may be: guessable tokens are no guard. */
+export const MIN_EXPOSED_TOKEN_CHARS = 16;
+
+/** Why GOONDAN_API_TOKEN cannot guard the API on this host, or undefined when it can. */
+export function envTokenProblem(token: string, loopback: boolean): string | undefined {
+  // An Authorization header cannot carry it as it is (values are trimmed, and a space ends the token).
+  if (/\s/.test(token)) return 'holds whitespace, which a bearer token cannot carry';
+  if (!loopback && token.length < MIN_EXPOSED_TOKEN_CHARS) return `is ${token.length} characters long; a token guarding a non-loopback port needs at least ${MIN_EXPOSED_TOKEN_CHARS}`;
+  return undefined;
+}
 
 /** Reads the state root's token, creating it (exclusively, 0600) when there is none. */
 export function ensureApiToken(stateRoot: string): string {

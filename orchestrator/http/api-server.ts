@@ -17,7 +17,7 @@ import type { EventRecord } from '../delivery/event-ledger.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
 import type { UsageRow } from '../usage/usage-row.ts';
 import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
-import type { ApiCredentials } from './api-credential.ts';
+import { type ApiCredentials, envTokenProblem } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
@@ -101,6 +101,10 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     throw new ApiConfigError(
       `refusing to listen on non-loopback host '${options.host}' without GOONDAN_API_TOKEN; set it (every request must then send 'Authorization: Bearer <token>') or use --host 127.0.0.1`,
     );
+  }
+  const weakToken = options.envToken === undefined ? undefined : envTokenProblem(options.envToken, isLoopbackHost(options.host));
+  if (weakToken !== undefined) {
+    throw new ApiConfigError(`refusing to start: GOONDAN_API_TOKEN ${weakToken}; set a random one, e.g. GOONDAN_API_TOKEN=$(openssl rand -hex 32)`);
   }
   const open = (method: string, path: string) =>
     method === 'GET' && (path === '/healthz' || path === '/readyz' || (path === '/metrics' && !options.envToken));

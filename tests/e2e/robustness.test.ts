@@ -86,16 +86,32 @@ describe('API host and token rules (ARCHITECTURE §6)', () => {
     expect(await new Response(proc.stderr).text()).toContain('GOONDAN_API_TOKEN');
   });
 
+  test('a guessable GOONDAN_API_TOKEN on a non-loopback host, or one with whitespace anywhere, refuses to start (exit 2)', async () => {
+    for (const [host, token, said] of [
+      ['0.0.0.0', 'change-me', 'is 9 characters long'],
+      ['127.0.0.1', 'two words', 'holds whitespace'],
+    ] as const) {
+      const proc = Bun.spawn([GOONDAN_BIN, 'run', BUNDLE, '--host', host, '--port', '0', '--state-root', tempStateRoot()], {
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env: { ...process.env, GOONDAN_API_TOKEN: token },
+      });
+      const stderr = await new Response(proc.stderr).text();
+      expect({ code: await proc.exited, said: stderr.includes(said), leaked: stderr.includes(token) }).toEqual({ code: 2, said: true, leaked: false });
+    }
+  });
+
   test('with a token every route but the probes needs the bearer', async () => {
-    const guarded = await startDaemon(BUNDLE, { args: ['--host', '0.0.0.0'], env: { GOONDAN_API_TOKEN: 's3cret-token' } });
+    const guarded = await startDaemon(BUNDLE, { args: ['--host', '0.0.0.0'], env: { GOONDAN_API_TOKEN: 's3cret-token-of-twenty' } });
     try {
       const url = guarded.url.replace('0.0.0.0', '127.0.0.1');
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect((await fetch(`${url}/v1/processes`)).status).toBe(401);
       expect((await fetch(`${url}/v1/processes`, { headers: { authorization: 'Bearer wrong-token!' } })).status).toBe(401);
-      expect((await fetch(`${url}/v1/processes`, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
+      expect((await fetch(`${url}/v1/processes`, { headers: { authorization: 'Bearer s3cret-token-of-twenty' } })).status).toBe(200);
       // The token never reaches a log line.
-      expect(JSON.stringify(guarded.logs)).not.toContain('s3cret-token');
+      expect(JSON.stringify(guarded.logs)).not.toContain('s3cret-token-of-twenty');
     } finally {
       await guarded.stop();
       guarded.cleanup();
