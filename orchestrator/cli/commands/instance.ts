@@ -79,9 +79,12 @@ async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promis
     }
     const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;
     const discarded = Array.isArray(body.discarded) ? body.discarded.length : 0;
+    const stopped = Number(body.stopped ?? 0);
+    // Nothing there: only "no instance", not a "deleted …" line that names nothing deleted.
+    if (deleted === 0 && stopped === 0 && discarded === 0) return notFound(key, io);
     const givenUp = discarded > 0 ? `, ${discarded} queued event(s) given up` : '';
-    io.stdout(`deleted instance '${key}': ${String(body.stopped)} process(es) stopped, ${deleted} state director${deleted === 1 ? 'y' : 'ies'} removed${givenUp}`);
-    return deleted > 0 || Number(body.stopped) > 0 ? EXIT.ok : notFound(key, io);
+    io.stdout(`deleted instance '${key}': ${stopped} process(es) stopped, ${deleted} state director${deleted === 1 ? 'y' : 'ies'} removed${givenUp}`);
+    return EXIT.ok;
   } catch (error) {
     if (!(error instanceof DaemonNotFoundError)) throw error;
   }
