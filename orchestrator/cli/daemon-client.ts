@@ -32,16 +32,18 @@ export function connectToDaemon(stateRoot: string, env: Record<string, string | 
   const { url, urlOrigin } = findDaemonUrl(stateRoot, env);
   const base = url.replace(/\/+$/, '');
   if (!URL.canParse(base)) throw new DaemonUnreachableError(`the daemon URL '${url}' ${describeOrigin(urlOrigin)} is not a valid URL; ${invalidUrlAdvice(urlOrigin)}`);
+  // Empty is unset, as for the daemon (goondan run).
+  const envToken = env.GOONDAN_API_TOKEN || undefined;
   const fileToken = readApiToken(stateRoot);
-  const token = env.GOONDAN_API_TOKEN ?? fileToken;
-  const tokenOrigin: TokenOrigin = { kind: env.GOONDAN_API_TOKEN !== undefined ? 'env' : fileToken !== undefined ? 'file' : 'none', file: apiTokenPath(stateRoot) };
+  const token = envToken ?? fileToken;
+  const tokenOrigin: TokenOrigin = { kind: envToken !== undefined ? 'env' : fileToken !== undefined ? 'file' : 'none', file: apiTokenPath(stateRoot) };
   return {
     url: base,
     urlOrigin,
     tokenOrigin,
     async request(method, path, body) {
       const headers: Record<string, string> = {};
-      if (token) headers.authorization = `Bearer ${token}`;
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
       try {
         return await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

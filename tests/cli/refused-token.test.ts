@@ -49,6 +49,14 @@ describe('a refused API token names where it came from', () => {
   });
 });
 
+describe('an empty GOONDAN_API_TOKEN is unset, as for the daemon', () => {
+  test("the state root's token file is used", async () => {
+    const run = await goondan(['ps', '--json', '--state-root', daemon().stateRoot], { env: { GOONDAN_API_TOKEN: '' } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+});
+
 describe("other error answers print the daemon's code and message", () => {
   test('restart of an unknown agent: E_HTTP_UNKNOWN_AGENT, exit 2', async () => {
     const run = await goondan(['restart', '--agent', 'nobody', '--state-root', daemon().stateRoot]);
