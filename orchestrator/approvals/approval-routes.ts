@@ -38,7 +38,7 @@ export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => vo
       // Approval ids are nanoid-based (`appr_…`): URL-safe, no decoding needed.
       pattern: /^\/v1\/approvals\/([A-Za-z0-9_-]+)$/,
       handle: async (request: Request, match: RegExpMatchArray) => {
-        const body = await readJsonBody(request, validateDecision, onMalformedBody);
+        const body = await readJsonBody(request, validateDecision, onMalformedBody, { example: '{"decision": "approve", "scope": "once"}' });
         if (!body.ok) return body.response;
         const id = match[1] ?? '';
         const approved = body.value.decision === 'approve';

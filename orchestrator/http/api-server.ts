@@ -133,6 +133,13 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       });
     }
     if (found) return found.route.handle(request, found.match);
+    const allowed = allRoutes.filter((route) => route.pattern.test(path)).map((route) => route.method);
+    if (allowed.length > 0) {
+      const allow = [...new Set(allowed)].join(', ');
+      const response = errorResponse(405, 'E_HTTP_METHOD_NOT_ALLOWED', `${path} does not take ${request.method}; it takes ${allow}`, { suggestion: `use ${allow}` });
+      response.headers.set('allow', allow);
+      return response;
+    }
     return errorResponse(404, 'E_HTTP_NOT_FOUND', `no route for ${request.method} ${path}`);
   };
 
@@ -204,7 +211,12 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
         const url = new URL(request.url);
         const agent = url.searchParams.get('agent') ?? undefined;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '?agent');
-        const fresh = url.searchParams.get('fresh') === 'true';
+        const freshParam = url.searchParams.get('fresh');
+        // ?fresh deletes the instance's state: a misspelt value must not quietly mean 'keep it' (or the reverse).
+        if (freshParam !== null && freshParam !== 'true' && freshParam !== 'false') {
+          return errorResponse(400, 'E_HTTP_BAD_QUERY', `?fresh must be true or false, got '${freshParam}'`, { details: { path: '?fresh' } });
+        }
+        const fresh = freshParam === 'true';
         const key = pathSegment(match[1]);
         const problem = validateInstanceKey(key);
         if (problem) return badInstanceKey(problem, 'path', daemon);
@@ -215,7 +227,7 @@ function coreRoutes(daemon: DaemonApi): ApiRoute[] {
       method: 'POST',
       pattern: /^\/v1\/restart$/,
       handle: async (request) => {
-        const body = await readJsonBody(request, validateRestartBody, onReject);
+        const body = await readJsonBody(request, validateRestartBody, onReject, { example: '{"agent": "alpha", "fresh": false} (every field is optional)', emptyIsObject: true });
         if (!body.ok) return body.response;
         const { agent, instanceKey, fresh = false } = body.value;
         if (agent !== undefined && !daemon.isKnownAgent(agent)) return unknownAgent(agent, '/agent');

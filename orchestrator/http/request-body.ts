@@ -72,34 +72,54 @@ export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject
   });
 }
 
+/** What a route's body looks like, for the errors that say how to fix it. */
+export interface BodyShape {
+  /** A valid body of this route, shown when the body is not JSON. */
+  example: string;
+  /** Every field is optional: an empty body means `{}`. */
+  emptyIsObject?: boolean;
+}
+
+const SUBMIT_SHAPE: BodyShape = { example: '{"input": "hello"}' };
+// Invalid UTF-8 is refused, not turned into U+FFFD: the agent would get other text than was sent.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses and validates a JSON body, or returns the 400 response to send (and calls `onReject`). */
 export async function readJsonBody<T>(
   request: Request,
   validate: Validator<T>,
   onReject: () => void = () => {},
+  shape: BodyShape = SUBMIT_SHAPE,
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
-  const result = await parseJsonBody(request, validate);
+  const result = await parseJsonBody(request, validate, shape);
   if (!result.ok) onReject();
   return result;
 }
 
-async function parseJsonBody<T>(request: Request, validate: Validator<T>): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+async function parseJsonBody<T>(request: Request, validate: Validator<T>, shape: BodyShape): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const length = Number(request.headers.get('content-length') ?? '0');
   if (length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
-  let text: string;
+  let bytes: ArrayBuffer;
   try {
-    text = await request.text();
+    bytes = await request.arrayBuffer();
   } catch {
     // The client went away mid-upload: nothing to answer, nothing worth an error log.
     return { ok: false, response: errorResponse(400, 'E_HTTP_BODY_ABORTED', 'the request body could not be read (the client aborted the upload)') };
   }
-  if (text.length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  if (bytes.byteLength > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_JSON', 'body is not valid UTF-8', { suggestion: `send the JSON as UTF-8, e.g. ${shape.example}` }) };
+  }
+  if (shape.emptyIsObject === true && text.trim() === '') text = '{}';
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_JSON', `body is not valid JSON: ${reason}`, { suggestion: 'send a JSON object, e.g. {"input": "hello"}' }) };
+    return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_JSON', `body is not valid JSON: ${reason}`, { suggestion: `send a JSON object, e.g. ${shape.example}` }) };
   }
   if (!validate(value)) {
     const problems = problemsOf(validate.errors);

@@ -71,7 +71,7 @@ export function studioRoutes(options: StudioRouteOptions): ApiRoute[] {
       pattern: /^\/studio\/session$/,
       public: true,
       handle: async (request) => {
-        const body = await readJsonBody(request, validateLogin, options.onMalformedBody);
+        const body = await readJsonBody(request, validateLogin, options.onMalformedBody, { example: '{"code": "<login code>"} or {"token": "<API token>"}' });
         if (!body.ok) return body.response;
         const { code, token } = body.value;
         const session = code !== undefined ? options.sessions.redeemLoginCode(code) : token !== undefined && options.acceptsToken(token) ? options.sessions.openSession() : undefined;

@@ -64,6 +64,29 @@ describe('malformed HTTP bodies get a 400 naming the field', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'E_HTTP_UNKNOWN_AGENT' } });
   });
 
+  test('a body that is not UTF-8 is refused, not read with replacement characters; the suggestion shows the route’s own body', async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"input": "caf'), 0xe9, ...new TextEncoder().encode('"}')]);
+    const response = await daemon().api('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'E_HTTP_BAD_JSON', message: 'body is not valid UTF-8' } });
+    const approval = await daemon().api('/v1/approvals/appr_x', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision": ' });
+    expect(((await approval.json()) as { error: { suggestion: string } }).error.suggestion).toContain('"decision": "approve"');
+  });
+
+  test('POST /v1/restart takes an empty body as {} (every field is optional); ?fresh takes true or false only', async () => {
+    const restart = await daemon().api('/v1/restart', { method: 'POST', body: '' });
+    expect(restart.status).toBe(200);
+    const misspelt = await daemon().api('/v1/instances/k/restart?fresh=maybe', { method: 'POST' });
+    expect(misspelt.status).toBe(400);
+    expect(await misspelt.json()).toMatchObject({ error: { code: 'E_HTTP_BAD_QUERY', details: { path: '?fresh' } } });
+  });
+
+  test('a known path with the wrong method is 405 with Allow', async () => {
+    const response = await daemon().api('/v1/events', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect({ status: response.status, allow: response.headers.get('allow') }).toEqual({ status: 405, allow: 'POST' });
+    expect(await response.json()).toMatchObject({ error: { code: 'E_HTTP_METHOD_NOT_ALLOWED' } });
+  });
+
   test('unknown routes are 404 and the daemon is still healthy afterwards', async () => {
     expect((await daemon().api('/v2/nothing')).status).toBe(404);
     expect((await daemon().api('/healthz')).status).toBe(200);
