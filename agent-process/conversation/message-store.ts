@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { dirname } from 'node:path';
 import { AppendedLines, toJsonLines } from '../../shared/durability/appended-lines.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import type { TornTailReport } from '../../shared/durability/line-boundary.ts';
 import { foldedEvents, rewritingBase } from '../../shared/state-paths.ts';
 import type { Message, MessageEvent } from '../../shared/types/messages.ts';
 import type { FoldPlan } from './conversation-state.ts';
@@ -57,12 +58,14 @@ export class MessageStore {
     eventsPath: string,
     private readonly fsync: FsyncPolicy = new FsyncPolicy('never'),
     editsPath = `${dirname(basePath)}/base-edits.jsonl`,
+    /** A file's torn last line was cut before the first append to it (see line-boundary.ts). */
+    onTornTail?: TornTailReport,
   ) {
     mkdirSync(dirname(basePath), { recursive: true });
     mkdirSync(dirname(eventsPath), { recursive: true });
-    this.base = new AppendedLines(basePath, fsync);
-    this.edits = new AppendedLines(editsPath, fsync);
-    this.events = new AppendedLines(eventsPath, fsync);
+    this.base = new AppendedLines(basePath, fsync, onTornTail);
+    this.edits = new AppendedLines(editsPath, fsync, onTornTail);
+    this.events = new AppendedLines(eventsPath, fsync, onTornTail);
   }
 
   load(): StoredConversation {

@@ -14,6 +14,7 @@ import type { AgentToolRuntime, ToolCatalogItem, ToolHandler } from '../../share
 import type { RuntimeEvent, TurnResult } from '../../shared/types/turns.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { BASE_PACKAGE } from '../../shared/types/resources.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
@@ -103,9 +104,12 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   const paths = instancePaths(options.stateRoot, swarm.workspaceId, plan.name, instanceKey);
 
   const fsync = new FsyncPolicy(swarm.durability.fsync);
-  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync, paths.baseEdits);
-  const journal = new ToolJournal(paths.toolJournal, fsync, (line) =>
-    logger.warn({ code: 'E_TOOL_JOURNAL_LINE_INVALID', file: paths.toolJournal, line }, `line ${line} of the tool-call journal is not a valid record; skipped`),
+  const store = new MessageStore(paths.baseMessages, paths.messageEvents, fsync, paths.baseEdits, warnTornTail(logger));
+  const journal = new ToolJournal(
+    paths.toolJournal,
+    fsync,
+    (line) => logger.warn({ code: 'E_TOOL_JOURNAL_LINE_INVALID', file: paths.toolJournal, line }, `line ${line} of the tool-call journal is not a valid record; skipped`),
+    warnTornTail(logger),
   );
   const conversation = recoverConversation(store, logger);
   const metadataFile = new InstanceMetadataFile(paths.metadata, plan.name, instanceKey);

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { AppendedLines } from '../../shared/durability/appended-lines.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { Message } from '../../shared/types/messages.ts';
@@ -32,7 +33,7 @@ export class AsyncReplyInbox {
     private readonly logger: Logger,
     private readonly file?: { path: string; fsync: FsyncPolicy; alreadyInConversation(requestId: string): boolean },
   ) {
-    this.kept = file ? new AppendedLines(file.path, file.fsync) : undefined;
+    this.kept = file ? new AppendedLines(file.path, file.fsync, warnTornTail(logger)) : undefined;
     if (!file || !existsSync(file.path)) return;
     for (const raw of readFileSync(file.path, 'utf8').split('\n')) {
       if (raw.trim() === '') continue;

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 import { type RetentionLimits, RotatingLog } from '../../shared/durability/rotating-log.ts';
 import type { Logger } from '../../shared/types/tools.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
@@ -23,7 +24,7 @@ export class RuntimeEventLog {
     private readonly observer?: (event: RuntimeEvent) => void,
   ) {
     mkdirSync(dirname(path), { recursive: true });
-    this.log = new RotatingLog(path, limits);
+    this.log = new RotatingLog(path, limits, Date.now, warnTornTail(logger));
   }
 
   emit(event: RuntimeEvent): void {

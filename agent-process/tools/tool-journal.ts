@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AppendedLines } from '../../shared/durability/appended-lines.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import type { TornTailReport } from '../../shared/durability/line-boundary.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
 import { agentValidator } from '../validation/agent-validator.ts';
@@ -55,9 +56,11 @@ export class ToolJournal {
     path: string,
     private readonly fsync: FsyncPolicy,
     onBadLine: (line: number) => void = () => {},
+    /** Its torn last line was cut before the first append (see line-boundary.ts). */
+    onTornTail?: TornTailReport,
   ) {
     mkdirSync(dirname(path), { recursive: true });
-    this.file = new AppendedLines(path, fsync);
+    this.file = new AppendedLines(path, fsync, onTornTail);
     if (!existsSync(path)) return;
     readFileSync(path, 'utf8')
       .split('\n')

@@ -17,6 +17,7 @@ import { Delivery } from '../delivery/delivery.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
 import { syncInstanceRecords } from '../delivery/instance-records.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 import { retentionLimits } from '../../shared/durability/rotating-log.ts';
 import { Metrics } from '../http/metrics.ts';
 import type { ChildLauncher, LaunchOptions } from '../process/child-launcher.ts';
@@ -105,7 +106,7 @@ export class OrchestratorCore {
   constructor(private readonly options: OrchestratorCoreOptions) {
     const { logger } = options;
     const config = options.config;
-    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability)));
+    this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability), warnTornTail(logger)));
     const fsync = new FsyncPolicy(config().swarm.durability.fsync);
     this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
     this.delivery = new Delivery({

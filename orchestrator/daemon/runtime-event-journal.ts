@@ -8,6 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TornTailReport } from '../../shared/durability/line-boundary.ts';
 import { type RetentionLimits, RotatingLog } from '../../shared/durability/rotating-log.ts';
 import type { StreamedEvent } from '../../shared/types/turns.ts';
 
@@ -20,9 +21,10 @@ export class RuntimeEventJournal {
   private readonly log: RotatingLog;
   private lastId = 0;
 
-  constructor(dir: string, limits: RetentionLimits) {
+  /** `onTornTail`: the file's torn last line was cut before the first append (see line-boundary.ts). */
+  constructor(dir: string, limits: RetentionLimits, onTornTail?: TornTailReport) {
     mkdirSync(dir, { recursive: true });
-    this.log = new RotatingLog(join(dir, 'runtime-events.jsonl'), limits);
+    this.log = new RotatingLog(join(dir, 'runtime-events.jsonl'), limits, Date.now, onTornTail);
     this.lastId = idOf(this.log.lastLine()) ?? 0;
   }
 

@@ -19,6 +19,7 @@ import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import { DurableInbox } from './durable-inbox.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 
 export const MAX_DELIVERY_ATTEMPTS = 3;
 export const MAX_OPEN_INBOX_FILES = 128;
@@ -95,6 +96,7 @@ export class Delivery {
       (line, reason) => this.options.logger.warn({ inbox: path, line, reason }, 'skipped a malformed inbox line'),
       this.fsync,
       this.options.inboxCompactLines,
+      warnTornTail(this.options.logger),
     );
     inbox.lastUsed = ++this.clock;
     this.inboxes.set(key, inbox);

@@ -13,6 +13,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { cutTornTail, type TornTailReport } from '../../shared/durability/line-boundary.ts';
 import { DEFAULT_INBOX_COMPACT_LINES } from '../../shared/durability/rotating-log.ts';
 import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -58,9 +59,13 @@ export class DurableInbox {
     readonly instanceKey: string,
     private readonly fsync: FsyncPolicy,
     private readonly compactAfterLines: number,
+    private readonly onTornTail: TornTailReport | undefined,
   ) {}
 
-  /** Opens (and recovers) the inbox file; malformed lines are skipped and reported. */
+  /**
+   * Opens (and recovers) the inbox file; malformed lines are skipped and reported. Reading changes
+   * nothing (the CLI reads inboxes the daemon writes): a torn last line is cut at the first write.
+   */
   static open(
     path: string,
     agent: string,
@@ -68,8 +73,9 @@ export class DurableInbox {
     onBadLine?: (lineNo: number, reason: string) => void,
     fsync: FsyncPolicy = new FsyncPolicy('never'),
     compactAfterLines: number = DEFAULT_INBOX_COMPACT_LINES,
+    onTornTail?: TornTailReport,
   ): DurableInbox {
-    const inbox = new DurableInbox(path, agent, instanceKey, fsync, compactAfterLines);
+    const inbox = new DurableInbox(path, agent, instanceKey, fsync, compactAfterLines, onTornTail);
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8');
       let lineNo = 0;
@@ -137,6 +143,8 @@ export class DurableInbox {
     if (this.staged === '') return;
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
+      // Only the daemon appends here: a torn last line (a crash mid-write) would swallow these records.
+      cutTornTail(this.path, this.onTornTail);
       this.fd = openSync(this.path, 'a');
     }
     const text = this.staged;

@@ -7,6 +7,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cutTornTail, warnTornTail } from '../../shared/durability/line-boundary.ts';
 import { instanceDirName, instancesDir, isHashedInstanceDirName, legacyInstanceDirName } from '../../shared/state-paths.ts';
 import { isJsonObject } from '../../shared/types/json.ts';
 import { parseInboxLine } from './durable-inbox.ts';
@@ -67,7 +68,10 @@ export function migrateInstanceDirs(stateRoot: string, workspaceId: string, logg
       if (lines.length === 0) continue;
       const otherDir = join(root, instanceDirName(other.agent, other.instanceKey));
       mkdirSync(otherDir, { recursive: true });
-      appendFileSync(join(otherDir, 'inbox.jsonl'), lines.map((entry) => `${entry.raw}\n`).join(''));
+      const otherInbox = join(otherDir, 'inbox.jsonl');
+      // Its new directory may hold an inbox already, torn by a crash: these lines must not join its last one.
+      cutTornTail(otherInbox, logger ? warnTornTail(logger) : undefined);
+      appendFileSync(otherInbox, lines.map((entry) => `${entry.raw}\n`).join(''));
       for (const entry of lines) report.movedEvents.push({ ...other, eventId: entry.eventId });
     }
     const kept = inbox.pending.filter((entry) => sameIdentity(entry.identity, owner));

@@ -2,23 +2,31 @@
  * A JSON Lines file of state that grows by appends through one kept descriptor, each write
  * registered with the process's fsync policy (synced by its next barrier, or at once under
  * `always`), and that is emptied or closed as a whole: the message store's base, edits and events,
- * the tool-call journal, the async replies kept for the conversation.
+ * the tool-call journal, the async replies kept for the conversation. Its first append after an
+ * open cuts a torn last line a crash left (line-boundary.ts), so no record is glued to one.
  */
 import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import type { FsyncPolicy } from './fsync-policy.ts';
+import { cutTornTail, type TornTailReport } from './line-boundary.ts';
 
 export class AppendedLines {
   private fd: number | undefined;
+  /** cutTornTail() ran since the file was last opened for appending (once, not per append). */
+  private atLineBoundary = false;
 
   constructor(
     readonly path: string,
     private readonly fsync: FsyncPolicy,
+    private readonly onTornTail?: TornTailReport,
   ) {}
 
   /** Appended through the kept descriptor: on disk by the policy's next barrier. Returns the bytes written. */
   append(records: readonly unknown[]): number {
     if (records.length === 0) return 0;
-    this.fd ??= openSync(this.path, 'a');
+    if (this.fd === undefined) {
+      this.endAtLineBoundary();
+      this.fd = openSync(this.path, 'a');
+    }
     const written = writeSync(this.fd, toJsonLines(records));
     this.fsync.wrote(this.fd);
     return written;
@@ -28,6 +36,7 @@ export class AppendedLines {
   appendSynced(records: readonly unknown[]): number {
     if (records.length === 0) return 0;
     const text = toJsonLines(records);
+    this.endAtLineBoundary();
     appendFileSync(this.path, text);
     this.fsync.syncPath(this.path);
     return Buffer.byteLength(text);
@@ -50,10 +59,19 @@ export class AppendedLines {
 
   /** Synced (pending writes) and closed; a later append opens it again. */
   close(): void {
+    // Its owner may put another file in its place (a rewrite): that one is checked when opened.
+    this.atLineBoundary = false;
     if (this.fd === undefined) return;
     this.fsync.closing(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** A torn last line (a crash mid-write) would swallow the next record: cut before the first append. */
+  private endAtLineBoundary(): void {
+    if (this.atLineBoundary) return;
+    cutTornTail(this.path, this.onTornTail);
+    this.atLineBoundary = true;
   }
 }
 

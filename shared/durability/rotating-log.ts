@@ -6,6 +6,7 @@
  * (runtime events): nothing here is state, so losing a generation only shortens what can be read.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { cutTornTail, type TornTailReport } from './line-boundary.ts';
 
 export interface RetentionLimits {
   maxBytes: number;
@@ -50,6 +51,8 @@ export class RotatingLog {
     readonly path: string,
     private readonly limits: RetentionLimits,
     private readonly now: () => number = Date.now,
+    /** Its torn last line was cut before the first append (see line-boundary.ts). */
+    private readonly onTornTail?: TornTailReport,
   ) {
     this.previous = path.replace(/\.jsonl$/, '.1.jsonl');
     this.generationStartedAt = this.now();
@@ -70,6 +73,8 @@ export class RotatingLog {
   append(line: string): void {
     if (this.bytes > 0 && (this.bytes >= this.limits.maxBytes || this.now() - this.generationStartedAt >= this.limits.maxAgeMs)) this.rotate();
     if (this.fd === undefined) {
+      // A torn last line (a crash mid-write) would swallow the next record: cut once, at open.
+      if (this.bytes > 0) this.bytes -= cutTornTail(this.path, this.onTornTail);
       this.fd = openSync(this.path, 'a');
       if (this.bytes === 0) this.generationStartedAt = this.now();
     }
