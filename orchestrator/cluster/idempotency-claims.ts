@@ -23,6 +23,8 @@ export interface KeyClaim {
   agent: string;
   instanceKey: string;
   traceId: string;
+  /** The digest of the input the key was claimed with (request-digest.ts); absent from older nodes' claims. */
+  inputDigest?: string;
 }
 
 export type ClaimResult = { kind: 'ours'; claim: KeyClaim } | { kind: 'theirs'; claim: KeyClaim; revision: number };
@@ -40,7 +42,7 @@ interface OutcomeQuestion {
 
 const str = { type: 'string', minLength: 1 } as const;
 const isClaim = compiledValidator<KeyClaim>({
-  schema: { type: 'object', required: ['eventId', 'node', 'agent', 'instanceKey', 'traceId'], properties: { eventId: str, node: str, agent: str, instanceKey: str, traceId: str } },
+  schema: { type: 'object', required: ['eventId', 'node', 'agent', 'instanceKey', 'traceId'], properties: { eventId: str, node: str, agent: str, instanceKey: str, traceId: str, inputDigest: str } },
 });
 const isQuestion = compiledValidator<OutcomeQuestion>({
   schema: { type: 'object', required: ['eventId', 'waitMs'], properties: { eventId: str, waitMs: { type: 'number', minimum: 0 } } },

@@ -15,6 +15,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../shared/ipc/request-metadata.ts
 import { errorOutcome, type ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { EventLedger } from '../delivery/event-ledger.ts';
 import { targetOf } from '../routing/default-target.ts';
+import { assertSameRequest, inputDigest } from '../routing/request-digest.ts';
 import type { ExternalSubmission, Submitted } from '../routing/router.ts';
 import type { IdempotencyClaims, KeyClaim } from './idempotency-claims.ts';
 
@@ -28,7 +29,7 @@ export interface KeyedSubmissionDeps {
 
 export async function submitKeyed(deps: KeyedSubmissionDeps, submission: ExternalSubmission, key: string): Promise<Submitted> {
   const { ledger } = deps;
-  // Accepted here before (or being accepted): the ledger answers.
+  // Accepted here before (or being accepted): the ledger answers (and refuses another request under the key).
   if (ledger.findByKey(key)) return deps.submit(submission);
   const target = targetOf(submission.agent, submission.instanceKey);
   const refused = ledger.refusedUnder(key);
@@ -38,6 +39,7 @@ export async function submitKeyed(deps: KeyedSubmissionDeps, submission: Externa
     agent: target.agent,
     instanceKey: target.instanceKey,
     traceId: refused?.traceId ?? submission.traceId ?? newTraceId(),
+    inputDigest: inputDigest(submission.input),
   };
   const here = (claim: KeyClaim) => deps.submit({ ...submission, eventId: claim.eventId, traceId: claim.traceId });
   let result;
@@ -54,6 +56,7 @@ export async function submitKeyed(deps: KeyedSubmissionDeps, submission: Externa
   if (result.kind === 'ours') return here(result.claim);
 
   const { claim } = result;
+  assertSameRequest(key, claim, { ...target, input: submission.input });
   let remote;
   try {
     remote = await deps.claims.outcomeFrom(claim.node, claim.eventId, submission.wait ? (submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) : 0);

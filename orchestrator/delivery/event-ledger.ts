@@ -33,6 +33,8 @@ export interface EventRecord {
   traceId: string;
   acceptedAt: string;
   idempotencyKey?: string;
+  /** With a key: the digest of the input it was first sent with (request-digest.ts). */
+  inputDigest?: string;
   /** The turn's answer once `done`. */
   reply?: ReplyOutcome;
   /** Why it was given up, once `dead`. */
@@ -43,7 +45,7 @@ export interface EventRecord {
 }
 
 type LedgerLine =
-  | { op: 'accepted'; eventId: string; agent: string; instanceKey: string; traceId: string; at: string; idempotencyKey?: string }
+  | { op: 'accepted'; eventId: string; agent: string; instanceKey: string; traceId: string; at: string; idempotencyKey?: string; inputDigest?: string }
   | { op: 'running'; eventId: string }
   | { op: 'done'; eventId: string; reply: ReplyOutcome; at: string }
   | { op: 'dead'; eventId: string; reason: string; at: string; code?: string }
@@ -66,7 +68,7 @@ const isLine = compiledValidator<LedgerLine>({
   refs: [errorShapeSchema],
   schema: {
     oneOf: [
-      { type: 'object', required: ['op', 'eventId', 'agent', 'instanceKey', 'traceId', 'at'], properties: { op: { const: 'accepted' }, eventId: str, agent: str, instanceKey: str, traceId: str, at: str, idempotencyKey: str } },
+      { type: 'object', required: ['op', 'eventId', 'agent', 'instanceKey', 'traceId', 'at'], properties: { op: { const: 'accepted' }, eventId: str, agent: str, instanceKey: str, traceId: str, at: str, idempotencyKey: str, inputDigest: str } },
       { type: 'object', required: ['op', 'eventId'], properties: { op: { const: 'running' }, eventId: str } },
       {
         type: 'object',
@@ -140,7 +142,7 @@ export class EventLedger {
     for (const resolve of waiting ?? []) resolve(outcome);
   }
 
-  accepted(record: { eventId: string; agent: string; instanceKey: string; traceId: string; idempotencyKey?: string }): void {
+  accepted(record: { eventId: string; agent: string; instanceKey: string; traceId: string; idempotencyKey?: string; inputDigest?: string }): void {
     this.append({ op: 'accepted', ...record, at: new Date(this.now()).toISOString() });
   }
 
@@ -202,6 +204,7 @@ export class EventLedger {
       const record: EventRecord = { eventId: line.eventId, state: 'queued', agent: line.agent, instanceKey: line.instanceKey, traceId: line.traceId, acceptedAt: line.at };
       if (line.idempotencyKey !== undefined) {
         record.idempotencyKey = line.idempotencyKey;
+        if (line.inputDigest !== undefined) record.inputDigest = line.inputDigest;
         this.byKey.set(line.idempotencyKey, line.eventId);
         this.refusedByKey.delete(line.idempotencyKey);
       }
@@ -261,6 +264,7 @@ function refusedLines(refused: RefusedEvent): LedgerLine[] {
 function linesOf(record: EventRecord): LedgerLine[] {
   const accepted: LedgerLine = { op: 'accepted', eventId: record.eventId, agent: record.agent, instanceKey: record.instanceKey, traceId: record.traceId, at: record.acceptedAt };
   if (record.idempotencyKey !== undefined) accepted.idempotencyKey = record.idempotencyKey;
+  if (record.inputDigest !== undefined) accepted.inputDigest = record.inputDigest;
   const out: LedgerLine[] = [accepted];
   if (record.state === 'running') out.push({ op: 'running', eventId: record.eventId });
   if (record.state === 'done' && record.reply) out.push({ op: 'done', eventId: record.eventId, reply: record.reply, at: record.settledAt ?? record.acceptedAt });

@@ -39,6 +39,7 @@ import { type PendingRequest, PendingRequests, type Requester } from './pending-
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 import { UnsyncedReplies } from './unsynced-replies.ts';
 import { within } from '../../shared/within.ts';
+import { assertSameRequest, inputDigest } from './request-digest.ts';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -189,7 +190,8 @@ export class Router {
   submit(submission: ExternalSubmission): Submitted {
     const { ledger } = this.deps;
     const known = submission.idempotencyKey !== undefined ? ledger?.findByKey(submission.idempotencyKey) : undefined;
-    if (known && ledger) {
+    if (known && ledger && submission.idempotencyKey !== undefined) {
+      assertSameRequest(submission.idempotencyKey, known, { ...targetOf(submission.agent, submission.instanceKey), input: submission.input });
       const replayed: Submitted = { eventId: known.eventId, traceId: known.traceId, instanceKey: known.instanceKey, replayed: true };
       if (submission.wait) replayed.reply = withDeadline(ledger.outcome(known.eventId), submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, known.traceId);
       return replayed;
@@ -214,7 +216,13 @@ export class Router {
     const id = again?.eventId ?? submission.eventId;
     if (id !== undefined) event.id = id;
     // In the ledger before the inbox: a retry with the key after a crash finds this event.
-    ledger?.accepted({ eventId: event.id, agent: target.agent, instanceKey: target.instanceKey, traceId, ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey } : {}) });
+    ledger?.accepted({
+      eventId: event.id,
+      agent: target.agent,
+      instanceKey: target.instanceKey,
+      traceId,
+      ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey, inputDigest: inputDigest(submission.input) } : {}),
+    });
     if (!correlationId) {
       const accepted = this.dispatch(target, event, submission.source.name, 'send', true);
       this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk

@@ -40,6 +40,11 @@ export const RUNTIME_ERRORS = {
     httpStatus: 429,
     suggestion: 'a Swarm.spec.policy.budget limit is reached (details name it); wait for the next UTC day, raise the limit, or set onExceeded: ask to decide per call',
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    category: 'user',
+    httpStatus: 422,
+    suggestion: 'send a new key for a new request (a UUID per logical request); a retry must repeat the first request exactly',
+  },
   INSTANCE_DELETED: {
     category: 'user',
     httpStatus: 410,

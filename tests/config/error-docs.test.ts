@@ -13,7 +13,7 @@ import { ERROR_FIXTURES_DIR } from './fixture-expectations.ts';
 const REPO = join(import.meta.dir, '..', '..');
 const SOURCE_DIRS = ['agent-process', 'connector-process', 'orchestrator', 'shared', 'bundles'];
 /** A code as the source writes it: a quoted UPPERCASE identifier of a known shape. */
-const CODE_LITERAL = /['"`]((?:E|W)_[A-Z0-9_]*[A-Z0-9]|AGENT_[A-Z0-9_]*[A-Z0-9]|CIRCULAR_CALL_DETECTED|IPC_DELIVERY_FAILED|INVALID_REQUEST|DAEMON_STOPPING|CLUSTER_UNAVAILABLE|BUDGET_EXCEEDED|INSTANCE_DELETED)['"`]/g;
+const CODE_LITERAL = /['"`]((?:E|W)_[A-Z0-9_]*[A-Z0-9]|AGENT_[A-Z0-9_]*[A-Z0-9]|CIRCULAR_CALL_DETECTED|IPC_DELIVERY_FAILED|INVALID_REQUEST|DAEMON_STOPPING|CLUSTER_UNAVAILABLE|BUDGET_EXCEEDED|INSTANCE_DELETED|IDEMPOTENCY_KEY_REUSED)['"`]/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -183,6 +183,10 @@ describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await retry.json()).toMatchObject({ eventId: first.body.eventId, status: 'ok', output: 'done d1' });
+    // The key for another input, through the other node: refused, not answered with d1's reply.
+    const reused = await post(b, { input: 'count other', instanceKey: 'idem-1', idempotencyKey: 'key-d1' });
+    expect(reused.status).toBe(422);
+    expect(await reused.json()).toMatchObject({ error: { code: 'IDEMPOTENCY_KEY_REUSED' } });
 
     // Not waited for on na; a retry through nb waits for it there.
     const sent = await a.send({ input: 'slow d2', instanceKey: 'idem-2', idempotencyKey: 'key-d2', wait: false });

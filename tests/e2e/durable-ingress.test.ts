@@ -58,6 +58,23 @@ describe('Idempotency-Key', () => {
     expect(mismatch.body).toMatchObject({ error: { code: 'E_HTTP_IDEMPOTENCY_KEY_MISMATCH' } });
   });
 
+  test('the same key for another request (input, instance key or agent) is 422 IDEMPOTENCY_KEY_REUSED and runs nothing', async () => {
+    const daemon = await start();
+    const first = await post(daemon, { input: 'count first', agent: 'alpha', instanceKey: 'reuse' }, 'key-reused');
+    expect(first).toMatchObject({ status: 200, body: { output: 'done first' } });
+    for (const [body, differs] of [
+      [{ input: 'count second', agent: 'alpha', instanceKey: 'reuse' }, 'input differ'],
+      [{ input: 'count first', agent: 'alpha', instanceKey: 'someone-else' }, "instanceKey ('reuse' first, 'someone-else' now) differ"],
+    ] as const) {
+      const again = await post(daemon, body, 'key-reused');
+      expect({ status: again.status, code: (again.body.error as { code?: string } | undefined)?.code }).toEqual({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
+      expect(String((again.body.error as { message?: string }).message)).toContain(differs);
+    }
+    // Nothing of them ran: the instance they named was never made.
+    expect((await daemon.processes()).some((row) => row.instanceKey === 'someone-else')).toBe(false);
+    expect(await post(daemon, { input: 'count first', agent: 'alpha', instanceKey: 'reuse' }, 'key-reused')).toMatchObject({ status: 200, replayed: true });
+  });
+
   test('after a daemon restart the same key answers with the original eventId and reply at once', async () => {
     const stateRoot = tempStateRoot();
     const before = await start(stateRoot);
@@ -68,6 +85,8 @@ describe('Idempotency-Key', () => {
     const again = await post(after, { input: 'count restart', agent: 'beta', instanceKey: 'idem' }, 'key-restart');
     expect(again).toMatchObject({ status: 200, replayed: true, body: { output: 'done restart', eventId: first.body.eventId } });
     expect(inputsOf(after, 'beta', 'idem', String(first.body.eventId))).toBe(1);
+    // What the key was first sent with survives the restart (the ledger is rewritten on open).
+    expect((await post(after, { input: 'count something else', agent: 'beta', instanceKey: 'idem' }, 'key-restart')).status).toBe(422);
   });
 });
 
