@@ -52,7 +52,10 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_ASSIGNMENT_', 'agent'],
   ['DAEMON_STOPPING', 'agent'],
   ['BUDGET_EXCEEDED', 'agent'],
+  ['INSTANCE_DELETED', 'agent'],
+  ['IDEMPOTENCY_KEY_REUSED', 'agent'],
   ['W_OTEL_', 'agent'],
+  ['W_JSONL_', 'agent'],
 ];
 
 /** The page (e.g. `config.md`) that explains `code`, if its family has one. */
