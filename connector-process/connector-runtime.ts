@@ -16,6 +16,7 @@ import { StreamedReply } from '../shared/streaming/streamed-reply.ts';
 import { compiledValidator, describeErrors } from '../shared/validation/compiled-validator.ts';
 import { createDeferredLogger } from '../shared/deferred-logger.ts';
 import type { RootLogger } from '../shared/logger.ts';
+import { requestControl } from '../shared/child/control-request.ts';
 import type { ConnectionPlan } from '../shared/types/bundle.ts';
 import type { ConnectorApprovalPrompt, ConnectorContext, ConnectorEntry, ConnectorEvent, ConnectorReply } from '../shared/types/connectors.ts';
 import type { AgentEvent, EventSource } from '../shared/types/events.ts';
@@ -40,6 +41,9 @@ const validateConnectorEvent = compiledValidator<ConnectorEvent>({
     },
   },
 });
+
+/** How long one ask for exclusivity waits before it is asked again. */
+const EXCLUSIVE_ASK_MS = 10 * 60_000;
 
 /** A connector whose requests nobody answers gives up after the orchestrator's own deadline plus this. */
 const DEFAULT_CONNECTOR_REQUEST_TIMEOUT_MS = 60_000;
@@ -90,6 +94,15 @@ export async function startConnector(assignment: Assignment, channel: ShellChann
     signal: abort.signal,
     onApproval(handler) {
       approvalHandler = handler;
+    },
+    async exclusive() {
+      // Asked again after each long wait: an answer lost with a restarted daemon must not leave it waiting forever.
+      while (!abort.signal.aborted) {
+        const answer = await requestControl({ channel, self }, 'runtime.connection.exclusive', {}, EXCLUSIVE_ASK_MS);
+        if (answer.ok) return;
+        if (answer.error.code !== 'AGENT_REQUEST_TIMEOUT') throw new GoondanError(answer.error.code, answer.error.category, answer.error.message);
+      }
+      throw new GoondanError('E_CONNECTOR_ABORTED', 'system', 'the connection was shut down while it waited to hold the provider connection alone');
     },
   };
 

@@ -23,7 +23,7 @@ import type {
   OutgoingAgentEvent,
 } from '../../shared/types/tools.ts';
 import type { ShellChannel } from '../../shared/child/child-shell.ts';
-import { type ControlAnswer, requestControl } from './control-request.ts';
+import { type ControlAnswer, requestControl } from '../../shared/child/control-request.ts';
 import { ASYNC_KEY, ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ControlRequestType } from '../../shared/ipc/control-results.ts';

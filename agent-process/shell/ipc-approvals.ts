@@ -3,7 +3,7 @@
  * for a human (terminal prompt or `POST /v1/approvals/{id}`) or denies at once when nobody can be asked.
  */
 import type { ApprovalDecision, ApprovalRequest } from '../../shared/types/extensions.ts';
-import { type ControlChannel, requestControl } from './control-request.ts';
+import { type ControlChannel, requestControl } from '../../shared/child/control-request.ts';
 
 export interface IpcApprovals {
   request(request: ApprovalRequest): Promise<ApprovalDecision>;

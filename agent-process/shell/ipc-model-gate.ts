@@ -6,7 +6,7 @@
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { AgentPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { ModelGate } from '../engine/model-gate.ts';
-import { type ControlChannel, requestControl } from './control-request.ts';
+import { type ControlChannel, requestControl } from '../../shared/child/control-request.ts';
 
 /** An admission may wait for rate limits or a person's decision (budget `ask`): long, not forever. */
 const ADMIT_TIMEOUT_MS = 15 * 60_000;

@@ -4,7 +4,7 @@
  * the instance after a crash finds the `started` record and does not run the call again.
  */
 import { GoondanError } from '../../shared/errors/index.ts';
-import { type ControlChannel, requestControl } from './control-request.ts';
+import { type ControlChannel, requestControl } from '../../shared/child/control-request.ts';
 
 /** Generous: a NATS reconnect may hold the write; failing would fail the tool call. */
 const SYNC_TIMEOUT_MS = 60_000;

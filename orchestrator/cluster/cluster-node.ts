@@ -22,6 +22,8 @@ import type { ClusterOptions } from './cluster-options.ts';
 import { KvObserver } from './kv-observer.ts';
 import { Membership } from './membership.ts';
 import { openNatsLink } from './nats-link.ts';
+import { ExclusiveConnections } from './exclusive-connections.ts';
+import type { ManagedProcess } from '../process/managed-process.ts';
 import { PartitionLeases } from './partition-leases.ts';
 import { PartitionOwner } from './partition-owner.ts';
 import { rendezvousOwner } from './partitions.ts';
@@ -77,6 +79,8 @@ export class ClusterNode {
   /** Instances and conversations every node holds (the studio's views) — cluster-inspect.ts. */
   readonly inspect: ClusterInspect;
   private core: OrchestratorCore | undefined;
+  /** Connections one node at a time holds (pollers): granted by the holder of their partition. */
+  private readonly exclusive: ExclusiveConnections<ManagedProcess>;
 
   private constructor(
     readonly options: ClusterOptions,
@@ -119,6 +123,15 @@ export class ClusterNode {
         this.leases.drop(partition);
         void this.owner.lose(partition);
       },
+      onTaken: (partition) => this.exclusive.acquired(partition),
+      onGivingUp: (partition) => this.exclusive.released(partition),
+    });
+    this.exclusive = new ExclusiveConnections({
+      partitions: options.partitions,
+      holds: (partition) => this.leases.held.has(partition),
+      // A connector stopped for good would leave its connection dead on every node; restarted, it waits for the new holder.
+      restart: (proc) => void this.core?.restart((p) => p === proc, 'restart').catch((error: unknown) => deps.logger.warn({ err: error, connection: proc.name }, 'could not restart a connector')),
+      logger: deps.logger,
     });
   }
 
@@ -174,6 +187,7 @@ export class ClusterNode {
         this.relay.end(eventId);
       },
       syncState: (proc) => this.owner.syncState(proc),
+      exclusiveConnection: (proc) => this.exclusive.request(proc),
       isHandingOver: (proc) => this.owner.isHandingOver(proc),
     };
   }

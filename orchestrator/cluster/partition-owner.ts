@@ -25,6 +25,10 @@ export interface PartitionOwnerOptions {
   gracePeriodMs(): number;
   /** The state of `partition` was written by another node: it is not ours any more. */
   onFenced(partition: number): void;
+  /** This node took `partition` up (its inbox is pulled). */
+  onTaken?(partition: number): void;
+  /** This node gives `partition` up: handed over or lost. */
+  onGivingUp?(partition: number): void;
 }
 
 export class PartitionOwner {
@@ -45,6 +49,7 @@ export class PartitionOwner {
 
   async acquire(partition: number): Promise<void> {
     await this.options.inbox.startPartition(partition);
+    this.options.onTaken?.(partition);
   }
 
   /** A pulled event: the instance's state comes first, then local delivery (which spawns it). */
@@ -93,6 +98,7 @@ export class PartitionOwner {
   async handOver(partition: number): Promise<void> {
     const core = this.requireCore();
     this.options.inbox.stopPulling(partition);
+    this.options.onGivingUp?.(partition);
     const procs = this.processesOf(partition);
     for (const proc of procs) this.handingOver.add(proc.key);
     await Promise.all(procs.map((proc) => core.supervisor.stop(proc, this.options.gracePeriodMs(), 'restart', false)));
@@ -108,6 +114,7 @@ export class PartitionOwner {
   async lose(partition: number): Promise<void> {
     const core = this.requireCore();
     this.options.inbox.stopPulling(partition);
+    this.options.onGivingUp?.(partition);
     this.options.inbox.dropUnfinished(partition, false);
     const procs = this.processesOf(partition);
     for (const proc of procs) this.handingOver.add(proc.key);

@@ -58,6 +58,8 @@ export interface CoreCluster {
   onSettled(id: AgentId, eventId: string): void;
   /** `runtime.state.sync` of an agent. */
   syncState(proc: ManagedProcess): Promise<void>;
+  /** `runtime.connection.exclusive` of a connector: resolves once this node holds the connection. */
+  exclusiveConnection(proc: ManagedProcess): Promise<void>;
   /** The process stops because its instance moves to another node: its callers get the answer from there. */
   isHandingOver(proc: ManagedProcess): boolean;
 }
@@ -206,7 +208,13 @@ export class OrchestratorCore {
       runtimeEvents: this.runtimeEvents,
       logger,
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
-      ...(options.cluster ? { cluster: options.cluster.routing, syncState: (proc: ManagedProcess) => options.cluster?.syncState(proc) ?? Promise.resolve() } : {}),
+      ...(options.cluster
+        ? {
+            cluster: options.cluster.routing,
+            syncState: (proc: ManagedProcess) => options.cluster?.syncState(proc) ?? Promise.resolve(),
+            exclusiveConnection: (proc: ManagedProcess) => options.cluster?.exclusiveConnection(proc) ?? Promise.resolve(),
+          }
+        : {}),
       syncInstanceRecords: (id) => syncInstanceRecords(instancePaths(options.stateRoot, config().swarm.workspaceId, id.agent, id.instanceKey), fsync),
       onRestartRequested: (proc, reason) => {
         logger.info({ process: proc.key, reason }, 'agent requested a restart');

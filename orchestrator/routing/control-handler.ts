@@ -48,6 +48,8 @@ export interface ControlHandlerDeps {
   onRestartRequested(proc: ManagedProcess, reason: string): void;
   /** Cluster mode: store the instance's state in the cluster (`runtime.state.sync`). */
   syncState?(proc: ManagedProcess): Promise<void>;
+  /** Cluster mode: resolves once the connector may hold its provider connection alone (`runtime.connection.exclusive`). */
+  exclusiveConnection?(proc: ManagedProcess): Promise<void>;
   /** `eventId`'s turn is on disk (its ack follows the agent's fsync): replies sent before it may go on. */
   onTurnSynced?(proc: ManagedProcess, eventId: string): void;
   /** `eventId`'s turn answered with `reply` (recorded in the ledger when this node accepted it). */
@@ -164,6 +166,16 @@ export class ControlHandler {
       case 'runtime.restart':
         this.deps.onRestartRequested(from, control.payload.reason);
         return;
+      case 'runtime.connection.exclusive': {
+        const request = control.event;
+        if (from.kind !== 'connector') {
+          this.answer(from, request, failureOutcome(runtimeError('INVALID_REQUEST', 'only connector processes hold provider connections')));
+          return;
+        }
+        // A single node is the only one there is: exclusive at once.
+        void (this.deps.exclusiveConnection?.(from) ?? Promise.resolve()).then(() => this.reply(from, request, 'runtime.connection.exclusive', {}));
+        return;
+      }
       case 'runtime.state.sync': {
         const request = control.event;
         const stored = this.deps.syncState?.(from) ?? Promise.resolve();

@@ -87,6 +87,8 @@ export interface RouterDeps {
   cluster?: ClusterRouting;
   /** Cluster mode: `runtime.state.sync` from an agent. */
   syncState?(proc: ManagedProcess): Promise<void>;
+  /** Cluster mode: `runtime.connection.exclusive` from a connector. */
+  exclusiveConnection?(proc: ManagedProcess): Promise<void>;
   /** fsyncs an instance's records from the daemon (a callee gone before its ack: unsynced-replies.ts). */
   syncInstanceRecords?(id: AgentId): void;
 }

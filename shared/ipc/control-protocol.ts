@@ -130,6 +130,11 @@ export interface ControlPayloads {
   'runtime.restart': { reason: string };
   /** agent → orchestrator (cluster mode): replicate my state now; answered once it is stored. */
   'runtime.state.sync': Record<string, never>;
+  /**
+   * connector → orchestrator: answered once this process is the only one of its connection in the
+   * cluster allowed to hold the provider's connection (a poller); at once on a single node.
+   */
+  'runtime.connection.exclusive': Record<string, never>;
   /** orchestrator → child: a send could not be routed. */
   'runtime.error': { eventId: string; error: ErrorShape };
 }
@@ -225,6 +230,7 @@ const SCHEMAS: Record<ControlType, object> = {
   'runtime.model.throttled': closed(['retryAfterMs'], { retryAfterMs: count }),
   'runtime.restart': closed(['reason'], { reason: str }),
   'runtime.state.sync': closed([], {}),
+  'runtime.connection.exclusive': closed([], {}),
   'runtime.error': closed(['eventId', 'error'], { eventId: name, error: errorRef }),
 };
 

@@ -15,6 +15,7 @@ export interface ControlResults {
   /** The call may go; `waitedMs` it was held for rate limits (or a person's decision). */
   'runtime.model.admit': { admissionId: string; waitedMs: number };
   'runtime.state.sync': Record<string, never>;
+  'runtime.connection.exclusive': Record<string, never>;
 }
 
 export type ControlRequestType = keyof ControlResults;
@@ -58,6 +59,7 @@ const SCHEMAS: Record<ControlRequestType, object> = {
     properties: { admissionId: { type: 'string', minLength: 1 }, waitedMs: { type: 'number', minimum: 0 } },
   },
   'runtime.state.sync': { type: 'object' },
+  'runtime.connection.exclusive': { type: 'object' },
 };
 
 // Each is loaded on its first use.

@@ -78,6 +78,14 @@ export interface ConnectorContext {
   signal: AbortSignal;
   /** Interactive connectors answer tool-approval prompts here (tool permission policy `ask`). */
   onApproval(handler: (prompt: ConnectorApprovalPrompt) => Promise<{ approved: boolean; scope: 'once' | 'session' }>): void;
+  /**
+   * Resolves once this process is the only one of its connection allowed to hold the provider's
+   * connection — call it before polling (two pollers of one bot token fight over its updates). At
+   * once on a single node; in cluster mode when this node holds the connection's lease, which moves
+   * with a node's death or shutdown (the connector is then restarted and waits here again).
+   * Optional for connector modules written against an older runtime.
+   */
+  exclusive?(): Promise<void>;
 }
 
 export type ConnectorEntry = (ctx: ConnectorContext) => Promise<void>;

@@ -23,12 +23,12 @@ import { join, resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
 import { auditCluster, counterExecutions } from './cluster-audit.ts';
+import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 const APPROVALS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
 const CONNECTORS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/connectors');
-const PARTITIONS = 32;
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -53,11 +53,6 @@ async function startNode(nats: NatsServer, counterFile: string, nodeId: string):
   return daemon;
 }
 
-async function partitionsOwned(node: Daemon): Promise<number> {
-  const text = await (await node.api('/metrics')).text();
-  const line = text.split('\n').find((l) => l.startsWith('goondan_cluster_partitions_owned{'));
-  return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
-}
 
 async function record(node: Daemon, eventId: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await node.api(`/v1/events/${eventId}`);
@@ -69,15 +64,6 @@ function keysOwnedBy(owner: string, members: string[]): string[] {
   return Array.from({ length: 200 }, (_, i) => `k${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), members) === owner);
 }
 
-async function spreadOver(nodes: Array<[string, Daemon]>): Promise<void> {
-  const ids = nodes.map(([id]) => id);
-  const share = (id: string) => Array.from({ length: PARTITIONS }, (_, p) => rendezvousOwner(p, ids)).filter((owner) => owner === id).length;
-  await waitFor(
-    `the partitions spread over ${ids.join(', ')}`,
-    () => Promise.all(nodes.map(([, node]) => partitionsOwned(node))),
-    (owned) => owned.every((n, i) => n === share(ids[i] ?? '')),
-  );
-}
 
 /** Two nodes over one nats-server, their partitions spread as rendezvous hashing assigns them; `onB`: keys of alpha nb owns. */
 async function twoNodes(): Promise<{ nats: NatsServer; counterFile: string; a: Daemon; b: Daemon; onB: string[] }> {

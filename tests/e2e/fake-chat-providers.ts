@@ -37,6 +37,8 @@ interface TelegramBot {
 export interface FakeChatProviders {
   url: string;
   calls: RecordedCall[];
+  /** The bot token of every Telegram getUpdates (long poll) as it arrived; polls are not in `calls`. */
+  polls: string[];
   /** Queues an update for a bot; its long poll returns it. */
   pushTelegramUpdate(token: string, update: Record<string, unknown>): void;
   /** The next `answers.length` requests whose path contains `pathPart` get these answers. */
@@ -54,6 +56,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 export function startFakeChatProviders(): FakeChatProviders {
   const calls: RecordedCall[] = [];
+  const polls: string[] = [];
   const scripts: Array<{ pathPart: string; answer: ScriptedAnswer }> = [];
   const bots = new Map<string, TelegramBot>();
   const bot = (token: string): TelegramBot => {
@@ -101,7 +104,10 @@ export function startFakeChatProviders(): FakeChatProviders {
       }
       const call: RecordedCall = { method: request.method, path: url.pathname, headers: Object.fromEntries(request.headers.entries()), body, status: 200 };
       const poll = url.pathname.match(/^\/telegram\/bot([^/]+)\/getUpdates$/);
-      if (poll?.[1]) return getUpdates(decodeURIComponent(poll[1]), body, request.signal);
+      if (poll?.[1]) {
+        polls.push(decodeURIComponent(poll[1]));
+        return getUpdates(decodeURIComponent(poll[1]), body, request.signal);
+      }
       calls.push(call);
       const scripted = scripts.findIndex((s) => url.pathname.includes(s.pathPart));
       const answer = scripted >= 0 ? scripts.splice(scripted, 1)[0]?.answer : undefined;
@@ -131,6 +137,7 @@ export function startFakeChatProviders(): FakeChatProviders {
   return {
     url: `http://127.0.0.1:${server.port}`,
     calls,
+    polls,
     pushTelegramUpdate(token, update) {
       const state = bot(token);
       state.updates.push(update);

@@ -58,6 +58,8 @@ export async function runTelegram(ctx: ConnectorContext, mode: string): Promise<
 
   if (mode === 'polling') {
     const timeoutSeconds = numberSetting(ctx, ['pollTimeoutSeconds', 'TELEGRAM_POLL_TIMEOUT_SECONDS'], 30, 'telegram', { min: 0, max: 50 });
+    // Two pollers of one bot token take each other's updates: in a cluster, one node polls at a time.
+    await ctx.exclusive?.();
     ctx.logger.info({ connector: 'telegram', mode }, 'telegram polling');
     await pollUpdates(ctx, api, { timeoutSeconds, policy, onUpdate });
   } else {

@@ -3,14 +3,14 @@
  * answered by `runtime.response` (`metadata.inReplyTo`) whose result is checked against the
  * request type's schema (shared/ipc/control-results.ts).
  */
-import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
-import { type ControlPayloads, controlEvent } from '../../shared/ipc/control-protocol.ts';
-import { type ControlRequestType, type ControlResults, parseControlResult } from '../../shared/ipc/control-results.ts';
-import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
-import type { ShellChannel } from '../../shared/child/child-shell.ts';
-import { runtimeError, type ErrorShape } from '../../shared/errors/index.ts';
-import { newId } from '../../shared/ids.ts';
-import type { EventSource } from '../../shared/types/events.ts';
+import { ORCHESTRATOR } from '../ipc/control-events.ts';
+import { type ControlPayloads, controlEvent } from '../ipc/control-protocol.ts';
+import { type ControlRequestType, type ControlResults, parseControlResult } from '../ipc/control-results.ts';
+import type { ReplyOutcome } from '../ipc/reply-events.ts';
+import type { ShellChannel } from './child-shell.ts';
+import { runtimeError, type ErrorShape } from '../errors/index.ts';
+import { newId } from '../ids.ts';
+import type { EventSource } from '../types/events.ts';
 
 export interface ControlChannel {
   channel: ShellChannel;
