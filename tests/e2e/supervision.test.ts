@@ -4,12 +4,12 @@
  * Turns that must be "running" while a test acts sit in the fixture's `probe__hold` tool until the
  * test releases them, so nothing depends on how fast the machine is.
  */
-import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
+import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -20,18 +20,10 @@ afterEach(async () => {
   }
 });
 
-const gates = mkdtempSync(join(tmpdir(), 'goondan-gates-'));
-afterAll(() => rmSync(gates, { recursive: true, force: true }));
-const gatePath = (name: string) => join(gates, name);
-/** Pids of the processes that entered `probe__hold` on this gate, in order. */
-/**
- * The pids that entered the probe's hold, from complete lines only: the probe's append creates the
- * file before it writes, and an empty file read as one line was pid 0 — a test then went on as if
- * the agent were held before it was (seen once under load).
- */
-const heldPids = (gate: string): number[] =>
-  existsSync(`${gate}.held`) ? readFileSync(`${gate}.held`, 'utf8').split('\n').slice(0, -1).map(Number) : [];
-const release = (gate: string) => writeFileSync(gate, '');
+const gates = holdGates();
+const gatePath = gates.path;
+const heldPids = gates.heldPids;
+const release = gates.release;
 
 async function pidOf(daemon: Daemon, agent: string, instanceKey: string): Promise<number> {
   const row = (await daemon.processes()).find((p) => p.agent === agent && p.instanceKey === instanceKey);

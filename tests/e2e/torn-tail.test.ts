@@ -5,12 +5,12 @@
  * and its user message stays in the history. The turn waits in the fixture's `probe__hold` tool
  * until the test releases it, so the kill lands mid-turn on any machine.
  */
-import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
+import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons: Daemon[] = [];
@@ -21,10 +21,7 @@ afterEach(async () => {
   }
 });
 
-const gates = mkdtempSync(join(tmpdir(), 'goondan-gates-'));
-afterAll(() => rmSync(gates, { recursive: true, force: true }));
-/** Pids that entered `probe__hold` on this gate, from complete lines only. */
-const heldPids = (gate: string): number[] => (existsSync(`${gate}.held`) ? readFileSync(`${gate}.held`, 'utf8').split('\n').slice(0, -1).map(Number) : []);
+const gates = holdGates();
 
 async function start(stateRoot: string): Promise<Daemon> {
   const daemon = await startDaemon(BUNDLE, { stateRoot });
@@ -65,15 +62,15 @@ describe('a torn last line left while the daemon was down', () => {
     appendFileSync(paths.baseMessages, '{"id":"msg_torn","role":"user","con');
 
     const second = await start(stateRoot);
-    const gate = join(gates, 'torn');
+    const gate = gates.path('torn');
     const input = `hold ${gate}`;
     const accepted = await post(second, { input, agent: 'alpha', instanceKey: 'torn', wait: false }, 'torn-key');
     expect(accepted.status).toBe(202);
     const eventId = String(accepted.body.eventId);
-    const [childPid = 0] = await waitFor('alpha:torn to be inside its tool call', () => heldPids(gate), (pids) => pids.length === 1);
+    const [childPid = 0] = await waitFor('alpha:torn to be inside its tool call', () => gates.heldPids(gate), (pids) => pids.length === 1);
     await second.stop('SIGKILL');
     await waitFor(`the orphaned agent (pid ${childPid}) to exit`, () => isRunning(childPid), (alive) => !alive);
-    writeFileSync(gate, '');
+    gates.release(gate);
 
     const third = await start(stateRoot);
     const done = await waitFor(`event ${eventId} to be redelivered and done`, () => eventState(third, eventId), (state) => state.status === 'done');
