@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll } from 'bun:test';
+import { afterAll, afterEach, beforeAll } from 'bun:test';
 import type { Subprocess } from 'bun';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { readApiToken } from '../../orchestrator/http/api-credential.ts';
@@ -178,6 +178,18 @@ export function daemonsStoppedAfterAll(): Daemon[] {
       daemon.cleanup();
     }
   }, DAEMON_TEST_MS);
+  return daemons;
+}
+
+/** The daemons a test starts: each is killed (SIGKILL: nothing to drain) and its state removed after that test. */
+export function daemonsKilledAfterEach(): Daemon[] {
+  const daemons: Daemon[] = [];
+  afterEach(async () => {
+    for (const daemon of daemons.splice(0)) {
+      await daemon.stop('SIGKILL');
+      daemon.cleanup();
+    }
+  });
   return daemons;
 }
 

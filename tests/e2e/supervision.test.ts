@@ -4,21 +4,15 @@
  * Turns that must be "running" while a test acts sit in the fixture's `probe__hold` tool until the
  * test releases them, so nothing depends on how fast the machine is.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, daemonsKilledAfterEach, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
 import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-const daemons: Daemon[] = [];
-afterEach(async () => {
-  for (const d of daemons.splice(0)) {
-    await d.stop('SIGKILL');
-    d.cleanup();
-  }
-});
+const daemons = daemonsKilledAfterEach();
 
 const gates = holdGates();
 const gatePath = gates.path;

@@ -5,21 +5,15 @@
  * and its user message stays in the history. The turn waits in the fixture's `probe__hold` tool
  * until the test releases it, so the kill lands mid-turn on any machine.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, isRunning, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, daemonsKilledAfterEach, isRunning, startDaemon, tempStateRoot, waitFor } from './daemon-harness.ts';
 import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
-const daemons: Daemon[] = [];
-afterEach(async () => {
-  for (const d of daemons.splice(0)) {
-    await d.stop('SIGKILL');
-    d.cleanup();
-  }
-});
+const daemons = daemonsKilledAfterEach();
 
 const gates = holdGates();
 
