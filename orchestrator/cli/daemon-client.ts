@@ -24,8 +24,17 @@ export interface DaemonClient {
   url: string;
   urlOrigin: UrlOrigin;
   tokenOrigin: TokenOrigin;
-  /** Rejects with DaemonUnreachableError when nothing answers at `url`. */
-  request(method: string, path: string, body?: unknown): Promise<Response>;
+  /**
+   * Rejects with DaemonUnreachableError when nothing answers at `url`, or (with `answerWithinMs`)
+   * when its answer does not begin in time: a hung daemon must not hang a quick command too.
+   */
+  request(method: string, path: string, body?: unknown, options?: { answerWithinMs?: number }): Promise<Response>;
+}
+
+/** How long a command that only reads (ps, a login code) waits for the daemon to begin answering (GOONDAN_CLI_ANSWER_TIMEOUT_MS). */
+export function quickAnswerMs(env: Record<string, string | undefined> = process.env): number {
+  const set = Number(env.GOONDAN_CLI_ANSWER_TIMEOUT_MS);
+  return Number.isInteger(set) && set > 0 ? set : 30_000;
 }
 
 export function connectToDaemon(stateRoot: string, env: Record<string, string | undefined> = process.env): DaemonClient {
@@ -41,13 +50,22 @@ export function connectToDaemon(stateRoot: string, env: Record<string, string | 
     url: base,
     urlOrigin,
     tokenOrigin,
-    async request(method, path, body) {
+    async request(method, path, body, options = {}) {
       const headers: Record<string, string> = {};
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      const { answerWithinMs } = options;
       try {
-        return await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+        return await fetch(`${base}${path}`, {
+          method,
+          headers,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          ...(answerWithinMs !== undefined ? { signal: AbortSignal.timeout(answerWithinMs) } : {}),
+        });
       } catch (error) {
+        if (error instanceof Error && error.name === 'TimeoutError') {
+          throw new DaemonUnreachableError(`the goondan daemon at ${base} did not answer ${method} ${path} within ${answerWithinMs} ms (URL ${describeOrigin(urlOrigin)}): is it hung or overloaded? See its log; 'kill -TERM' drains it`);
+        }
         throw new DaemonUnreachableError(`the goondan daemon at ${base} is not reachable (${connectFailure(error)}; URL ${describeOrigin(urlOrigin)}): ${unreachableAdvice(urlOrigin)}`);
       }
     },

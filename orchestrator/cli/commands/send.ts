@@ -4,7 +4,7 @@ import { StreamedReply } from '../../../shared/streaming/streamed-reply.ts';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
-import { connectToDaemon } from '../daemon-client.ts';
+import { connectToDaemon, DaemonUnreachableError } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
 import { formatFailure, printedError } from '../format-failure.ts';
@@ -53,7 +53,7 @@ async function send(argv: string[], io: CliIo): Promise<ExitCode> {
   const streaming = body.wait && values.json !== true && io.write !== undefined;
   const response = await client.request('POST', '/v1/events', streaming ? { ...body, stream: true } : body);
   const printed = new StreamedReply();
-  const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed) : await response.json().catch(() => undefined);
+  const result: unknown = streaming && response.ok ? await readStreamedReply(response, values.agent, io, printed, client.url) : await response.json().catch(() => undefined);
   if (values.json && isJsonObject(result)) io.stdout(JSON.stringify(result, null, 2));
   if (!response.ok) {
     const known = isJsonObject(result) ? result : {};
@@ -101,22 +101,39 @@ function formatTimedOut(result: JsonObject): string | undefined {
  * agent of the trace's first event unless --agent names it; callees' text is not printed) and
  * returns the final `reply` event's body.
  */
-async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: StreamedReply): Promise<unknown> {
+async function readStreamedReply(response: Response, agent: string | undefined, io: CliIo, printed: StreamedReply, url: string): Promise<unknown> {
   if (!response.body) return undefined;
   let reply: unknown;
-  for await (const frame of sseFrames(response.body)) {
-    if (frame.event === undefined || frame.data === '') continue;
-    const parsed: unknown = JSON.parse(frame.data);
-    if (frame.event === 'reply') {
-      reply = parsed;
-      continue;
+  let traceId: string | undefined;
+  try {
+    for await (const frame of sseFrames(response.body)) {
+      if (frame.event === undefined || frame.data === '') continue;
+      const parsed: unknown = JSON.parse(frame.data);
+      if (frame.event === 'reply') {
+        reply = parsed;
+        continue;
+      }
+      if (!isJsonObject(parsed)) continue;
+      if (typeof parsed.traceId === 'string') traceId ??= parsed.traceId;
+      if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
+      if (frame.event !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
+      io.write?.(printed.chunk(String(parsed.stepId), parsed.text));
     }
-    if (!isJsonObject(parsed)) continue;
-    if (agent === undefined && typeof parsed.agentName === 'string') agent = parsed.agentName;
-    if (frame.event !== 'step.delta' || parsed.agentName !== agent || typeof parsed.text !== 'string') continue;
-    io.write?.(printed.chunk(String(parsed.stepId), parsed.text));
+  } catch (error) {
+    io.write?.(printed.lineBreak());
+    throw new DaemonUnreachableError(`the daemon at ${url} cut the reply's stream (${error instanceof Error ? error.message : String(error)}); ${afterCut(traceId)}`);
+  }
+  if (reply === undefined) {
+    io.write?.(printed.lineBreak());
+    throw new DaemonUnreachableError(`the daemon at ${url} ended the reply's stream without the reply (it stopped or crashed?); ${afterCut(traceId)}`);
   }
   return reply;
+}
+
+/** The event was accepted (the stream had begun): where its turn can be followed. */
+function afterCut(traceId: string | undefined): string {
+  const follow = traceId !== undefined ? `: 'goondan logs --trace ${traceId.slice(0, 8)}' shows it` : '';
+  return `the event was accepted and its turn goes on, or runs after the daemon's next start${follow}`;
 }
 
 export const sendCommand: CliCommand = { name: 'send', summary: 'send a message to a running swarm and print the reply', usage, run: send };
