@@ -74,3 +74,27 @@ test('events queued for a deleted instance are given up with INSTANCE_DELETED: t
   const history = (await (await daemon.api('/v1/instances/k/messages')).json()) as { messages: Array<{ data: { content: unknown } }> };
   expect(JSON.stringify(history.messages.map((m) => m.data.content))).not.toContain('count two');
 });
+
+test('with no daemon running, goondan instance delete gives the queued events up in the ledger too: after the next start they are dead, not queued', async () => {
+  const counter = join(tempStateRoot(), 'counter.jsonl');
+  const stateRoot = tempStateRoot();
+  const first = await startDaemon(BUNDLE, { stateRoot, env: { GOONDAN_TEST_COUNTER_FILE: counter } });
+  daemons.push(first);
+  void post(first, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 }).catch(() => undefined);
+  await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  const queued = await post(first, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: false });
+  expect(queued.status).toBe(202);
+  await first.stop('SIGKILL');
+
+  const cli = Bun.spawn([GOONDAN_BIN, 'instance', 'delete', 'k', '--state-root', stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
+  // The interrupted turn's event and the one behind it.
+  expect({ code, out: out.trim() }).toEqual({ code: 0, out: "deleted instance 'k': 1 state directory removed, 2 queued event(s) given up" });
+
+  const again = await startDaemon(BUNDLE, { stateRoot, env: { GOONDAN_TEST_COUNTER_FILE: counter } });
+  daemons.push(again);
+  const record = (await (await again.api(`/v1/events/${String(queued.body.eventId)}`)).json()) as Record<string, unknown>;
+  expect(record).toMatchObject({ status: 'dead', code: 'INSTANCE_DELETED' });
+  expect(await post(again, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: true })).toMatchObject({ status: 200, body: { output: 'done three' } });
+  expect(counted(counter)).toEqual(['one', 'three']);
+});

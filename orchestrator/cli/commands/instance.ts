@@ -3,7 +3,7 @@
  * Delete goes through the running daemon when there is one (it stops the processes first),
  * otherwise it removes the state directories directly.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
@@ -13,6 +13,7 @@ import { formatDaemonFailure } from '../daemon-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
 import { type InstanceDir, listInstanceDirs, workspacesToRead } from '../instance-dirs.ts';
+import { deleteOffline } from '../offline-deletion.ts';
 
 const usage = `Usage: goondan instance list [--json] [--state-root DIR]
        goondan instance delete KEY [--state-root DIR]
@@ -89,9 +90,9 @@ async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promis
     if (!(error instanceof DaemonNotFoundError)) throw error;
   }
   const targets = allInstances(stateRoot).filter((i) => i.instanceKey === key);
-  for (const target of targets) rmSync(target.dir, { recursive: true, force: true });
   if (targets.length === 0) return notFound(key, io);
-  io.stdout(`deleted instance '${key}': ${targets.length} state director${targets.length === 1 ? 'y' : 'ies'} removed`);
+  const givenUp = deleteOffline(stateRoot, targets);
+  io.stdout(`deleted instance '${key}': ${targets.length} state director${targets.length === 1 ? 'y' : 'ies'} removed${givenUp > 0 ? `, ${givenUp} queued event(s) given up` : ''}`);
   return EXIT.ok;
 }
 
