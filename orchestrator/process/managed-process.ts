@@ -106,6 +106,11 @@ export class ManagedProcess {
   nextSpawnAllowedAt: number | undefined;
   /** Set when the orchestrator wants this process to stay down (shutdown, removed from config). */
   retired = false;
+  /**
+   * Stopped to be replaced by a new process (restart, reload): this row must not be respawned —
+   * the replacement is a new row, made once this one has exited.
+   */
+  replacing = false;
   lastError: LastError | undefined;
   /** A deterministic start-up failure: not retried until the bundle changes or a restart. */
   startFailure: ErrorShape | undefined;

@@ -98,7 +98,8 @@ export class Supervisor {
       this.table.set(key, proc);
     }
     const waiting = proc.status === 'crashLoopBackOff' || proc.status === 'draining' || proc.status === 'failed' || proc.status === 'queued';
-    if (!proc.alive && !this.stopping && !waiting) this.spawn(proc);
+    // Events that arrive while a process is being replaced wait in its inbox for the replacement.
+    if (!proc.alive && !this.stopping && !waiting && !proc.replacing) this.spawn(proc);
     return proc;
   }
 
@@ -150,6 +151,9 @@ export class Supervisor {
   async stop(proc: ManagedProcess, gracePeriodMs: number, reason: ShutdownReason, restart: boolean): Promise<void> {
     this.clearTimer(proc.key);
     proc.retired = !restart;
+    // A restart replaces the row: respawning this one on its exit (events were waiting) would leave
+    // two processes for the instance — the respawned one untracked — and run its events twice.
+    proc.replacing = restart;
     await proc.shutdown(gracePeriodMs, reason);
     // A newer process may have taken the slot meanwhile; only remove our own.
     if (this.table.get(proc.key) === proc) this.table.delete(proc.key);
@@ -186,7 +190,7 @@ export class Supervisor {
     if (this.stopping) return;
     const now = Date.now();
     for (const proc of this.table.values()) {
-      if (proc.alive || proc.retired) continue;
+      if (proc.alive || proc.retired || proc.replacing) continue;
       const due = proc.nextSpawnAllowedAt === undefined || proc.nextSpawnAllowedAt <= now;
       if (due && (proc.status === 'crashed' || proc.status === 'crashLoopBackOff')) this.spawn(proc);
     }
@@ -268,7 +272,7 @@ export class Supervisor {
   private admitQueued(): void {
     while (this.admission.length > 0 && this.liveAgentCount() < this.maxLiveAgents() && !this.stopping) {
       const next = this.admission.shift();
-      if (!next || next.alive || next.retired || this.table.get(next.key) !== next) continue;
+      if (!next || next.alive || next.retired || next.replacing || this.table.get(next.key) !== next) continue;
       next.status = 'spawning';
       this.spawn(next);
     }
@@ -279,7 +283,7 @@ export class Supervisor {
     const { logger } = this.options;
     this.options.onExit(proc, exit);
     if (proc.kind === 'agent') queueMicrotask(() => this.admitQueued());
-    if (proc.retired || this.stopping) return;
+    if (proc.retired || proc.replacing || this.stopping) return;
     if (proc.status === 'passivated') {
       logger.info({ process: proc.key }, 'instance passivated');
       // An event that arrived during the drain brings it straight back.
