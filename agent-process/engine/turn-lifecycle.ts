@@ -51,7 +51,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent, ho
   const located = locateInput(engine.conversation, event.id);
   if (located?.finishedWith) {
     // Redelivered after the turn finished (crash before the ack): answer again, call nothing.
-    engine.logger.info({ eventId: event.id }, 'redelivered event already answered; returning the stored reply');
+    engine.logger.info({ eventId: event.id, traceId: event.traceId }, 'redelivered event already answered; returning the stored reply');
     return {
       ...storedTurnIds(located.input, event),
       finishReason: 'text_response',
@@ -89,7 +89,7 @@ export async function executeTurn(deps: TurnLifecycleDeps, event: AgentEvent, ho
   if (located) {
     turn.resumeFrom = { inputIndex: located.inputIndex, stepsDone: located.stepsDone };
     if (located.lastAssistant) turn.lastAssistant = located.lastAssistant;
-    engine.logger.info({ eventId: event.id, stepsDone: located.stepsDone }, 'redelivered event: resuming its turn');
+    engine.logger.info({ eventId: event.id, traceId: event.traceId, stepsDone: located.stepsDone }, 'redelivered event: resuming its turn');
   }
 
   const common = { agentName: engine.plan.name, instanceKey: engine.instanceKey, turnId };

@@ -348,6 +348,7 @@ export class Orchestrator {
     return {
       // A cluster node that lost NATS cannot accept work: load balancers should send it elsewhere.
       isReady: () => this.ready && (this.cluster?.connected() ?? true),
+      notReadyBecause: () => (this.stopping !== undefined ? 'stopping' : this.ready && this.cluster?.connected() === false ? 'cluster-disconnected' : 'starting'),
       entryAgent: () => this.config.swarm.entryAgent,
       isKnownAgent: (name) => this.config.swarm.agents.includes(name),
       agents: () => this.config.swarm.agents,

@@ -297,7 +297,7 @@ export class Delivery {
 
   private send(proc: ManagedProcess, event: AgentEvent, from: string): void {
     if (!proc.send({ type: 'event', from, to: proc.name, payload: event })) {
-      this.options.logger.warn({ process: proc.key, eventId: event.id }, 'send failed; the event stays in the inbox for redelivery');
+      this.options.logger.warn({ process: proc.key, eventId: event.id, traceId: event.traceId }, 'send failed; the event stays in the inbox for redelivery');
     }
   }
 }

@@ -57,6 +57,8 @@ export interface ApiRoute {
 /** What the API needs from the daemon (kept narrow so the server stays one concept). */
 export interface DaemonApi {
   isReady(): boolean;
+  /** Why it is not ready (the /readyz body): still starting, shutting down, or a cluster node without NATS. */
+  notReadyBecause?(): 'starting' | 'stopping' | 'cluster-disconnected';
   entryAgent(): string;
   isKnownAgent(name: string): boolean;
   /** The swarm's agents (the OpenAI-compatible front door lists them as models). */
@@ -115,7 +117,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     const path = url.pathname;
     if (request.method === 'GET' && path === '/healthz') return jsonResponse(200, { status: 'ok' });
     if (request.method === 'GET' && path === '/readyz') {
-      return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: 'starting' });
+      return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: daemon.notReadyBecause?.() ?? 'starting' });
     }
     const allRoutes = [...routes, ...(daemon.extraRoutes ?? [])];
     const found = findRoute(allRoutes, request.method, path);

@@ -63,6 +63,12 @@ describe('crash between steps, then redelivery', () => {
     const again = await h.engine.runTurn(event);
     expect(again.responseText).toBe(result.responseText);
     expect(baseMessages(paths)).toHaveLength(5);
+    // The lines an operator greps by trace after a crash carry it.
+    const redelivered = h.logLines().filter((line) => String(line.msg).startsWith('redelivered event'));
+    expect(redelivered.map((line) => [line.msg, line.traceId])).toEqual([
+      ['redelivered event: resuming its turn', event.traceId],
+      ['redelivered event already answered; returning the stored reply', event.traceId],
+    ]);
   });
 
   test('an interrupted call of an idempotent export is run again on resume', async () => {

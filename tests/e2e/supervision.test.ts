@@ -139,6 +139,8 @@ describe('graceful shutdown (SPEC.md §2.3)', () => {
     const refused = (await late.json()) as { error?: { code?: string; message?: string } };
     expect({ status: late.status, code: refused.error?.code }).toEqual({ status: 503, code: 'DAEMON_STOPPING' });
     expect(refused.error?.message).toContain('not accepted');
+    const readyz = await daemon.api('/readyz');
+    expect({ status: readyz.status, body: await readyz.json() }).toEqual({ status: 503, body: { status: 'stopping' } });
     release(gate);
     expect((await pending).body).toMatchObject({ status: 'ok', output: 'released' });
     expect(await exitCode).toBe(0);
