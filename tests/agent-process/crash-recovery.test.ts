@@ -31,7 +31,8 @@ describe('crash between steps, then redelivery', () => {
   test('a killed process leaves the turn in events.jsonl; the restarted engine resumes it without a second input, and the interrupted call is not run again', async () => {
     const stateRoot = tempStateRoot();
     const marker = join(stateRoot, 'tool-marker.txt');
-    const event = userEvent(`work ${marker}`);
+    const traceId = '0123456789abcdef0123456789abcdef';
+    const event = userEvent(`work ${marker}`, { traceId });
     const paths = instancePaths(stateRoot, 'test-swarm', 'tester', 'user-1');
     await crashWhileToolRuns(stateRoot, event, marker, false);
 
@@ -66,8 +67,8 @@ describe('crash between steps, then redelivery', () => {
     // The lines an operator greps by trace after a crash carry it.
     const redelivered = h.logLines().filter((line) => String(line.msg).startsWith('redelivered event'));
     expect(redelivered.map((line) => [line.msg, line.traceId])).toEqual([
-      ['redelivered event: resuming its turn', event.traceId],
-      ['redelivered event already answered; returning the stored reply', event.traceId],
+      ['redelivered event: resuming its turn', traceId],
+      ['redelivered event already answered; returning the stored reply', traceId],
     ]);
   });
 
