@@ -65,7 +65,10 @@ export function recentTraces(files: readonly string[], limit: number): TraceSumm
     const turns = events.filter((e) => e.type === 'turn.started');
     const root = turns.find((e) => e.parentSpanId === undefined || !spans.has(e.parentSpanId)) ?? events[0];
     if (!root) continue;
-    const rootEnd = events.find((e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && e.spanId === root.spanId);
+    // A turn resumed after a crash or a passivation starts again in a new span but keeps its turnId:
+    // it is one turn, which ends with the last end of that turnId.
+    const rootTurnId = root.type === 'turn.started' ? root.turnId : undefined;
+    const rootEnd = events.findLast((e) => (e.type === 'turn.completed' || e.type === 'turn.failed') && (rootTurnId !== undefined ? e.turnId === rootTurnId : e.spanId === root.spanId));
     const failed = events.some((e) => e.type === 'turn.failed' || e.type === 'step.failed' || e.type === 'tool.failed');
     summaries.push({
       traceId,
@@ -74,8 +77,8 @@ export function recentTraces(files: readonly string[], limit: number): TraceSumm
       instanceKey: root.instanceKey,
       agents: [...new Set(events.map((e) => e.agentName))],
       status: failed || rootEnd?.type === 'turn.failed' ? 'error' : rootEnd ? 'ok' : 'running',
-      durationMs: rootEnd && 'duration' in rootEnd ? rootEnd.duration : null,
-      turns: turns.length,
+      durationMs: rootEnd ? Date.parse(rootEnd.timestamp) - Date.parse(root.timestamp) : null,
+      turns: new Set(turns.map((e) => (e.type === 'turn.started' ? e.turnId : e.spanId))).size,
     });
   }
   return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, limit);
@@ -84,9 +87,15 @@ export function recentTraces(files: readonly string[], limit: number): TraceSumm
 /** Agent → agent calls seen in the files' recent history. */
 export function callEdges(files: readonly string[]): CallEdge[] {
   const edges = new Map<string, CallEdge>();
+  // A resumed turn reports its calls again: each call counts once.
+  const seen = new Set<string>();
   for (const event of eventsOf(files, TAIL_BYTES)) {
     const call: AgentCall | undefined = agentCallOf(event);
-    if (call) addCall(edges, call, event.timestamp);
+    if (!call || event.type !== 'tool.called') continue;
+    const id = `${event.traceId}/${event.turnId}/${event.toolCallId}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    addCall(edges, call, event.timestamp);
   }
   return [...edges.values()];
 }

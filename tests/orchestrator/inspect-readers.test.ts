@@ -115,4 +115,27 @@ describe('runtime events across instances', () => {
   test('the call graph: agents__* tool calls by caller and target, counted', () => {
     expect(callEdges(files())).toEqual([{ from: 'writer', to: 'reviewer', count: 1, lastAt: demoTrace[2]?.timestamp ?? '' }]);
   });
+
+  test('a turn resumed in a new process (a new span, the same turnId) is one turn: done when it ends, timed from its first start, its calls counted once', () => {
+    const traceId = 'b'.repeat(32);
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 14, 0, 0, 0) + ms).toISOString();
+    const event = (spanId: string, ms: number) => ({ traceId, agentName: 'writer', instanceKey: 'resumed', spanId, timestamp: at(ms), turnId: 't9' });
+    const call = { stepId: 's0', toolCallId: 'c1', toolName: 'agents__request', args: { target: 'reviewer', input: 'review this' } };
+    const file = join(dir(), 'writer.jsonl');
+    writeFileSync(
+      file,
+      lines([
+        { type: 'turn.started', ...event('first', 0), eventId: 'e9' },
+        { type: 'tool.called', ...event('first-tool', 100), ...call },
+        // Passivated while it waited; resumed a minute later in a new process.
+        { type: 'turn.started', ...event('second', 60_000), eventId: 'e9' },
+        { type: 'tool.called', ...event('second-tool', 60_010), ...call },
+        { type: 'turn.completed', ...event('second', 61_000), stepCount: 2, duration: 1_000, finishReason: 'text_response' },
+      ]),
+    );
+    expect(recentTraces([file], 10)).toEqual([
+      { traceId, startedAt: at(0), agent: 'writer', instanceKey: 'resumed', agents: ['writer'], status: 'ok', durationMs: 61_000, turns: 1 },
+    ]);
+    expect(callEdges([file]).map((edge) => edge.count)).toEqual([1]);
+  });
 });
