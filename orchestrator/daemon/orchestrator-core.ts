@@ -4,8 +4,8 @@
  * subprocesses or terminals, so it runs over the in-memory launcher in unit tests exactly as it
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
@@ -275,9 +275,11 @@ export class OrchestratorCore {
   /**
    * `instance delete` and `restart --fresh`: stop the instance's processes and remove their state.
    * Its queued events go with it: each is given up (INSTANCE_DELETED, in the ledger and to whoever
-   * waits for it) rather than left to wait for a start that would find a new, empty instance.
+   * waits for it) rather than left to wait for a start that would find a new, empty instance —
+   * unless `keepQueued` (`restart --fresh`): then the inbox stays, and the events it holds run in
+   * the new conversation, their callers still waiting for them.
    */
-  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<DeletedInstance> {
+  async deleteInstance(instanceKey: string, agents: readonly string[], options: { keepQueued?: boolean } = {}): Promise<DeletedInstance> {
     const grace = this.options.config().swarm.shutdownGracePeriodMs;
     const procs = this.supervisor.list().filter((p) => p.kind === 'agent' && p.instanceKey === instanceKey && agents.includes(p.name));
     const ids = agents.map((agent) => ({ agent, instanceKey }));
@@ -291,15 +293,29 @@ export class OrchestratorCore {
     const discarded: string[] = [];
     for (const id of ids) {
       const { agent } = id;
+      const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
+      this.approvals.forget(agent, instanceKey);
+      if (options.keepQueued) {
+        // A turn cut at the end of the grace period cannot be resumed without its journal (gone with
+        // the state): run again in the new conversation, its tool calls could repeat their effects.
+        const cut = this.delivery.startedEvent(id);
+        const why = `instance '${instanceKey}' of agent '${agent}' was restarted fresh while this event's turn ran; it was cut off`;
+        if (cut !== undefined && this.delivery.deadLetter(id, cut, why, 'INSTANCE_DELETED')) {
+          this.router.failRequestsFor(cut, 'INSTANCE_DELETED', why);
+          discarded.push(cut);
+        }
+        if (removeAllBut(paths.root, basename(paths.inbox))) deleted.push(paths.root);
+        // What was queued starts the new conversation.
+        if (this.delivery.pendingCount(id) > 0) this.supervisor.ensure('agent', agent, instanceKey);
+        continue;
+      }
       const why = `instance '${instanceKey}' of agent '${agent}' was deleted before this event ran`;
       // Only the given-up events' waiters: a turn that finished in the grace period has its reply on the way.
       for (const eventId of this.delivery.deadLetterAll(id, why, 'INSTANCE_DELETED')) {
         this.router.failRequestsFor(eventId, 'INSTANCE_DELETED', why);
         discarded.push(eventId);
       }
-      const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
       this.delivery.forget(id);
-      this.approvals.forget(agent, instanceKey);
       try {
         rmSync(paths.root, { recursive: true, force: false });
         deleted.push(paths.root);
@@ -428,4 +444,16 @@ export class OrchestratorCore {
     this.options.logger.error({ process: proc.key, eventId: dead.id }, 'event dead-lettered after repeated crashes');
     this.router.failRequestsFor(dead.id, 'AGENT_CRASHED', `agent '${proc.name}' crashed repeatedly while handling this request`);
   }
+}
+
+/** Removes everything in `dir` but the entry `kept`; false when there was no such directory. */
+function removeAllBut(dir: string, kept: string): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  for (const entry of entries) if (entry !== kept) rmSync(join(dir, entry), { recursive: true, force: true });
+  return true;
 }

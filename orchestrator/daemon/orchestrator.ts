@@ -393,12 +393,16 @@ export class Orchestrator {
     const keys = instanceKey !== undefined ? [instanceKey] : [...new Set(this.core.supervisor.list().filter(matches).map((p) => p.instanceKey))];
     let stopped = 0;
     const deleted: JsonValue[] = [];
+    const discarded: JsonValue[] = [];
     for (const key of keys) {
-      const removed = await this.deleteInstance(key, agents);
+      // A single node keeps the queued events for the new conversation; a cluster gives them up
+      // (they wait in other nodes' inboxes and JetStream, which a deletion cannot keep in step).
+      const removed = this.cluster ? await this.cluster.deleteInstance(key, agents) : await this.core.deleteInstance(key, agents, { keepQueued: true });
       stopped += Number(removed.stopped ?? 0);
       if (Array.isArray(removed.deleted)) deleted.push(...removed.deleted);
+      if (Array.isArray(removed.discarded)) discarded.push(...removed.discarded);
     }
-    return { instanceKey: instanceKey ?? null, restarted: 0, fresh: true, stopped, deleted };
+    return { instanceKey: instanceKey ?? null, restarted: 0, fresh: true, stopped, deleted, discarded };
   }
 }
 

@@ -171,6 +171,11 @@ export class Delivery {
     this.current.set(proc.key, eventId);
   }
 
+  /** The event whose turn began and has not finished, if this instance has one. */
+  startedEvent(id: AgentId): string | undefined {
+    return this.current.get(agentKey(id));
+  }
+
   /** `runtime.turn.completed`: returns false for an unknown or already acked event. */
   ack(proc: ManagedProcess, eventId: string): boolean {
     if (this.current.get(proc.key) === eventId) this.current.delete(proc.key);

@@ -98,3 +98,28 @@ test('with no daemon running, goondan instance delete gives the queued events up
   expect(await post(again, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: true })).toMatchObject({ status: 200, body: { output: 'done three' } });
   expect(counted(counter)).toEqual(['one', 'three']);
 });
+
+test('restart --fresh keeps the queued events: they run, once each, in the new conversation, their callers answered', async () => {
+  const counter = join(tempStateRoot(), 'counter.jsonl');
+  const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_TEST_COUNTER_FILE: counter } });
+  daemons.push(daemon);
+  const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 });
+  await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
+  const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
+  await waitFor('three events queued for the instance', async () => (await daemon.processes()).find((row) => row.instanceKey === 'k')?.queued, (queued) => queued === 3);
+
+  const cli = Bun.spawn([GOONDAN_BIN, 'restart', '--instance', 'k', '--fresh', '--yes', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
+  expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'stopped 1 process(es) and deleted 1 state directory; they start afresh (queued events first)' });
+
+  expect((await running).body).toMatchObject({ status: 'ok', output: 'done one' });
+  expect((await waiting).body).toMatchObject({ status: 'ok', output: 'done two' });
+  await waitFor('the unwaited event done', async () => ((await (await daemon.api(`/v1/events/${String(unwaited.body.eventId)}`)).json()) as { status: string }).status, (status) => status === 'done');
+  expect(counted(counter).sort()).toEqual(['one', 'three', 'two']);
+  // The new conversation holds the queued events, not what came before the restart.
+  const history = JSON.stringify(((await (await daemon.api('/v1/instances/k/messages')).json()) as { messages: Array<{ data: { content: unknown } }> }).messages.map((m) => m.data.content));
+  expect(history).toContain('count two');
+  expect(history).toContain('count three');
+  expect(history).not.toContain('slow one');
+});

@@ -76,7 +76,9 @@ async function restart(argv: string[], io: CliIo): Promise<ExitCode> {
   }
   if (fresh) {
     const deleted = Array.isArray(body.deleted) ? body.deleted.length : 0;
-    io.stdout(`stopped ${String(body.stopped ?? 0)} process(es) and deleted ${deleted} state director${deleted === 1 ? 'y' : 'ies'}; they start afresh on their next event`);
+    const discarded = Array.isArray(body.discarded) ? body.discarded.length : 0;
+    const givenUp = discarded > 0 ? `; ${discarded} queued event(s) given up` : '';
+    io.stdout(`stopped ${String(body.stopped ?? 0)} process(es) and deleted ${deleted} state director${deleted === 1 ? 'y' : 'ies'}; they start afresh (queued events first)${givenUp}`);
   } else {
     io.stdout(`restarted ${String(body.restarted ?? 0)} process(es)`);
   }
