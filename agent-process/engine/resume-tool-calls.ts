@@ -10,11 +10,13 @@ import type { Message } from '../../shared/types/messages.ts';
 import type { ToolResult } from '../../shared/types/tools.ts';
 import { createMessage } from '../conversation/message-factory.ts';
 import { pendingToolCalls, type ToolCallRef } from '../conversation/message-parts.ts';
-import { childSpan } from '../observability/trace-span.ts';
+import { childSpan, type Span, spanFields } from '../observability/trace-span.ts';
+import { usageFacts } from '../observability/usage-facts.ts';
 import { buildToolCatalog } from '../tools/tool-catalog.ts';
 import { errorResult, interruptedError, interruptedByCrashError } from '../tools/tool-errors.ts';
 import { toolResultOutput } from '../tools/tool-result-output.ts';
-import type { EngineInternals, TurnState } from './engine-internals.ts';
+import { addUsage, type EngineInternals, type TurnState } from './engine-internals.ts';
+import { keptUsage } from './step-usage.ts';
 
 /** Redelivery of `turn`: its pending tool calls from conversation index `from` on. */
 export async function resumePendingToolCalls(engine: EngineInternals, turn: TurnState, from: number): Promise<void> {
@@ -39,6 +41,34 @@ export async function resumePendingToolCalls(engine: EngineInternals, turn: Turn
     }),
   );
   for (const result of results) engine.append(toolResultMessage(result));
+  reportCutSteps(engine, turn, pending.map(({ message }) => message), span);
+}
+
+/**
+ * The steps whose tool calls were cut end now: reported with the model usage their messages kept
+ * (the process that made the call never reported it), and counted in the turn's usage.
+ */
+function reportCutSteps(engine: EngineInternals, turn: TurnState, messages: Message[], span: Span): void {
+  for (const message of new Set(messages)) {
+    if (message.source.type !== 'assistant') continue;
+    const usage = keptUsage(message.metadata);
+    turn.tokenUsage = addUsage(turn.tokenUsage, usage);
+    engine.events.emit({
+      type: 'step.completed',
+      timestamp: new Date().toISOString(),
+      ...spanFields(span),
+      agentName: engine.plan.name,
+      instanceKey: engine.instanceKey,
+      turnId: turn.turnId,
+      stepId: message.source.stepId,
+      stepIndex: Math.max(0, (turn.resumeFrom?.stepsDone ?? 1) - 1),
+      toolCallCount: pendingToolCalls([message]).length,
+      // From the model call's message to now: the step's wall time, the cut included.
+      duration: Math.max(0, Date.now() - Date.parse(message.createdAt)),
+      ...(usage ? { tokenUsage: usage } : {}),
+      ...usageFacts(engine.plan.model, usage),
+    });
+  }
 }
 
 /**

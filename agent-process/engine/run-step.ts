@@ -18,6 +18,7 @@ import { callModel } from './call-model.ts';
 import { gatedModelCall } from './model-gate.ts';
 import { errorShape } from '../../shared/errors/index.ts';
 import { usageFacts } from '../observability/usage-facts.ts';
+import { usageMetadata } from './step-usage.ts';
 import { runChain } from './chain-runner.ts';
 import { toolResultMessage } from './resume-tool-calls.ts';
 import type { EngineInternals, TurnState } from './engine-internals.ts';
@@ -52,7 +53,7 @@ async function stepCore(engine: EngineInternals, ctx: StepMiddlewareContext, ext
   const metadata: StepResult['metadata'] = { modelDurationMs: answer.durationMs, modelStartedAt, finishReason: answer.finishReason };
   const repairs = answer.toolCalls.filter((c) => c.repairs !== undefined).map((c) => ({ toolCallId: c.call.id, repairs: c.repairs ?? [] }));
   const assistant = answer.assistant
-    ? createMessage(answer.assistant, { type: 'assistant', stepId: extras.stepId }, repairs.length > 0 ? { argsRepaired: repairs } : {})
+    ? createMessage(answer.assistant, { type: 'assistant', stepId: extras.stepId }, { ...(repairs.length > 0 ? { argsRepaired: repairs } : {}), ...usageMetadata(answer.usage) })
     : undefined;
   if (assistant) {
     engine.append(assistant);

@@ -58,6 +58,17 @@ describe('crash between steps, then redelivery', () => {
     expect(h.runtimeEvents.filter((e) => e.type === 'tool.called')).toEqual([]);
     // The same turn continues: its turnId is the one the crashed process started.
     expect(result.turnId).toBe(String(messages[1]?.metadata.turnId));
+    // Step 0's model call happened in the killed process, which never reported the step: the
+    // resumed turn does, with the usage its message kept, and counts it in the turn's usage.
+    const cutStepId = messages[2]?.source.type === 'assistant' ? messages[2].source.stepId : '';
+    const steps = h.runtimeEvents.flatMap((e) => (e.type === 'step.completed' ? [e] : []));
+    expect(steps.map((e) => [e.stepId === cutStepId, e.stepIndex, e.tokenUsage !== undefined])).toEqual([
+      [true, 0, true],
+      [false, 1, true],
+    ]);
+    const stepTokens = steps.reduce((sum, e) => sum + (e.tokenUsage?.totalTokens ?? 0), 0);
+    expect(stepTokens).toBeGreaterThan(0);
+    expect(result.tokenUsage?.totalTokens).toBe(stepTokens);
     // The folded turn no longer needs its journal.
     expect(readFileSync(paths.toolJournal, 'utf8')).toBe('');
     // A second redelivery (crash after the fold, before the ack) only replays the answer.

@@ -64,6 +64,9 @@ describe('an instance waiting for a human approval', () => {
     const base = readFileSync(instancePaths(daemon.stateRoot, 'waiting-approval', 'writer', 'desk').baseMessages, 'utf8');
     expect(base.split('\n').filter((line) => line.includes('"content":"write notes.md"'))).toHaveLength(1);
     expect(await approvals()).toEqual([]);
+    // Both model calls are counted: the one made before the passivation too (its step was cut).
+    const metrics = await (await daemon.api('/metrics')).text();
+    expect(metrics).toContain('goondan_model_calls_total{agent="writer",instance="desk"} 2');
   }, 120_000);
 });
 
