@@ -142,6 +142,16 @@ describe('the sandbox hides the state root, other instances and the host\'s secr
     expect(out).toContain(`HOME=${t.workdir}\n`);
   });
 
+  test('loader variables in a call\'s env reach the command inside, never bwrap on the host (LD_PRELOAD ran a library on the host)', async () => {
+    const t = setup();
+    // LD_DEBUG makes the loader of every program it reaches say which libraries it loads, and for whom.
+    const out = await exec(t, 'printenv LD_DEBUG', { env: { LD_DEBUG: 'libs' } });
+    expect(out.stdout).toBe('libs\n');
+    const stderr = String(out.stderr);
+    expect(stderr).toContain('calling init:');
+    expect(stderr).not.toMatch(/bwrap/);
+  });
+
   test('password hashes are masked even though the sandbox runs as the daemon\'s user', async () => {
     const t = setup();
     const out = await exec(t, 'cat /etc/shadow /etc/gshadow; echo end');

@@ -19,8 +19,21 @@ export interface LaunchRequest extends SandboxMounts {
 export interface Launch {
   /** False when the command runs directly on the host (mode none, or the bwrap fallback). */
   sandboxed: boolean;
-  /** The command line that runs `argv` this way. */
-  wrap(argv: readonly string[]): string[];
+  /** The command line that runs `argv` this way, and the environment to spawn that line with for `argv` to see `env`. */
+  wrap(argv: readonly string[], env?: Readonly<Record<string, string>>): { argv: string[]; env: Record<string, string> };
+}
+
+/**
+ * Variables the host's dynamic loader and C library act on when a program starts. Sandboxed, the
+ * program spawned on the host is bwrap itself (not setuid here, so the loader honours them): a
+ * tool call's `env: {LD_PRELOAD: <a library it wrote>}` ran code on the host before any namespace
+ * existed. They go into the box with --setenv instead; everything else keeps riding the
+ * environment (not bwrap's argv, which any user on the host can read).
+ */
+const LOADER_VARIABLES = /^(LD_|MALLOC_|GLIBC_|GCONV_PATH$|GETCONF_DIR$|HOSTALIASES$|LOCALDOMAIN$|LOCPATH$|NIS_PATH$|NLSPATH$|RESOLV_HOST_CONF$|RES_OPTIONS$|TZDIR$)/;
+
+export function isLoaderVariable(name: string): boolean {
+  return LOADER_VARIABLES.test(name);
 }
 
 /** Each distinct reason is logged once per process, not once per call. */
@@ -45,13 +58,25 @@ export function prepareLaunch(request: LaunchRequest): Launch {
     }
     return unsandboxed(request);
   }
-  const prefix = [bwrap.path, ...bwrapArgs(request, bwrap.flags), '--', ...limits(request, true)];
-  return { sandboxed: true, wrap: (argv) => [...prefix, ...argv] };
+  const box = [bwrap.path, ...bwrapArgs(request, bwrap.flags)];
+  const inside = limits(request, true);
+  return {
+    sandboxed: true,
+    wrap: (argv, env = {}) => {
+      const host: Record<string, string> = {};
+      const setenv: string[] = [];
+      for (const [name, value] of Object.entries(env)) {
+        if (isLoaderVariable(name)) setenv.push('--setenv', name, value);
+        else host[name] = value;
+      }
+      return { argv: [...box, ...setenv, '--', ...inside, ...argv], env: host };
+    },
+  };
 }
 
 function unsandboxed(request: LaunchRequest): Launch {
   const prefix = limits(request, false);
-  return { sandboxed: false, wrap: (argv) => [...prefix, ...argv] };
+  return { sandboxed: false, wrap: (argv, env = {}) => ({ argv: [...prefix, ...argv], env: { ...env } }) };
 }
 
 function limits(request: LaunchRequest, insideSandbox: boolean): string[] {

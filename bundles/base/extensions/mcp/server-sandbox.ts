@@ -34,7 +34,8 @@ export function serverLaunch(settings: StdioSettings, agent: ProcessSandbox | un
   mkdirSync(sandbox.workdir, { recursive: true });
   const cwd = settings.cwd ?? sandbox.workdir;
   const launch = prepareLaunch({ sandbox, cwd, logger, ...(settings.cwd !== undefined ? { writablePaths: [settings.cwd] } : {}) });
-  const [command = settings.command, ...args] = launch.wrap([settings.command, ...settings.args]);
+  const launched = launch.wrap([settings.command, ...settings.args], { HOME: sandbox.workdir, ...settings.env });
+  const [command = settings.command, ...args] = launched.argv;
   if (!launch.sandboxed) return { ...direct, command, args };
-  return { command, args, env: { HOME: sandbox.workdir, ...settings.env }, cwd };
+  return { command, args, env: launched.env, cwd };
 }

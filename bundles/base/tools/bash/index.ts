@@ -80,10 +80,11 @@ async function run(ctx: ToolContext, config: BashConfig, command: Command): Prom
   const timeoutMs = command.timeoutMs ?? config.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const argv = command.argv(env);
   assertRunnable(argv[0], command.cwd.absolute, env.PATH);
+  const launched = launch.wrap(argv, env);
   const result = await runProcess({
-    argv: launch.wrap(argv),
+    argv: launched.argv,
     cwd: command.cwd.absolute,
-    env,
+    env: launched.env,
     timeoutMs,
     maxOutputBytes: config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     killGraceMs: config.killGraceMs ?? 2000,
