@@ -129,12 +129,18 @@ export const GIT_BYPASSES: Case[] = [
     'PATH=.:$PATH git status', 'git -C ~ status', 'git --git-dir=/tmp/evil/.git status', 'git difftool',
     'git mergetool -t evil', `cd ~ && git log > .bashrc`, `cd /etc; git show x > passwd`, 'git $ARGS', 'git "$SUBCOMMAND" x',
     "git log --format=$'%H\\'; rm -rf ~; #'",
+    // Found by a probe: git's own output options and destination arguments are writes too.
+    'git grep -O x', 'git grep --open-files-in-pager x', `git grep --open-files-in-pager 'rm -rf ~' x`, 'git init ../escape', 'git init --bare /tmp/escape', 'git clone -q . ../escape2', 'git clone x /tmp/y',
+    'git archive -o ../a.tar HEAD', 'git archive --output=/tmp/a.tar HEAD', 'git format-patch -o .. HEAD~1', 'git format-patch --output-directory=/tmp HEAD~1',
+    'git bundle create ../b.bundle HEAD', 'git worktree add ../wt', 'git send-email --sendmail-cmd=evil x.patch', 'git instaweb --httpd=evil',
   ].map((line): Case => [line, 'ask']),
   ...[
     'git status; rm -rf ~', `git status && sh -c 'rm -rf ~'`, 'git show $(rm -rf ~)', 'git log | sh', 'git log | tee ~/.bashrc', `git rebase --exec 'rm -rf ~' HEAD~2`,
     `git rebase -x 'rm -rf ~' HEAD~2`, `git submodule foreach 'rm -rf ~'`, 'git bisect run rm -rf ~', './git status', '/tmp/git status', 'gitx status',
     'git status & rm -rf ~', 'git() { rm -rf ~; }; git status', 'git log --format=%H $(rm -rf ~)', `git filter-branch --tree-filter 'rm -rf ~' HEAD`,
     'git status && python3 -c "import os"', '[ -n x > ~/.bashrc ] && git status', 'nice git status', 'git log | xargs rm', 'eval git status',
+    // Found by a probe: grep's pager option runs the program it names.
+    `git grep -O'touch pwn2' x`, `git grep --open-files-in-pager='touch pwn3' x`, `git grep -O'rm -f' x`,
   ].map((line): Case => [line, 'deny']),
 ];
 
@@ -143,4 +149,6 @@ export const GIT_POLICY_STILL_ALLOWS = [
   'git status', 'git log --oneline | head -5', 'ls -la && git diff', 'git diff 2>/dev/null | wc -l', 'git commit -m "fix: handle x; y"', 'git commit -m "$MSG"',
   'git -c color.ui=never log', 'git -c user.name=bot commit -m x', `git log --format='%H %s' -n 3 > log.txt`, 'git add -A && git commit -m x && git push origin HEAD',
   'cd src && git diff -- .', 'git grep -n "rm -rf"', 'git rm --cached x', `git status --porcelain | grep '^??' | wc -l`, 'git log --output=changes.txt -3',
+  'git init', 'git init repo', 'git clone https://example.com/x.git', 'git clone https://example.com/x.git y', 'git archive -o out.tar HEAD',
+  'git format-patch -o patches HEAD~1', 'git bundle create repo.bundle HEAD', 'git worktree add wt', 'git grep -n -O"grep -n" x',
 ];

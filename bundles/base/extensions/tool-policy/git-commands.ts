@@ -4,7 +4,11 @@
  * `git config core.pager …` for later calls. Those are unresolved (an `allow: git *` rule cannot
  * allow them, nor difftool/mergetool); `rebase --exec`, `submodule foreach`, `bisect run` and
  * `filter-branch --*-filter` run commands that are judged;
- * `--output FILE`, `-C DIR`, `--git-dir DIR` and `--work-tree DIR` are writes.
+ * `--output FILE`, `-C DIR`, `--git-dir DIR` and `--work-tree DIR` are writes, and so are the
+ * places git creates: `init DIR`, `clone URL DIR`, `archive -o`, `format-patch -o` /
+ * `--output-directory`, `bundle create FILE`, `worktree add DIR`. `grep -O<cmd>` runs <cmd> (judged);
+ * `grep -O` alone, `send-email --sendmail-cmd`, `instaweb --httpd` / `--browser` run programs
+ * named elsewhere (unresolved).
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { type Word, literalWord } from './shell-words.ts';
@@ -16,7 +20,11 @@ const HARMLESS_KEY =
 const GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env']);
 const GLOBAL_WRITES = new Set(['-C', '--git-dir', '--work-tree']);
 /** Options of any subcommand that name a program to run. */
-const PROGRAM_OPTION = /^--(upload-pack|receive-pack|exec|extcmd|tool|gpg-program|ssh-command)(=|$)/;
+const PROGRAM_OPTION = /^--(upload-pack|receive-pack|exec|extcmd|tool|gpg-program|ssh-command|sendmail-cmd|httpd|browser)(=|$)/;
+/** Options of `git clone` whose value is the next word (so that its positionals are found). */
+const CLONE_VALUED = new Set(['-b', '--branch', '-o', '--origin', '-u', '--upload-pack', '--depth', '--reference', '--reference-if-able', '-c', '--config', '--template', '--separate-git-dir', '--filter', '-j', '--jobs', '--shallow-since', '--shallow-exclude', '--server-option', '--bundle-uri']);
+/** Options of `git init` whose value is the next word. */
+const INIT_VALUED = new Set(['--template', '--separate-git-dir', '--object-format', '--ref-format', '-b', '--initial-branch', '--shared']);
 const TAKES_UPLOAD_PACK = new Set(['clone', 'fetch', 'pull', 'ls-remote', 'archive']);
 /** Values computed at run time are fine here: a commit message cannot carry an option. */
 const MESSAGE_OPTION = /^(-m|--message|-F|--file)$/;
@@ -40,12 +48,46 @@ function checkSubcommandArgs(call: CommandCall, subcommand: string, args: Word[]
     if (/^--template(=|$)/.test(text)) call.unresolved('git --template installs hooks that run later');
     if (subcommand === 'clone' && (text === '-c' || text === '--config')) checkKey(call, args[k + 1], 'git clone -c');
     if (subcommand === 'clone' && text.startsWith('--config=')) checkKey(call, literalWord(text.slice(9)), 'git clone --config');
-    if (text === '--output' || text === '-o') {
+    if (text === '--output' || text === '-o' || text === '--output-directory') {
       const target = args[k + 1];
-      if (target && (text === '--output' || subcommand === 'format-patch')) call.write(target, `git ${subcommand} ${text}`);
+      if (target && (text !== '-o' || subcommand === 'format-patch' || subcommand === 'archive')) call.write(target, `git ${subcommand} ${text}`);
     }
     if (text.startsWith('--output=')) call.write(literalWord(text.slice(9)), `git ${subcommand} --output`);
+    if (text.startsWith('--output-directory=')) call.write(literalWord(text.slice(19)), `git ${subcommand} --output-directory`);
+    if (subcommand === 'grep') checkGrepPager(call, text);
   });
+  const [first, second] = positionals(args, subcommand === 'clone' ? CLONE_VALUED : INIT_VALUED);
+  if (subcommand === 'init' && first) call.write(first, 'git init');
+  if (subcommand === 'clone' && second) call.write(second, 'git clone');
+  if (subcommand === 'bundle' && first?.text === 'create' && second) call.write(second, 'git bundle create');
+  if (subcommand === 'worktree' && first?.text === 'add' && second) call.write(second, 'git worktree add');
+}
+
+/** `git grep -O<cmd>` / `--open-files-in-pager=<cmd>` runs <cmd> on the matching files; without one, the configured pager. */
+function checkGrepPager(call: CommandCall, text: string): void {
+  const long = /^--open-files-in-pager(=(.*))?$/.exec(text);
+  // A cluster of short options ends with -O and its value: -nO'cmd'.
+  const short = text.startsWith('--') ? null : /^-[A-Za-z]*O(.*)$/.exec(text);
+  if (!long && !short) return;
+  const program = long ? long[2] : short?.[1];
+  if (program) call.runCode(literalWord(program), 'git grep -O');
+  else call.unresolved('git grep -O opens the files in the pager git is configured with');
+}
+
+/** The words that are not options (nor an option's value), in order. */
+function positionals(args: Word[], valued: ReadonlySet<string>): Word[] {
+  const found: Word[] = [];
+  for (let k = 0; k < args.length; k++) {
+    const word = args[k];
+    if (!word) break;
+    if (word.text === '--') return [...found, ...args.slice(k + 1)];
+    if (word.text.startsWith('-')) {
+      if (valued.has(word.text)) k++;
+      continue;
+    }
+    found.push(word);
+  }
+  return found;
 }
 
 /** `git config KEY VALUE` stores a setting later git calls act on. */
