@@ -15,8 +15,12 @@ import { type ApprovalDisplay, type ApprovalPrompt, approvalDisplayOf } from '..
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import { canonicalJson } from '../../shared/canonical-json.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { ApprovalOutcome, ApprovalRecord, ApprovalStore, InstanceApprovals } from './approval-store.ts';
+
+/** The approval a budget's `ask` opens (usage/model-calls.ts): not a tool. */
+export const BUDGET_TOOL_NAME = 'model-call';
 
 export type { ApprovalOutcome } from './approval-store.ts';
 
@@ -80,8 +84,8 @@ export class ApprovalBroker {
 
   open(request: ApprovalAsk, timeoutMs: number, answer: (outcome: ApprovalOutcome) => void): void {
     const state = this.stateOf(request.agent, request.instanceKey);
-    if (state.sessionGrants.includes(request.toolName)) {
-      answer({ approved: true, scope: 'session', decidedBy: 'session-grant', reason: `'${request.toolName}' was approved for this session` });
+    if (state.sessionGrants.includes(sessionGrantKey(request.toolName, request.args))) {
+      answer({ approved: true, scope: 'session', decidedBy: 'session-grant', reason: `this call of '${request.toolName}' was approved for this session` });
       return;
     }
     const key = request.eventId !== undefined ? `${request.eventId}/${request.toolCallId}` : undefined;
@@ -120,7 +124,8 @@ export class ApprovalBroker {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
     record.decision = { ...outcome, decidedAt: new Date().toISOString() };
-    if (outcome.approved && outcome.scope === 'session' && !state.sessionGrants.includes(record.approval.toolName)) state.sessionGrants.push(record.approval.toolName);
+    const grant = sessionGrantKey(record.approval.toolName, record.approval.args);
+    if (outcome.approved && outcome.scope === 'session' && !state.sessionGrants.includes(grant)) state.sessionGrants.push(grant);
     this.prune(state);
     this.save(state);
     this.options.logger.info({ approvalId: id, approved: outcome.approved, decidedBy: outcome.decidedBy, scope: outcome.scope }, 'approval decided');
@@ -234,4 +239,13 @@ export class ApprovalBroker {
       this.options.logger.error({ err: error, agent: state.agent, instanceKey: state.instanceKey }, 'cannot write the approvals file');
     }
   }
+}
+
+/**
+ * What "approve for this session" covers: the same call (tool and arguments) — per tool name, a
+ * person approving `touch x` approved every later line of the shell tool, `… | sh` included. A
+ * budget's ask (`model-call`, whose figures change with every call) covers the instance's calls.
+ */
+export function sessionGrantKey(toolName: string, args: JsonObject): string {
+  return toolName === BUDGET_TOOL_NAME ? toolName : `${toolName}\u0000${canonicalJson(args)}`;
 }

@@ -13,7 +13,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import { priceUsage } from '../../shared/usage/price-usage.ts';
-import type { ApprovalBroker } from '../approvals/approval-broker.ts';
+import { type ApprovalBroker, BUDGET_TOOL_NAME } from '../approvals/approval-broker.ts';
 import { type Amounts, addAmounts, amountsOf, type BudgetOverrun, budgetOverrun, type BudgetScope, describeOverrun } from './budget-check.ts';
 import { type LimiterClock, ModelRateLimiter, systemClock } from './model-rate-limiter.ts';
 import { UsageLedger } from './usage-ledger.ts';
@@ -201,7 +201,7 @@ export class ModelCalls {
     const message = describeOverrun(overrun);
     return new Promise((resolve) => {
       this.options.approvals.open(
-        { agent: from.name, instanceKey: from.instanceKey, toolName: 'model-call', toolCallId: newId('budget'), args: { ...overrun }, reason: message, processKey: from.key },
+        { agent: from.name, instanceKey: from.instanceKey, toolName: BUDGET_TOOL_NAME, toolCallId: newId('budget'), args: { ...overrun }, reason: message, processKey: from.key },
         BUDGET_APPROVAL_TIMEOUT_MS,
         (outcome) => resolve(outcome.approved ? undefined : `${message}; refused (${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''})`),
       );

@@ -23,7 +23,7 @@ async function start(stateRoot: string): Promise<Daemon> {
   return daemon;
 }
 
-type Approval = { id: string; createdAt: string; expiresAt: string; toolName: string };
+type Approval = { id: string; createdAt: string; expiresAt: string; toolName: string; args: Record<string, unknown> };
 
 async function pendingApprovals(daemon: Daemon): Promise<Approval[]> {
   const body = (await (await daemon.api('/v1/approvals')).json()) as { approvals: Approval[] };
@@ -81,7 +81,7 @@ describe('a pending approval survives kill -9 of the daemon', () => {
     expect(base.split('\n').filter((line) => line.includes(`"eventId":"${String(reply.body.eventId)}"`))).toHaveLength(1);
   }, 180_000);
 
-  test('"always for this session" is stored per instance: after a restart the tool runs without asking', async () => {
+  test('"always for this session" is stored per instance: after a restart the same call runs without asking; another call of the tool asks', async () => {
     const stateRoot = tempStateRoot();
     const first = await start(stateRoot);
     const turn = sendWithKey(first, 'write a.md', 'grant-1');
@@ -91,8 +91,12 @@ describe('a pending approval survives kill -9 of the daemon', () => {
     expect(await first.stop()).toBe(0);
 
     const second = await start(stateRoot);
-    const again = await sendWithKey(second, 'write b.md', 'grant-2');
-    expect(again.body).toMatchObject({ status: 'ok', output: 'wrote: b.md' });
+    const again = await sendWithKey(second, 'write a.md', 'grant-2');
+    expect(again.body).toMatchObject({ status: 'ok', output: 'wrote: a.md' });
     expect(await pendingApprovals(second)).toEqual([]);
+    // The grant was for that call: writing another file is asked (approving `touch x` must not approve `rm -rf ~`).
+    void sendWithKey(second, 'write b.md', 'grant-3').catch(() => undefined);
+    const other = await waitForApproval(second, 'a write of another file to ask');
+    expect(other.args).toMatchObject({ path: 'b.md' });
   }, 180_000);
 });

@@ -81,13 +81,19 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
     expect(existsSync(join(workdir(daemon, 'ask-2'), 'notes.md'))).toBe(false);
   });
 
-  test('"always for this session" approves the tool for the rest of the session', async () => {
+  test('"always for this session" approves that call for the rest of the session, not every call of the tool', async () => {
     const first = daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
     const approval = await nextApproval(daemon, 'ask-3');
     await decide(daemon, approval.id, { decision: 'approve', scope: 'session' });
     expect((await first).body.output).toBe('write: notes.md');
     const second = await daemon.send({ input: 'write notes', instanceKey: 'ask-3' });
     expect(second.body.output).toBe('write: notes.md');
+    // Another call of the same tool under the same rule is asked again.
+    const other = daemon.send({ input: 'write todo', instanceKey: 'ask-3' });
+    const asked = await nextApproval(daemon, 'ask-3');
+    expect(asked.args).toMatchObject({ path: 'todo.md' });
+    await decide(daemon, asked.id, { decision: 'deny' });
+    expect(String((await other).body.output)).toContain('E_TOOL_DENIED');
   });
 
   test('a bad decision body is 400 and names the field', async () => {

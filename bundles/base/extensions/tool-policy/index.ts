@@ -9,6 +9,7 @@
  */
 import type { ExtensionApi, JsonObject, ToolPolicyVerdict, ToolResult } from '../../../../shared/types/index.ts';
 import { SHELL_OPERATORS } from './command-patterns.ts';
+import { canonicalJson } from '../../../../shared/canonical-json.ts';
 import { readPolicyConfig } from './policy-config.ts';
 import { COMMAND_LIKE, type Policy, type Verdict, evaluate, needsShellParser } from './policy-rules.ts';
 import { ShellAnalyzer } from './shell-analysis.ts';
@@ -50,8 +51,10 @@ export function register(api: ExtensionApi, config: JsonObject): void {
   const policy: Policy = { default: raw.default, rules: raw.rules };
   checkAllowPatterns(policy);
   const timeoutMs = (raw.askTimeoutSeconds ?? DEFAULT_ASK_TIMEOUT_SECONDS) * 1000;
-  // "Always for this session" approvals, per tool name, for the life of this agent process.
+  // "Always for this session" approvals, for the life of this agent process: of the same call (tool
+  // and arguments). Per tool name, approving `touch x` approved `… | base64 -d | sh` after it.
   const sessionAllowed = new Set<string>();
+  const sessionKey = (toolName: string, args: JsonObject) => `${toolName}\u0000${canonicalJson(args)}`;
   // The bash grammar loads on the first call that a command rule judges, so other agents never pay for it.
   let analyzer: Promise<ShellAnalyzer | undefined> | undefined;
   const shellAnalyzer = () =>
@@ -76,7 +79,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
         api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, rule: verdict.explanation }, 'tool call denied by policy');
         return denied(ctx.toolCallId, ctx.toolName, `${ctx.toolName} is denied: ${verdict.explanation}.`, 'Do not retry this call; choose another approach or ask the user.');
       }
-      if (sessionAllowed.has(ctx.toolName)) {
+      if (sessionAllowed.has(sessionKey(ctx.toolName, ctx.args))) {
         ctx.approval = { approved: true, scope: 'session', decidedBy: 'session' };
         return ctx.next();
       }
@@ -100,7 +103,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       });
       api.logger.info({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, approved: decision.approved, decidedBy: decision.decidedBy, scope: decision.scope }, 'approval decided');
       if (decision.approved) {
-        if (decision.scope === 'session') sessionAllowed.add(ctx.toolName);
+        if (decision.scope === 'session') sessionAllowed.add(sessionKey(ctx.toolName, ctx.args));
         // The person saw the tool's own reason and preview: the engine's gate must not ask again.
         ctx.approval = decision;
         return ctx.next();
