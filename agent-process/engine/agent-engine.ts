@@ -253,10 +253,20 @@ export async function createAgentEngine(options: AgentEngineOptions): Promise<Ag
   };
 }
 
-/** Tool processes never see the state root, and see the bundle and the daemon's home only when the plan names them. */
+/** Where deploy/goondan.service keeps the daemon's keys (EnvironmentFile=): the daemon cannot know it was read. */
+const SERVICE_ENV_FILE = '/etc/goondan/goondan.env';
+
+/** Tool processes never see the state root or the daemon's env file, and see the bundle and the daemon's home only when the plan names them. */
 function agentSandbox(plan: AgentPlan, workdir: string, stateRoot: string, env: Record<string, string | undefined>): ProcessSandbox {
   const home = env.HOME;
-  return { ...plan.sandbox, workdir, stateRoot: resolve(stateRoot), hiddenPaths: [resolve(plan.bundleRoot), ...(home ? [resolve(home)] : [])] };
+  const envFile = env.GOONDAN_ENV_FILE;
+  return {
+    ...plan.sandbox,
+    workdir,
+    stateRoot: resolve(stateRoot),
+    hiddenPaths: [resolve(plan.bundleRoot), ...(home ? [resolve(home)] : [])],
+    hiddenFiles: [SERVICE_ENV_FILE, ...(envFile ? [resolve(envFile)] : [])],
+  };
 }
 
 /** ARCHITECTURE §5: the built-in context-message extension is attached first unless the agent lists it. */

@@ -26,6 +26,8 @@ export interface SpawnContext {
 function childEnv(config: SwarmConfig): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...config.env };
   delete env.GOONDAN_API_TOKEN;
+  // Where the keys came from, so that agents hide the file from their tools' sandbox.
+  if (config.envFile !== undefined) env.GOONDAN_ENV_FILE = config.envFile;
   return env;
 }
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   buildAgentPlan,
   buildConnectionPlans,
@@ -28,6 +28,8 @@ export interface SwarmConfig {
   agentFingerprints: Map<string, string>;
   connectionFingerprints: Map<string, string>;
   swarmFingerprint: string;
+  /** `--env-file`, absolute: its keys are in the children's environment, the file itself is hidden from their tools. */
+  envFile?: string;
 }
 
 export interface SwarmConfigOptions {
@@ -82,7 +84,17 @@ export async function loadSwarmConfig(options: SwarmConfigOptions): Promise<Swar
   }
   const connectionFingerprints = new Map<string, string>();
   for (const connection of connections) connectionFingerprints.set(connection.name, fingerprint(connection, [connection.connectorEntryPath]));
-  return { bundle, env, swarm, agents, connections, agentFingerprints, connectionFingerprints, swarmFingerprint: fingerprint(swarm, []) };
+  return {
+    bundle,
+    env,
+    swarm,
+    agents,
+    connections,
+    agentFingerprints,
+    connectionFingerprints,
+    swarmFingerprint: fingerprint(swarm, []),
+    ...(options.envFile !== undefined ? { envFile: resolve(options.envFile) } : {}),
+  };
 }
 
 /**

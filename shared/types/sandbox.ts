@@ -51,4 +51,6 @@ export interface ProcessSandbox extends SandboxPlan {
    * an empty tmpfs when they lie under a directory the sandbox binds.
    */
   hiddenPaths: string[];
+  /** Files shown empty (/dev/null) when a bound directory holds them: the daemon's env file with its keys. */
+  hiddenFiles?: string[];
 }

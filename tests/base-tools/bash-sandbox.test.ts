@@ -4,7 +4,7 @@
  * does the same through the daemon).
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { handlers } from '../../bundles/base/tools/bash/index.ts';
@@ -27,8 +27,8 @@ afterEach(() => {
   Object.assign(process.env, savedEnv);
 });
 
-function setup(sandbox: Partial<SandboxPlan> = {}): TestToolContext {
-  const t = createToolContext({ sandbox });
+function setup(sandbox: Partial<SandboxPlan> = {}, hiddenFiles?: string[]): TestToolContext {
+  const t = createToolContext({ sandbox, ...(hiddenFiles ? { hiddenFiles } : {}) });
   made.push(t);
   // Another instance's state beside this one, as in a real state root.
   writeFileSync(join(t.outside, 'secret.txt'), 'other-tenant-secret\n');
@@ -150,6 +150,20 @@ describe('the sandbox hides the state root, other instances and the host\'s secr
     const stderr = String(out.stderr);
     expect(stderr).toContain('calling init:');
     expect(stderr).not.toMatch(/bwrap/);
+  });
+
+  test('the daemon\'s env file reads empty, even inside a directory the operator shows', async () => {
+    const shown = join(realpathSync(tmpdir()), `goondan-etc-${process.pid}-${Date.now()}`);
+    mkdirSync(shown);
+    writeFileSync(join(shown, 'goondan.env'), 'OPENAI_API_KEY=sk-in-the-env-file\n');
+    writeFileSync(join(shown, 'notes.txt'), 'visible\n');
+    try {
+      const t = setup({ readOnlyPaths: [shown] }, [join(shown, 'goondan.env')]);
+      const out = await exec(t, `cat ${shown}/notes.txt; cat ${shown}/goondan.env; echo end`);
+      expect(out.stdout).toBe('visible\nend\n');
+    } finally {
+      rmSync(shown, { recursive: true, force: true });
+    }
   });
 
   test('password hashes are masked even though the sandbox runs as the daemon\'s user', async () => {

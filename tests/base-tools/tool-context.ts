@@ -31,7 +31,7 @@ export interface TestToolContext {
 /** `config` may be a function of the temp directories (e.g. `roots: [outside]`). */
 export type TestConfig = JsonObject | ((dirs: { workdir: string; outside: string }) => JsonObject);
 
-export function createToolContext(options: { config?: TestConfig; sandbox?: Partial<SandboxPlan> } = {}): TestToolContext {
+export function createToolContext(options: { config?: TestConfig; sandbox?: Partial<SandboxPlan>; hiddenFiles?: string[] } = {}): TestToolContext {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'goondan-base-tools-')));
   const workdir = join(root, 'workspace');
   const outside = join(root, 'outside');
@@ -58,7 +58,7 @@ export function createToolContext(options: { config?: TestConfig; sandbox?: Part
     logger: consoleCompatibleLogger(logger),
     config: typeof options.config === 'function' ? options.config({ workdir, outside }) : (options.config ?? {}),
     signal: controller.signal,
-    sandbox: { ...DEFAULT_SANDBOX, ...options.sandbox, workdir, stateRoot: root, hiddenPaths: [] },
+    sandbox: { ...DEFAULT_SANDBOX, ...options.sandbox, workdir, stateRoot: root, hiddenPaths: [], ...(options.hiddenFiles ? { hiddenFiles: options.hiddenFiles } : {}) },
     pending: (handle, pendingOptions) => pending.mark(handle, pendingOptions),
   };
   return {

@@ -8,7 +8,8 @@
  *   3. a fresh /proc (this PID namespace only: no other process's environ), a minimal /dev, and
  *      an empty /tmp;
  *   4. `hiddenPaths` (bundle, home) covered with an empty tmpfs when something above shows them;
- *   5. `readOnlyPaths` (what the operator chose to show);
+ *   5. `readOnlyPaths` (what the operator chose to show), then `hiddenFiles` (the daemon's env file)
+ *      covered with /dev/null when anything above shows them;
  *   6. the state root covered with an empty tmpfs when anything above shows it;
  *   7. the workspace read-write at its own path, then extra writable paths.
  * Namespaces: all new (mount, PID, IPC, UTS, cgroup, user, network), no capabilities, no nested
@@ -60,6 +61,10 @@ export function bwrapArgs(mounts: SandboxMounts, flags: BwrapFlags): string[] {
     if (isUnderAny(hidden, system.bound)) args.push('--tmpfs', hidden);
   }
   for (const path of readOnly) args.push('--ro-bind-try', path, path);
+  // After the read-only paths: an operator showing /etc/goondan does not show the keys in it.
+  for (const file of (sandbox.hiddenFiles ?? []).map(realOrSelf)) {
+    if (isUnderAny(file, [...system.bound, ...readOnly]) && lstatSync(file, { throwIfNoEntry: false })?.isFile()) args.push('--ro-bind', '/dev/null', file);
+  }
   const stateRoot = realOrSelf(sandbox.stateRoot);
   if (isUnderAny(stateRoot, [...system.bound, ...readOnly])) args.push('--tmpfs', stateRoot);
 
