@@ -33,13 +33,18 @@ async function post(daemon: Daemon, body: Record<string, unknown>, headers: Reco
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-test('events queued for a deleted instance are given up with INSTANCE_DELETED: told to their callers, kept in the ledger, never run', async () => {
+/** A daemon whose instance `k` runs `slow one` (its tool holds the turn 3 s) by the time this resolves. */
+async function busyInstance(): Promise<{ daemon: Daemon; counter: string; running: Promise<{ status: number; body: Record<string, unknown> }> }> {
   const counter = join(tempStateRoot(), 'counter.jsonl');
   const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_TEST_COUNTER_FILE: counter } });
   daemons.push(daemon);
-
   const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 });
   await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  return { daemon, counter, running };
+}
+
+test('events queued for a deleted instance are given up with INSTANCE_DELETED: told to their callers, kept in the ledger, never run', async () => {
+  const { daemon, counter, running } = await busyInstance();
   const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
   const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
   const keyed = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count four', wait: false }, { 'idempotency-key': 'delete-me-4' });
@@ -100,11 +105,7 @@ test('with no daemon running, goondan instance delete gives the queued events up
 });
 
 test('restart --fresh keeps the queued events: they run, once each, in the new conversation, their callers answered', async () => {
-  const counter = join(tempStateRoot(), 'counter.jsonl');
-  const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_TEST_COUNTER_FILE: counter } });
-  daemons.push(daemon);
-  const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 });
-  await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  const { daemon, counter, running } = await busyInstance();
   const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
   const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
   await waitFor('three events queued for the instance', async () => (await daemon.processes()).find((row) => row.instanceKey === 'k')?.queued, (queued) => queued === 3);
