@@ -3,7 +3,7 @@
  * `messages/runtime-events.jsonl`, read across the swarm's instances: one trace's events (the
  * studio's waterfall), recent traces, and the call graph of past traffic.
  */
-import { type AgentCall, addCall, agentCallOf, type CallEdge } from '../../shared/observe/agent-calls.ts';
+import { type AgentCall, addCall, agentCallOf, type CallEdge, callIdOf } from '../../shared/observe/agent-calls.ts';
 import { RUNTIME_EVENT_TYPES, type RuntimeEvent } from '../../shared/types/turns.ts';
 import { readJsonLines } from './jsonl-file.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
@@ -91,9 +91,8 @@ export function callEdges(files: readonly string[]): CallEdge[] {
   const seen = new Set<string>();
   for (const event of eventsOf(files, TAIL_BYTES)) {
     const call: AgentCall | undefined = agentCallOf(event);
-    if (!call || event.type !== 'tool.called') continue;
-    const id = `${event.traceId}/${event.turnId}/${event.toolCallId}`;
-    if (seen.has(id)) continue;
+    const id = callIdOf(event);
+    if (!call || id === undefined || seen.has(id)) continue;
     seen.add(id);
     addCall(edges, call, event.timestamp);
   }

@@ -19,6 +19,11 @@ export function agentCallOf(event: RuntimeEvent): AgentCall | undefined {
   return typeof target === 'string' && target !== '' ? { from: event.agentName, to: target, tool: event.toolName } : undefined;
 }
 
+/** One call, whichever process reports it: a turn resumed in a new process reports its calls again. */
+export function callIdOf(event: RuntimeEvent): string | undefined {
+  return event.type === 'tool.called' ? `${event.traceId}/${event.turnId}/${event.toolCallId}` : undefined;
+}
+
 /** Edges keyed `from→to`, with how often and when last. */
 export interface CallEdge {
   from: string;

@@ -3,7 +3,7 @@
  * state, new ones live from the event stream), each node with its live instances and their
  * status. The same facts are listed in tables below the drawing for keyboard and screen readers.
  */
-import { addCall, agentCallOf, type CallEdge } from '../../../shared/observe/agent-calls.ts';
+import { addCall, agentCallOf, type CallEdge, callIdOf } from '../../../shared/observe/agent-calls.ts';
 import { errorLine } from '../error-line.ts';
 import { fill, h, svg } from '../dom.ts';
 import { formatTime } from '../format.ts';
@@ -151,11 +151,17 @@ export function swarmView(ctx: StudioContext): View {
   const soon = debounce(() => visible && render(), 100);
   const refreshSoon = debounce(() => refresh.now(), 300);
   let visible = false;
+  // A resumed turn reports its calls again: each counts once (as /v1/swarm counts them).
+  const counted = new Set<string>();
   ctx.live.subscribe((event) => {
     if (event.type === 'step.delta') return;
     const call = agentCallOf(event);
-    if (call) addCall(edges, call, event.timestamp);
-    if (call) soon();
+    const id = callIdOf(event);
+    if (call && id !== undefined && !counted.has(id)) {
+      counted.add(id);
+      addCall(edges, call, event.timestamp);
+      soon();
+    }
     if (event.type.startsWith('turn.') && visible) refreshSoon();
   });
   return {
