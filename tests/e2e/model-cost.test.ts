@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { GOONDAN_BIN, REPO_ROOT, sharedDaemon } from './daemon-harness.ts';
+import { GOONDAN_BIN, REPO_ROOT, sharedDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/cost');
 const daemon = sharedDaemon(BUNDLE, { args: ['--swarm', 'priced'] });
@@ -80,6 +80,8 @@ describe('tokens and cost per agent, instance and trace', () => {
 
   test('goondan ps shows TOKENS and COST per agent instance', async () => {
     await daemon().send({ input: 'hello', instanceKey: 'cost-ps' });
+    // The reply can reach the caller before the turn's acknowledgement makes the row idle (seen once).
+    await waitFor('cost-ps to be idle', () => daemon().processes(), (rows) => rows.some((row) => row.instanceKey === 'cost-ps' && row.status === 'idle'));
     const table = await cli('ps');
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/^NAME\s+INSTANCE\s+PID\s+STATUS\s+CRASHES\s+RESTARTS\s+RSS\s+TOKENS\s+COST/m);
