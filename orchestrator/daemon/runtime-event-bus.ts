@@ -30,6 +30,11 @@ export class RuntimeEventBus {
     }
   }
 
+  /** The id the latest event got (0 before the first). */
+  get latestId(): number {
+    return this.journal ? this.journal.latestId : this.counter;
+  }
+
   /** Events published after `id` that the journal still holds (Last-Event-ID replay). */
   since(id: number): LoggedEvent[] {
     return this.journal?.since(id) ?? [];

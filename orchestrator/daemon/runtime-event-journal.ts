@@ -28,6 +28,11 @@ export class RuntimeEventJournal {
     this.lastId = idOf(this.log.lastLine()) ?? 0;
   }
 
+  /** The id of the latest event (0 before the first). */
+  get latestId(): number {
+    return this.lastId;
+  }
+
   /** Appends and returns the event's id. */
   append(event: StreamedEvent): number {
     const id = ++this.lastId;

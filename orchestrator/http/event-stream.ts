@@ -38,7 +38,9 @@ export function eventStream(request: Request, bus: RuntimeEventBus): Response {
     start(controller) {
       controller.enqueue(encoder.encode(`: goondan runtime events\nretry: ${SSE_RETRY_MS}\n\n`));
       // Replay and subscription happen in one synchronous stretch: no event falls between them.
-      let replayedUpTo = lastEventId ?? 0;
+      // An id ahead of the stream (from before the state root was reset, or mistyped) would hold
+      // back every new event until the ids passed it: the stream starts at the present instead.
+      let replayedUpTo = Math.min(lastEventId ?? 0, bus.latestId);
       if (lastEventId !== undefined) {
         for (const { id, event } of bus.since(lastEventId)) {
           if (accepts(event)) controller.enqueue(frame(id, event));

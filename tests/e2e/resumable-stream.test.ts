@@ -99,6 +99,17 @@ describe('Last-Event-ID replay', () => {
   });
 });
 
+describe('a Last-Event-ID ahead of the stream', () => {
+  test('(the state root was reset, or the id is wrong) starts the stream at the present: new events arrive, none is held back', async () => {
+    const daemon = await start();
+    await sendAndWait(daemon, 'before');
+    const ahead = await stream(daemon, '', { 'last-event-id': '999999999' });
+    await sendAndWait(daemon, 'after');
+    await ahead.waitFor((frames) => completedTurns(frames).length === 1, 'the new turn on a stream resumed from an id ahead of it');
+    expect(turnsOf(ahead.frames).size).toBe(1);
+  });
+});
+
 describe('filters', () => {
   test('type= takes names and families; only matching events are sent', async () => {
     const daemon = await start();
