@@ -4,8 +4,7 @@
  * subprocesses or terminals, so it runs over the in-memory launcher in unit tests exactly as it
  * runs over Bun IPC in the daemon (ARCHITECTURE §2).
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
@@ -16,6 +15,7 @@ import { ApprovalStore } from '../approvals/approval-store.ts';
 import { Delivery } from '../delivery/delivery.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
 import { syncInstanceRecords } from '../delivery/instance-records.ts';
+import { type DeletedInstance, InstanceRemoval } from './instance-removal.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 import { retentionLimits } from '../../shared/durability/rotating-log.ts';
@@ -29,7 +29,7 @@ import { InstanceLifecycle } from '../process/instance-lifecycle.ts';
 import { LiveProcessBudget } from '../process/live-process-budget.ts';
 import { WarmPool } from '../process/warm-pool.ts';
 import { type ClusterRouting, type ExchangeNote, type ExternalSubmission, Router, type Submitted } from '../routing/router.ts';
-import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import type { ProcessRow } from '../http/api-server.ts';
 import { usageRow } from '../usage/usage-row.ts';
 import { ModelCalls } from '../usage/model-calls.ts';
@@ -86,9 +86,6 @@ export interface OrchestratorCoreOptions {
   cluster?: CoreCluster;
 }
 
-/** What deleting an instance did here: processes stopped, state directories removed, queued events given up. */
-export type DeletedInstance = { instanceKey: string; stopped: number; deleted: string[]; discarded: string[] };
-
 export class OrchestratorCore {
   readonly metrics = new Metrics();
   readonly runtimeEvents: RuntimeEventBus;
@@ -100,8 +97,7 @@ export class OrchestratorCore {
   readonly modelCalls: ModelCalls;
   readonly ledger: EventLedger;
   readonly lifecycle: InstanceLifecycle;
-  /** Instances (agentKey) being deleted: their processes' exits are not ordinary stops. */
-  private readonly deleting = new Set<string>();
+  private readonly removal: InstanceRemoval;
   readonly liveBudget: LiveProcessBudget;
   private stopping = false;
 
@@ -221,6 +217,16 @@ export class OrchestratorCore {
         void this.supervisor.stop(proc, config().swarm.shutdownGracePeriodMs, 'restart', true);
       },
     });
+    this.removal = new InstanceRemoval({
+      stateRoot: options.stateRoot,
+      workspaceId: () => config().swarm.workspaceId,
+      gracePeriodMs: () => config().swarm.shutdownGracePeriodMs,
+      supervisor: this.supervisor,
+      delivery: this.delivery,
+      router: this.router,
+      approvals: this.approvals,
+      logger,
+    });
   }
 
   /** Redelivers what a previous run left unacknowledged, fills the warm pool, starts reconciling. */
@@ -272,59 +278,9 @@ export class OrchestratorCore {
     return targets.length;
   }
 
-  /**
-   * `instance delete` and `restart --fresh`: stop the instance's processes and remove their state.
-   * Its queued events go with it: each is given up (INSTANCE_DELETED, in the ledger and to whoever
-   * waits for it) rather than left to wait for a start that would find a new, empty instance —
-   * unless `keepQueued` (`restart --fresh`): then the inbox stays, and the events it holds run in
-   * the new conversation, their callers still waiting for them.
-   */
-  async deleteInstance(instanceKey: string, agents: readonly string[], options: { keepQueued?: boolean } = {}): Promise<DeletedInstance> {
-    const grace = this.options.config().swarm.shutdownGracePeriodMs;
-    const procs = this.supervisor.list().filter((p) => p.kind === 'agent' && p.instanceKey === instanceKey && agents.includes(p.name));
-    const ids = agents.map((agent) => ({ agent, instanceKey }));
-    for (const id of ids) this.deleting.add(agentKey(id));
-    try {
-      await Promise.all(procs.map((p) => this.supervisor.stop(p, grace, 'restart', false)));
-    } finally {
-      for (const id of ids) this.deleting.delete(agentKey(id));
-    }
-    const deleted: string[] = [];
-    const discarded: string[] = [];
-    for (const id of ids) {
-      const { agent } = id;
-      const paths = instancePaths(this.options.stateRoot, this.options.config().swarm.workspaceId, agent, instanceKey);
-      this.approvals.forget(agent, instanceKey);
-      if (options.keepQueued) {
-        // A turn cut at the end of the grace period cannot be resumed without its journal (gone with
-        // the state): run again in the new conversation, its tool calls could repeat their effects.
-        const cut = this.delivery.startedEvent(id);
-        const why = `instance '${instanceKey}' of agent '${agent}' was restarted fresh while this event's turn ran; it was cut off`;
-        if (cut !== undefined && this.delivery.deadLetter(id, cut, why, 'INSTANCE_DELETED')) {
-          this.router.failRequestsFor(cut, 'INSTANCE_DELETED', why);
-          discarded.push(cut);
-        }
-        if (removeAllBut(paths.root, basename(paths.inbox))) deleted.push(paths.root);
-        // What was queued starts the new conversation.
-        if (this.delivery.pendingCount(id) > 0) this.supervisor.ensure('agent', agent, instanceKey);
-        continue;
-      }
-      const why = `instance '${instanceKey}' of agent '${agent}' was deleted before this event ran`;
-      // Only the given-up events' waiters: a turn that finished in the grace period has its reply on the way.
-      for (const eventId of this.delivery.deadLetterAll(id, why, 'INSTANCE_DELETED')) {
-        this.router.failRequestsFor(eventId, 'INSTANCE_DELETED', why);
-        discarded.push(eventId);
-      }
-      this.delivery.forget(id);
-      try {
-        rmSync(paths.root, { recursive: true, force: false });
-        deleted.push(paths.root);
-      } catch {
-        // no state for this agent under that key
-      }
-    }
-    if (discarded.length > 0) this.options.logger.info({ instanceKey, events: discarded }, 'deleted instance: its queued events were given up');
-    return { instanceKey, stopped: procs.length, deleted, discarded };
+  /** `instance delete` and `restart --fresh` on this node (instance-removal.ts). */
+  deleteInstance(instanceKey: string, agents: readonly string[], options: { keepQueued?: boolean } = {}): Promise<DeletedInstance> {
+    return this.removal.delete(instanceKey, agents, options);
   }
 
   async processRows(): Promise<ProcessRow[]> {
@@ -426,7 +382,7 @@ export class OrchestratorCore {
     this.approvals.dropFor(proc.key);
     this.modelCalls.dropFor(proc.key);
     // A deleted instance's waiters are told so by deleteInstance, not that their events stay queued.
-    if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc) && !this.deleting.has(agentKey(proc.id))) {
+    if (proc.kind === 'agent' && proc.retired && !this.options.cluster?.isHandingOver(proc) && !this.removal.isDeleting(proc.id)) {
       const why = this.stopping ? 'the swarm is shutting down' : 'removed or deleted';
       const code = this.stopping ? 'DAEMON_STOPPING' : 'AGENT_UNAVAILABLE';
       this.router.failRequestsTargeting(proc.id, runtimeError(code, `agent '${proc.name}' stopped (${why}); the request stays queued for its next start`), { deadLetter: false });
@@ -444,16 +400,4 @@ export class OrchestratorCore {
     this.options.logger.error({ process: proc.key, eventId: dead.id }, 'event dead-lettered after repeated crashes');
     this.router.failRequestsFor(dead.id, 'AGENT_CRASHED', `agent '${proc.name}' crashed repeatedly while handling this request`);
   }
-}
-
-/** Removes everything in `dir` but the entry `kept`; false when there was no such directory. */
-function removeAllBut(dir: string, kept: string): boolean {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return false;
-  }
-  for (const entry of entries) if (entry !== kept) rmSync(join(dir, entry), { recursive: true, force: true });
-  return true;
 }
