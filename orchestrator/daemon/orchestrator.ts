@@ -380,9 +380,13 @@ export class Orchestrator {
    * processes drain, then start again with the current bundle. `fresh` deletes their instances'
    * state instead (they start afresh on their next event).
    */
-  /** An instance's processes stopped and its state deleted: on every node of a cluster. */
-  private deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
-    return this.cluster ? this.cluster.deleteInstance(instanceKey, agents) : this.core.deleteInstance(instanceKey, agents);
+  /**
+   * An instance's processes stopped and its state deleted: on every node of a cluster. `keepQueued`
+   * (restart --fresh) holds on a single node only: a cluster gives the queued events up (they wait
+   * in other nodes' inboxes and JetStream, which a deletion cannot keep in step).
+   */
+  private deleteInstance(instanceKey: string, agents: readonly string[], options: { keepQueued?: boolean } = {}): Promise<JsonObject> {
+    return this.cluster ? this.cluster.deleteInstance(instanceKey, agents) : this.core.deleteInstance(instanceKey, agents, options);
   }
 
   private async restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject> {
@@ -395,9 +399,7 @@ export class Orchestrator {
     const deleted: JsonValue[] = [];
     const discarded: JsonValue[] = [];
     for (const key of keys) {
-      // A single node keeps the queued events for the new conversation; a cluster gives them up
-      // (they wait in other nodes' inboxes and JetStream, which a deletion cannot keep in step).
-      const removed = this.cluster ? await this.cluster.deleteInstance(key, agents) : await this.core.deleteInstance(key, agents, { keepQueued: true });
+      const removed = await this.deleteInstance(key, agents, { keepQueued: true });
       stopped += Number(removed.stopped ?? 0);
       if (Array.isArray(removed.deleted)) deleted.push(...removed.deleted);
       if (Array.isArray(removed.discarded)) discarded.push(...removed.discarded);
