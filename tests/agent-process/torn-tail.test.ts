@@ -3,9 +3,8 @@
  * full disk): the next record appended must not be glued to the partial last line, or it is skipped
  * on every load — a user message vanishes from the history, a tool call is forgotten.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, test } from 'bun:test';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Conversation } from '../../agent-process/conversation/conversation-state.ts';
 import { createMessage } from '../../agent-process/conversation/message-factory.ts';
@@ -16,16 +15,9 @@ import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { TornTail } from '../../shared/durability/line-boundary.ts';
 import type { InterAgentReply } from '../../shared/types/events.ts';
 import type { Message } from '../../shared/types/messages.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-torn-agent-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach('goondan-torn-agent-');
 
 const TORN = '{"id":"msg_torn","role":"user","con';
 const user = (text: string): Message => createMessage({ role: 'user', content: text }, { type: 'user' });

@@ -1,23 +1,18 @@
-import { afterEach, describe, expect, spyOn, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import * as fs from 'node:fs';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeEvent } from '../../shared/ipc/control-events.ts';
 import pino from 'pino';
 import { Delivery, MAX_OPEN_INBOX_FILES } from '../../orchestrator/delivery/delivery.ts';
 import { DurableInbox } from '../../orchestrator/delivery/durable-inbox.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
+const tempDir = tempDirsRemovedAfterEach('goondan-inbox-');
 function inboxPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-inbox-'));
-  dirs.push(dir);
-  return join(dir, 'nested', 'inbox.jsonl');
+  return join(tempDir(), 'nested', 'inbox.jsonl');
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 const event = (input: string) => makeEvent('api.input', { kind: 'api', name: 'test' }, { input });
 
@@ -91,8 +86,7 @@ describe('durable inbox (ARCHITECTURE §3)', () => {
 
 describe('delivery keeps a bounded number of inbox files open', () => {
   test(`beyond ${MAX_OPEN_INBOX_FILES} instances the least recently used inbox files close, and reopen on their next write`, () => {
-    const stateRoot = mkdtempSync(join(tmpdir(), 'goondan-delivery-'));
-    dirs.push(stateRoot);
+    const stateRoot = tempDir();
     const delivery = new Delivery({ stateRoot, workspaceId: 'ws', logger: pino({ level: 'silent' }) });
     const inboxes = Array.from({ length: MAX_OPEN_INBOX_FILES + 20 }, (_, i) => {
       const inbox = delivery.inbox({ agent: 'agent', instanceKey: `k${i}` });

@@ -4,9 +4,8 @@
  * growing across reopen and rotation; an inbox that always has something pending is still
  * compacted, and compaction never loses an unacked event.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeEventJournal } from '../../orchestrator/daemon/runtime-event-journal.ts';
 import { DurableInbox } from '../../orchestrator/delivery/durable-inbox.ts';
@@ -14,16 +13,9 @@ import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { RotatingLog } from '../../shared/durability/rotating-log.ts';
 import { makeEvent } from '../../shared/ipc/control-events.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-retention-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach('goondan-retention-');
 
 const HOUR = 3_600_000;
 const ROOMY = { maxBytes: 1 << 30, maxAgeMs: 1000 * HOUR };

@@ -2,9 +2,8 @@
  * A torn last line (a crash, a power loss under fsync batch|never, a full disk) must not swallow the
  * next appended record: the writer cuts it when it opens the file for appending (line-boundary.ts).
  */
-import { afterEach, describe, expect, test } from 'bun:test';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, test } from 'bun:test';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Delivery } from '../../orchestrator/delivery/delivery.ts';
@@ -14,16 +13,9 @@ import { cutTornTail, type TornTail, warnTornTail } from '../../shared/durabilit
 import { makeEvent } from '../../shared/ipc/control-events.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-torn-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach('goondan-torn-');
 
 const TORN = '{"op":"put","agent":"a","inst';
 const event = (input: string) => makeEvent('api.input', { kind: 'api', name: 'test' }, { input });
