@@ -38,6 +38,8 @@ const FAMILIES: ReadonlyArray<readonly [prefix: string, page: string]> = [
   ['E_AGENTS_', 'agent'],
   ['AGENT_', 'agent'],
   ['CIRCULAR_CALL_DETECTED', 'agent'],
+  ['INSTANCE_OUT_OF_SCOPE', 'agent'],
+  ['HOP_LIMIT_EXCEEDED', 'agent'],
   ['CLUSTER_UNAVAILABLE', 'agent'],
   ['IPC_', 'agent'],
   ['INVALID_REQUEST', 'agent'],

@@ -51,7 +51,7 @@ export async function startAgent(assignment: Assignment, channel: ShellChannel, 
   const unsynced = new UnsyncedDependencies((correlationId) =>
     logger.error({ correlationId }, 'no word that the reply to this request reached its callee’s disk; going on without it (a goondan bug)'),
   );
-  const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents, unsynced });
+  const agents = new IpcAgentsRuntime({ channel, self, agentName, instanceKey, swarmAgents: () => assignment.swarmPlan.agents, interAgent: () => assignment.swarmPlan.interAgent, unsynced });
   // Under `fsync: batch` an answer to another agent leaves before this turn's sync (unsynced-replies.ts).
   const answersBeforeSync = assignment.swarmPlan.durability.fsync === 'batch';
   const stateSync = assignment.replicateState ? ipcStateSync({ channel, self }) : undefined;

@@ -24,7 +24,9 @@ import type {
 } from '../../shared/types/tools.ts';
 import type { ShellChannel } from '../../shared/child/child-shell.ts';
 import { type ControlAnswer, requestControl } from '../../shared/child/control-request.ts';
-import { ASYNC_KEY, ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../shared/ipc/request-metadata.ts';
+import { ASYNC_KEY, ASYNC_REPLY_FOR_KEY, DEFAULT_REQUEST_TIMEOUT_MS, CALL_CHAIN_KEY, HOPS_KEY, TIMEOUT_KEY, callChainOf, hopsOf } from '../../shared/ipc/request-metadata.ts';
+import { interAgentRefusal } from '../../shared/inter-agent-scope.ts';
+import type { InterAgentPlan } from '../../shared/types/bundle.ts';
 import { agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ControlRequestType } from '../../shared/ipc/control-results.ts';
 import type { UnsyncedDependencies } from './unsynced-dependencies.ts';
@@ -50,6 +52,8 @@ export interface IpcAgentsRuntimeOptions {
   instanceKey: string;
   /** Agents of the swarm; a send to anything else is refused locally (`accepted: false`). */
   swarmAgents: () => readonly string[];
+  /** Which instances this agent may reach, and the hop limit (the orchestrator enforces them too). */
+  interAgent: () => InterAgentPlan;
   /** Replies received before their callee's turn was on disk: a message out waits for them. */
   unsynced: UnsyncedDependencies;
 }
@@ -84,6 +88,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const correlationId = options.requestId !== undefined ? `corr_${options.requestId}` : newId('corr');
     const self = { agent: this.options.agentName, instanceKey: this.options.instanceKey };
+    this.assertReachable(target, event.instanceKey, true);
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.request', {
       [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), agentKey(self)],
       [TIMEOUT_KEY]: timeoutMs,
@@ -121,12 +126,15 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const outgoing = this.buildEvent(event, input, event.type ?? 'agent.send', {});
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
+    // A send is not answered: a refusal must reach the model here, as its tool's error.
+    this.assertReachable(target, event.instanceKey, true);
     await this.options.unsynced.settled();
     const accepted = this.options.channel.post(target, outgoing, true);
     return { eventId: outgoing.id, target, accepted };
   }
 
   async spawn(target: string, options: { instanceKey?: string; cwd?: string } = {}): Promise<AgentSpawnResult> {
+    this.assertReachable(target, options.instanceKey, false);
     return this.control(target, 'runtime.spawn', {
       target,
       ...(options.instanceKey ? { instanceKey: options.instanceKey } : {}),
@@ -144,11 +152,23 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 
   // ── internals ───────────────────────────────────────────────────────────
 
+  /** Throws the refusal the orchestrator would give a message (or spawn) to `target` at `instanceKey`. */
+  private assertReachable(target: string, instanceKey: string | undefined, startsHop: boolean): void {
+    const self = { agent: this.options.agentName, instanceKey: this.options.instanceKey };
+    const refusal = interAgentRefusal(this.options.interAgent(), self, instanceKey ?? self.instanceKey, startsHop ? this.nextHops() : undefined);
+    if (refusal) throw new AgentCallError(refusal, target);
+  }
+
+  private nextHops(): number {
+    return hopsOf(this.currentEvent) + 1;
+  }
+
   private buildEvent(event: OutgoingAgentEvent, input: string, type: string, extra: JsonObject): AgentEvent {
     const traceId = event.traceId ?? this.currentEvent?.traceId;
     return makeEvent(type, this.options.self, {
       input,
-      metadata: { ...(event.metadata ?? {}), ...extra },
+      // `__` keys are the runtime's (call chain, hops, async): a tool call's metadata cannot set them.
+      metadata: { ...ownMetadata(event.metadata), [HOPS_KEY]: this.nextHops(), ...extra },
       ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
       ...(traceId ? { traceId } : {}),
       ...(event.parentSpanId ? { parentSpanId: event.parentSpanId } : {}),
@@ -197,6 +217,11 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
       ...(outcome.error ? { error: outcome.error } : {}),
     };
   }
+}
+
+function ownMetadata(metadata: JsonObject | undefined): JsonObject {
+  if (!metadata) return {};
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('__')));
 }
 
 function requireInput(target: string, event: OutgoingAgentEvent): string {

@@ -12,6 +12,7 @@ import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, failureOutcome, makeReplyEvent, CONTROL_RESPONSE_TYPE } from '../../shared/ipc/reply-events.ts';
 import { runtimeError } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
+import { inScope, interAgentRefusal } from '../../shared/inter-agent-scope.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { SwarmPlan } from '../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -220,6 +221,11 @@ export class ControlHandler {
       this.answer(from, event, failureOutcome(runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`)));
       return;
     }
+    const outOfScope = interAgentRefusal(this.deps.swarm().interAgent, { agent: from.name, instanceKey: from.instanceKey }, target.instanceKey);
+    if (outOfScope) {
+      this.answer(from, event, failureOutcome(outOfScope));
+      return;
+    }
     const existed = this.deps.supervisor.get('agent', target.agent, target.instanceKey)?.alive === true;
     this.deps.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey, ...(request.cwd !== undefined ? { cwd: request.cwd } : {}) });
     this.deps.ensure(target);
@@ -233,6 +239,8 @@ export class ControlHandler {
       const owner = this.deps.owners.get(proc.id);
       const mine = owner?.ownerAgent === from.name && owner.ownerInstanceKey === from.instanceKey;
       if (!includeAll && !mine) continue;
+      // Other tenants' instance keys (chat ids, user ids) are not shown to an agent that may not reach them.
+      if (!inScope(this.deps.swarm().interAgent, from.instanceKey, proc.instanceKey)) continue;
       rows.push({
         target: proc.name,
         instanceKey: proc.instanceKey,

@@ -10,9 +10,10 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, hopsOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, GoondanError, isRuntimeErrorCode, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
+import { interAgentRefusal } from '../../shared/inter-agent-scope.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
@@ -300,6 +301,12 @@ export class Router {
     }
     if (!this.isKnownAgent(target.agent)) {
       this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
+      return;
+    }
+    // The agent checks this too; here it is the guarantee, whatever the process sent.
+    const outOfBounds = interAgentRefusal(this.deps.swarm().interAgent, { agent: from.name, instanceKey: from.instanceKey }, target.instanceKey, hopsOf(event));
+    if (outOfBounds) {
+      this.refuse(from, event, outOfBounds);
       return;
     }
     if (event.replyTo) {

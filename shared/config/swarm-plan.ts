@@ -3,6 +3,7 @@ import type { LifecyclePlan, LoadedBundle, SwarmPlan } from '../types/bundle.ts'
 import { DEFAULT_FSYNC_MODE } from '../durability/fsync-policy.ts';
 import { DEFAULT_INBOX_COMPACT_LINES, DEFAULT_RUNTIME_EVENTS_MAX_AGE_HOURS, DEFAULT_RUNTIME_EVENTS_MAX_BYTES } from '../durability/rotating-log.ts';
 import { workspaceIdFor } from '../state-paths.ts';
+import { DEFAULT_INTER_AGENT_PLAN } from '../inter-agent-scope.ts';
 import { buildBudgetPlan } from './budget-plan.ts';
 import { assertLoadable, findSwarm, resolveIn } from './plan-resolver.ts';
 
@@ -38,6 +39,11 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
       },
     },
     lifecycle: lifecyclePlan(spec.policy?.lifecycle),
+    interAgent: {
+      instanceKeys: spec.policy?.interAgent?.instanceKeys ?? DEFAULT_INTER_AGENT_PLAN.instanceKeys,
+      sharedInstanceKeys: spec.policy?.interAgent?.sharedInstanceKeys ?? [],
+      maxHops: spec.policy?.interAgent?.maxHops ?? DEFAULT_INTER_AGENT_PLAN.maxHops,
+    },
   };
   if (budget) plan.budget = budget;
   return plan;

@@ -19,6 +19,17 @@ export const RUNTIME_ERRORS = {
     httpStatus: 409,
     suggestion: 'the target is already waiting on this call chain; answer it directly instead of calling back',
   },
+  INSTANCE_OUT_OF_SCOPE: {
+    category: 'user',
+    httpStatus: 403,
+    suggestion:
+      "address your own instance (leave instanceKey out) or a key under it ('<your key>/<name>'); an instance every agent must reach goes in Swarm.spec.policy.interAgent.sharedInstanceKeys",
+  },
+  HOP_LIMIT_EXCEEDED: {
+    category: 'user',
+    httpStatus: 409,
+    suggestion: 'agents are passing messages back and forth; answer the caller instead of messaging on, or raise Swarm.spec.policy.interAgent.maxHops',
+  },
   AGENT_REQUEST_TIMEOUT: {
     category: 'system',
     httpStatus: 504,

@@ -13,6 +13,9 @@ export const TIMEOUT_KEY = '__timeoutMs';
 /** An `async: true` request: its reply is injected into the conversation, so it outlives the requester's process (issue 10). */
 export const ASYNC_KEY = '__async';
 
+/** How many agent messages led to this one (1 for a message an agent sends while serving an outside event). */
+export const HOPS_KEY = '__hops';
+
 /** A connector's request whose reply it shows as it is produced: the orchestrator relays the reply's text (`runtime.reply.delta`). */
 export const STREAM_REPLY_KEY = '__streamReply';
 
@@ -37,4 +40,10 @@ export function callChainOf(event: AgentEvent | undefined): string[] {
 export function requestTimeoutOf(event: AgentEvent): number | undefined {
   const timeout = event.metadata?.[TIMEOUT_KEY];
   return typeof timeout === 'number' && timeout > 0 ? timeout : undefined;
+}
+
+/** Agent messages between the outside event that started the chain and `event` (0 for an outside event). */
+export function hopsOf(event: AgentEvent | undefined): number {
+  const hops = event?.metadata?.[HOPS_KEY];
+  return typeof hops === 'number' && Number.isInteger(hops) && hops > 0 ? hops : 0;
 }

@@ -127,7 +127,7 @@ export const swarmPlanSchema = {
   $id: 'goondan://plans/swarm',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability', 'lifecycle'],
+  required: ['name', 'instanceKey', 'workspaceId', 'entryAgent', 'agents', 'maxStepsPerTurn', 'shutdownGracePeriodMs', 'startupTimeoutMs', 'durability', 'lifecycle', 'interAgent'],
   properties: {
     name,
     instanceKey: name,
@@ -172,6 +172,12 @@ export const swarmPlanSchema = {
       additionalProperties: false,
       required: ['ttlMs'],
       properties: { ttlMs: { type: 'integer', minimum: 0 }, gcGraceMs: { type: 'integer', minimum: 0 }, maxLiveProcesses: { type: 'integer', minimum: 1 } },
+    },
+    interAgent: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['instanceKeys', 'sharedInstanceKeys', 'maxHops'],
+      properties: { instanceKeys: { enum: ['scoped', 'any'] }, sharedInstanceKeys: { type: 'array', items: name }, maxHops: { type: 'integer', minimum: 1 } },
     },
   },
 } as const;

@@ -91,6 +91,29 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
             },
           },
         },
+        interAgent: {
+          type: 'object',
+          description: 'Which instances agents may reach with agents__request / send / spawn / list, and how long a chain of agent messages may grow.',
+          additionalProperties: false,
+          properties: {
+            instanceKeys: {
+              enum: ['scoped', 'any'],
+              description:
+                "scoped (default): an agent reaches its own instance key, keys under it ('<own>/<name>', its private helpers), keys above it, and sharedInstanceKeys — never another tenant's conversation (INSTANCE_OUT_OF_SCOPE). any: every instance key.",
+            },
+            sharedInstanceKeys: {
+              type: 'array',
+              items: { type: 'string', minLength: 1 },
+              description: 'Instance keys every agent may reach under scoped (a shared coordinator, a shared persona).',
+            },
+            maxHops: {
+              type: 'integer',
+              minimum: 1,
+              description:
+                'A message an agent sends or requests this many agent messages after the outside event that started the chain is refused with HOP_LIMIT_EXCEEDED (default 32): ends loops of agents messaging each other.',
+            },
+          },
+        },
         shutdown: {
           type: 'object',
           description: 'Graceful shutdown.',

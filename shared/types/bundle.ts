@@ -147,6 +147,16 @@ export interface SwarmPlan {
   lifecycle: LifecyclePlan;
   /** `policy.budget` with its defaults; absent when the swarm sets no limit. */
   budget?: BudgetPlan;
+  /** `policy.interAgent` with its defaults (shared/inter-agent-scope.ts). */
+  interAgent: InterAgentPlan;
+}
+
+export interface InterAgentPlan {
+  /** `scoped`: an agent reaches its own instance key, keys under and above it, and the shared keys; `any`: every key. */
+  instanceKeys: 'scoped' | 'any';
+  sharedInstanceKeys: string[];
+  /** An agent message this many messages away from the outside event that started the chain is refused. */
+  maxHops: number;
 }
 
 export interface BudgetPlan {

@@ -7,13 +7,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadBundle, PROBLEM_CODES } from '../../shared/config/index.ts';
 import { ERROR_DOCS_LOCAL_DIR, errorDocPage, helpUrlFor } from '../../shared/error-help.ts';
+import { RUNTIME_ERRORS } from '../../shared/errors/runtime-errors.ts';
 import { ERROR_FIXTURES_DIR } from './fixture-expectations.ts';
 
 
 const REPO = join(import.meta.dir, '..', '..');
 const SOURCE_DIRS = ['agent-process', 'connector-process', 'orchestrator', 'shared', 'bundles'];
-/** A code as the source writes it: a quoted UPPERCASE identifier of a known shape. */
-const CODE_LITERAL = /['"`]((?:E|W)_[A-Z0-9_]*[A-Z0-9]|AGENT_[A-Z0-9_]*[A-Z0-9]|CIRCULAR_CALL_DETECTED|IPC_DELIVERY_FAILED|INVALID_REQUEST|DAEMON_STOPPING|CLUSTER_UNAVAILABLE|BUDGET_EXCEEDED|INSTANCE_DELETED|IDEMPOTENCY_KEY_REUSED)['"`]/g;
+/** A code as the source writes it: a quoted UPPERCASE identifier of a known shape, or a runtime error's code. */
+const CODE_LITERAL = new RegExp(`['"\`]((?:E|W)_[A-Z0-9_]*[A-Z0-9]|AGENT_[A-Z0-9_]*[A-Z0-9]|${Object.keys(RUNTIME_ERRORS).join('|')})['"\`]`, 'g');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

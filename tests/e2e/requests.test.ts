@@ -154,11 +154,11 @@ describe('agents__request async, spawn, list, catalog (SPEC.md §2.6)', () => {
   });
 
   test('spawn starts an instance ahead of time; list and catalog describe the swarm', async () => {
-    const spawned = await daemon().send({ input: 'spawn gamma as warm-1', instanceKey: 'mgmt' });
-    expect(JSON.parse(String(spawned.body.output))).toEqual({ target: 'gamma', instanceKey: 'warm-1', spawned: true });
-    expect((await daemon().processes()).some((p) => p.agent === 'gamma' && p.instanceKey === 'warm-1')).toBe(true);
+    const spawned = await daemon().send({ input: 'spawn gamma as mgmt/warm-1', instanceKey: 'mgmt' });
+    expect(JSON.parse(String(spawned.body.output))).toEqual({ target: 'gamma', instanceKey: 'mgmt/warm-1', spawned: true });
+    expect((await daemon().processes()).some((p) => p.agent === 'gamma' && p.instanceKey === 'mgmt/warm-1')).toBe(true);
     const listed = JSON.parse(String((await daemon().send({ input: 'list instances', instanceKey: 'mgmt' })).body.output)) as { agents: Array<Record<string, unknown>> };
-    expect(listed.agents).toContainEqual(expect.objectContaining({ target: 'gamma', instanceKey: 'warm-1', ownerAgent: 'alpha', ownerInstanceKey: 'mgmt' }));
+    expect(listed.agents).toContainEqual(expect.objectContaining({ target: 'gamma', instanceKey: 'mgmt/warm-1', ownerAgent: 'alpha', ownerInstanceKey: 'mgmt' }));
     const catalog = JSON.parse(String((await daemon().send({ input: 'who can i call', instanceKey: 'mgmt' })).body.output)) as Record<string, unknown>;
     expect(catalog).toMatchObject({ swarmName: 'e2e', entryAgent: 'alpha', selfAgent: 'alpha' });
     expect(catalog.callableAgents).toEqual(['beta', 'gamma', 'crashy']);

@@ -33,19 +33,19 @@ describe('cycle refusal', () => {
   test('A→B→A is refused even when B names the instance explicitly', async () => {
     const f = fixture();
     const a = await f.runningTurn('a', '1');
-    a.child.request('b', { during: a.turn, instanceKey: '9' });
-    const b = await f.launcher.waitForAssigned('b', '9');
+    a.child.request('b', { during: a.turn, instanceKey: '1/9' });
+    const b = await f.launcher.waitForAssigned('b', '1/9');
     const back = b.request('a', { during: await b.waitForWork(1), instanceKey: '1' });
     expect((await b.waitForReply(back)).error?.code).toBe('CIRCULAR_CALL_DETECTED');
   });
 
-  test('A:1→B:1→A:2 is not a cycle: another instance of the same agent may be called', async () => {
+  test('A:1→B:1→A:1/2 is not a cycle: another instance of the same agent may be called', async () => {
     const f = fixture();
     const a = await f.runningTurn('a', '1');
     a.child.request('b', { during: a.turn });
     const b = await f.launcher.waitForAssigned('b', '1');
-    const onward = b.request('a', { during: await b.waitForWork(1), instanceKey: '2' });
-    const a2 = await f.launcher.waitForAssigned('a', '2');
+    const onward = b.request('a', { during: await b.waitForWork(1), instanceKey: '1/2' });
+    const a2 = await f.launcher.waitForAssigned('a', '1/2');
     const a2Turn = await a2.waitForWork(1);
     expect(callChainOf(a2Turn)).toEqual(['a:1', 'b:1']);
     a2.runTurn(a2Turn, 'from a:2');

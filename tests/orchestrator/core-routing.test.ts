@@ -77,8 +77,8 @@ describe('instance keys', () => {
   test('an inter-agent request that names an instanceKey goes to that instance', async () => {
     const f = fixture();
     const { child: caller, turn } = await f.runningTurn('a', 'k1');
-    const request = caller.request('b', { during: turn, instanceKey: 'other' });
-    const callee = await f.launcher.waitForAssigned('b', 'other');
+    const request = caller.request('b', { during: turn, instanceKey: 'k1/other' });
+    const callee = await f.launcher.waitForAssigned('b', 'k1/other');
     callee.runTurn(await callee.waitForWork(1), 'from other');
     expect(await caller.waitForReply(request)).toMatchObject({ status: 'ok', output: 'from other' });
   });
@@ -104,5 +104,28 @@ describe('unknown targets', () => {
     const message = await caller.waitFor((m) => m.type === 'event' && m.payload.type === 'runtime.error', 'runtime.error');
     expect(message.type === 'event' ? message.payload.metadata : undefined).toMatchObject({ eventId: sent.id, error: { code: 'AGENT_NOT_FOUND' } });
     expect(f.launcher.children).toHaveLength(1);
+  });
+});
+
+describe('Swarm.spec.policy.interAgent, enforced by the orchestrator whatever the agent process sends', () => {
+  test("a request or a send to another tenant's instance is refused and nothing is spawned", async () => {
+    const f = fixture();
+    const { child: caller, turn } = await f.runningTurn('a', 'alice');
+    const request = caller.request('b', { during: turn, instanceKey: 'bob' });
+    expect((await caller.waitForReply(request)).error).toMatchObject({ code: 'INSTANCE_OUT_OF_SCOPE', details: { instanceKey: 'bob' } });
+    const sent = caller.send('b', { during: turn, instanceKey: 'bob' });
+    const message = await caller.waitFor((m) => m.type === 'event' && m.payload.type === 'runtime.error', 'runtime.error');
+    expect(message.type === 'event' ? message.payload.metadata : undefined).toMatchObject({ eventId: sent.id, error: { code: 'INSTANCE_OUT_OF_SCOPE' } });
+    expect(f.launcher.children).toHaveLength(1);
+  });
+
+  test('a message past maxHops is refused; one at the limit goes', async () => {
+    const f = fixture();
+    const { child: caller, turn } = await f.runningTurn('a', 'k');
+    const over = caller.request('b', { during: turn, hops: 33 });
+    expect((await caller.waitForReply(over)).error).toMatchObject({ code: 'HOP_LIMIT_EXCEEDED', details: { hops: 33, maxHops: 32 } });
+    expect(f.launcher.children).toHaveLength(1);
+    caller.request('b', { during: turn, hops: 32 });
+    await f.launcher.waitForAssigned('b', 'k');
   });
 });

@@ -15,7 +15,8 @@ import type { FakeChild } from './helpers/fake-child.ts';
 import { tempStateRoot } from '../e2e/daemon-harness.ts';
 
 const fixture = coreFixtures();
-const KEYS = ['k0', 'k1', 'k2', 'k3'];
+// Under the sender's own key ('src'): agents reach only their own tenant's instances.
+const KEYS = ['src/k0', 'src/k1', 'src/k2', 'src/k3'];
 
 function inboxFile(f: CoreFixture, instanceKey: string): string {
   return instancePaths(f.stateRoot, f.swarm.workspaceId, 'a', instanceKey).inbox;
@@ -62,7 +63,7 @@ describe('an event leaves the daemon only after its inbox record is written', ()
     const f = fixture();
     const missing: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const instanceKey = KEYS[i % KEYS.length] ?? 'k0';
+      const instanceKey = KEYS[i % KEYS.length] ?? 'src/k0';
       const eventId = f.tell('a', `accepted ${i}`, { instanceKey });
       // Read at once, in the same loop turn: no deferred write has had a chance to run.
       if (!readFileSync(inboxFile(f, instanceKey), 'utf8').includes(eventId)) missing.push(eventId);
@@ -142,12 +143,12 @@ describe('acknowledgements', () => {
     const sink = sinks[0];
     if (!sink) throw new Error('no sink');
     const { child: sender } = await f.runningTurn('b', 'src');
-    const events = Array.from({ length: 6 }, (_, i) => sender.send('a', { instanceKey: 'k0', input: `m${i}` }));
+    const events = Array.from({ length: 6 }, (_, i) => sender.send('a', { instanceKey: 'src/k0', input: `m${i}` }));
     await sink.waitForWork(1 + events.length);
     for (const event of events.slice(0, 4)) sink.turnCompleted(event.id);
-    await eventually(() => f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'k0' }) === 2, 'four of six acknowledged', () => `${f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'k0' })} pending`);
-    const path = inboxFile(f, 'k0');
-    await eventually(() => DurableInbox.open(path, 'a', 'k0').size === 2, 'the acks in the file', () => readFileSync(path, 'utf8'));
-    expect(DurableInbox.open(path, 'a', 'k0').unacked().map((e) => e.id)).toEqual(events.slice(4).map((e) => e.id));
+    await eventually(() => f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'src/k0' }) === 2, 'four of six acknowledged', () => `${f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'src/k0' })} pending`);
+    const path = inboxFile(f, 'src/k0');
+    await eventually(() => DurableInbox.open(path, 'a', 'src/k0').size === 2, 'the acks in the file', () => readFileSync(path, 'utf8'));
+    expect(DurableInbox.open(path, 'a', 'src/k0').unacked().map((e) => e.id)).toEqual(events.slice(4).map((e) => e.id));
   });
 });

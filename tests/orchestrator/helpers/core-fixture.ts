@@ -34,6 +34,8 @@ export interface CoreFixtureOptions {
   stateRoot?: string;
   /** Instance lifecycle (passivation, live-process limit, state GC); default: TTL 5 min, no limit. */
   lifecycle?: SwarmPlan['lifecycle'];
+  /** Which instances agents reach (default: scoped, nothing shared, 32 hops). */
+  interAgent?: SwarmPlan['interAgent'];
   /** Approvals wait for a decision over HTTP (default: none can come, they are denied at once). */
   httpApprovals?: boolean;
 }
@@ -61,6 +63,7 @@ export class CoreFixture {
       shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? 1_000,
       startupTimeoutMs: options.startupTimeoutMs ?? 10_000,
       lifecycle: options.lifecycle ?? { ttlMs: 300_000 },
+      ...(options.interAgent ? { interAgent: options.interAgent } : {}),
     };
     this.launcher = new MemoryLauncher(options.behaviour);
     const plans = new Map<string, AgentPlan>(AGENTS.map((name) => [name, testAgentPlan(name, this.stateRoot)]));

@@ -12,7 +12,7 @@ import { type AgentAssignment, type PrimedAgentAssignment, type ControlPayloads,
 import type { TypedIpcMessage } from '../../../shared/ipc/ipc-schemas.ts';
 import type { MemoryEnd } from '../../../shared/ipc/memory-transport.ts';
 import { failureOutcome, makeReplyEvent, type ReplyOutcome, replyOutcomeOf } from '../../../shared/ipc/reply-events.ts';
-import { CALL_CHAIN_KEY, TIMEOUT_KEY, callChainOf } from '../../../shared/ipc/request-metadata.ts';
+import { CALL_CHAIN_KEY, HOPS_KEY, TIMEOUT_KEY, callChainOf } from '../../../shared/ipc/request-metadata.ts';
 import type { ErrorShape } from '../../../shared/errors/index.ts';
 import { newId } from '../../../shared/ids.ts';
 import type { AgentEvent, EventSource } from '../../../shared/types/events.ts';
@@ -42,6 +42,8 @@ export interface OutgoingOptions {
   /** The event whose turn sends this (its call chain is extended, as the real agent does). */
   during?: AgentEvent;
   timeoutMs?: number;
+  /** `metadata.__hops` as sent: a real agent counts it from `during`, a rogue one may say anything. */
+  hops?: number;
 }
 
 export class FakeChild {
@@ -255,7 +257,7 @@ export class FakeChild {
   private outgoing(type: string, options: OutgoingOptions, metadata: Record<string, string[] | number>): AgentEvent {
     return makeEvent(type, this.source, {
       input: options.input ?? `${type} from ${this.key}`,
-      metadata,
+      metadata: { ...metadata, ...(options.hops !== undefined ? { [HOPS_KEY]: options.hops } : {}) },
       ...(options.instanceKey !== undefined ? { instanceKey: options.instanceKey } : {}),
       ...(options.during?.traceId ? { traceId: options.during.traceId } : {}),
     });
