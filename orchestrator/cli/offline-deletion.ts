@@ -8,6 +8,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { runtimeError } from '../../shared/errors/index.ts';
 import { workspaceDir } from '../../shared/state-paths.ts';
 import { DurableInbox } from '../delivery/durable-inbox.ts';
 import { EventLedger } from '../delivery/event-ledger.ts';
@@ -27,7 +28,7 @@ export function deleteOffline(stateRoot: string, targets: readonly InstanceDir[]
           ledgers.set(target.workspaceId, ledger);
         }
         const reason = `instance '${target.instanceKey}' of agent '${target.agentName}' was deleted before this event ran`;
-        for (const event of queued) ledger.dead(event.id, reason, 'INSTANCE_DELETED');
+        for (const event of queued) ledger.dead(event.id, reason, runtimeError('INSTANCE_DELETED', reason));
         givenUp += queued.length;
       }
       rmSync(target.dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { runtimeError } from '../../shared/errors/index.ts';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
@@ -60,7 +61,7 @@ export class InstanceRemoval {
         // the state): run again in the new conversation, its tool calls could repeat their effects.
         const cut = delivery.startedEvent(id);
         const why = `instance '${instanceKey}' of agent '${id.agent}' was restarted fresh while this event's turn ran; it was cut off`;
-        if (cut !== undefined && delivery.deadLetter(id, cut, why, 'INSTANCE_DELETED')) discarded.push(this.toldGivenUp(cut, why));
+        if (cut !== undefined && delivery.deadLetter(id, cut, why, runtimeError('INSTANCE_DELETED', why))) discarded.push(this.toldGivenUp(cut, why));
         if (removeAllBut(paths.root, basename(paths.inbox))) deleted.push(paths.root);
         // What was queued starts the new conversation.
         if (delivery.pendingCount(id) > 0) supervisor.ensure('agent', id.agent, instanceKey);
@@ -68,7 +69,7 @@ export class InstanceRemoval {
       }
       const why = `instance '${instanceKey}' of agent '${id.agent}' was deleted before this event ran`;
       // Only the given-up events' waiters: a turn that finished in the grace period has its reply on the way.
-      for (const eventId of delivery.deadLetterAll(id, why, 'INSTANCE_DELETED')) discarded.push(this.toldGivenUp(eventId, why));
+      for (const eventId of delivery.deadLetterAll(id, why, runtimeError('INSTANCE_DELETED', why))) discarded.push(this.toldGivenUp(eventId, why));
       delivery.forget(id);
       try {
         rmSync(paths.root, { recursive: true, force: false });

@@ -114,9 +114,9 @@ export class OrchestratorCore {
       fsync,
       inboxCompactLines: config().swarm.durability.retention.inboxCompactLines,
       ...(options.cluster ? { onSettled: (id: AgentId, eventId: string) => options.cluster?.onSettled(id, eventId) } : {}),
-      onDeadLetter: (id, event, eventId, reason, code) => {
-        this.ledger.dead(eventId, reason, code);
-        this.router.eventDead(eventId, reason, code);
+      onDeadLetter: (id, event, eventId, reason, error) => {
+        this.ledger.dead(eventId, reason, error);
+        this.router.eventDead(eventId, reason, error);
         // A wait=false caller has no reply to see it in: the stream (and its log) must show it.
         this.runtimeEvents.publish({
           type: 'event.dead',

@@ -12,7 +12,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
-import type { RuntimeErrorCode } from '../../shared/errors/index.ts';
+import { type ErrorShape, runtimeError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { instancePaths, workspaceDir } from '../../shared/state-paths.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -33,7 +33,7 @@ export interface DeliveryOptions {
   /** `durability.retention.inboxCompactLines` (default 200). */
   inboxCompactLines?: number;
   /** An event was given up (the event ledger records it; the stream shows it). */
-  onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string, code: RuntimeErrorCode): void;
+  onDeadLetter?(id: AgentId, event: AgentEvent | undefined, eventId: string, reason: string, error: ErrorShape): void;
   /** An event left the inbox, done or given up (cluster mode acks its JetStream message then). */
   onSettled?(id: AgentId, eventId: string): void;
 }
@@ -208,7 +208,7 @@ export class Delivery {
     this.attempts.delete(eventId);
     const reason = `process crashed ${attempts} times while processing this event`;
     this.settled(proc.id, eventId, inbox.ack(eventId, reason));
-    this.options.onDeadLetter?.(proc.id, event, eventId, reason, 'AGENT_CRASHED');
+    this.options.onDeadLetter?.(proc.id, event, eventId, reason, runtimeError('AGENT_CRASHED', reason));
     return event;
   }
 
@@ -225,20 +225,20 @@ export class Delivery {
    * Gives up an event whose caller was already answered with an error it cannot retry behind
    * (e.g. the agent cannot start): it must not run later behind that caller's back.
    */
-  deadLetter(id: AgentId, eventId: string, reason: string, code: RuntimeErrorCode): boolean {
+  deadLetter(id: AgentId, eventId: string, reason: string, error: ErrorShape): boolean {
     this.attempts.delete(eventId);
     const inbox = this.inbox(id);
     const event = inbox.get(eventId);
     const given = this.settled(id, eventId, inbox.ack(eventId, reason));
-    if (given) this.options.onDeadLetter?.(id, event, eventId, reason, code);
+    if (given) this.options.onDeadLetter?.(id, event, eventId, reason, error);
     return given;
   }
 
   /** Gives up every event still queued for the instance (instance delete): none of them will run. */
-  deadLetterAll(id: AgentId, reason: string, code: RuntimeErrorCode): string[] {
+  deadLetterAll(id: AgentId, reason: string, error: ErrorShape): string[] {
     return this.inbox(id)
       .unacked()
-      .filter((event) => this.deadLetter(id, event.id, reason, code))
+      .filter((event) => this.deadLetter(id, event.id, reason, error))
       .map((event) => event.id);
   }
 

@@ -12,7 +12,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errorShapeSchema } from '../../shared/errors/error-shape.ts';
+import { type ErrorShape, errorShapeSchema } from '../../shared/errors/error-shape.ts';
 import { isRuntimeErrorCode, runtimeError } from '../../shared/errors/index.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
@@ -39,7 +39,9 @@ export interface EventRecord {
   reply?: ReplyOutcome;
   /** Why it was given up, once `dead`. */
   reason?: string;
-  /** The error code it was given up with (a retry under its key gets that error); AGENT_CRASHED when absent. */
+  /** The error it was given up with: a retry under its key gets it again. */
+  error?: ErrorShape;
+  /** The code alone, as ledgers before the whole error was kept wrote it (AGENT_CRASHED when neither is there). */
   code?: string;
   settledAt?: string;
 }
@@ -48,7 +50,7 @@ type LedgerLine =
   | { op: 'accepted'; eventId: string; agent: string; instanceKey: string; traceId: string; at: string; idempotencyKey?: string; inputDigest?: string }
   | { op: 'running'; eventId: string }
   | { op: 'done'; eventId: string; reply: ReplyOutcome; at: string }
-  | { op: 'dead'; eventId: string; reason: string; at: string; code?: string }
+  | { op: 'dead'; eventId: string; reason: string; at: string; code?: string; error?: ErrorShape }
   | { op: 'refused'; eventId: string; at: string };
 
 /** An event the cluster refused, kept for a retry under its idempotency key. */
@@ -80,7 +82,7 @@ const isLine = compiledValidator<LedgerLine>({
           reply: { type: 'object', required: ['status', 'output'], properties: { status: { enum: ['ok', 'error', 'timeout'] }, output: str, turnId: str, traceId: str, error: { $ref: errorShapeSchema.$id } } },
         },
       },
-      { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str, code: str } },
+      { type: 'object', required: ['op', 'eventId', 'reason', 'at'], properties: { op: { const: 'dead' }, eventId: str, reason: str, at: str, code: str, error: { $ref: errorShapeSchema.$id } } },
       { type: 'object', required: ['op', 'eventId', 'at'], properties: { op: { const: 'refused' }, eventId: str, at: str } },
     ],
   },
@@ -160,10 +162,11 @@ export class EventLedger {
     this.append({ op: 'done', eventId, reply: stored, at: new Date(this.now()).toISOString() });
   }
 
-  dead(eventId: string, reason: string, code?: string): void {
+  dead(eventId: string, reason: string, error?: ErrorShape): void {
     const record = this.records.get(eventId);
     if (!record || record.state === 'done' || record.state === 'dead') return;
-    this.append({ op: 'dead', eventId, reason, at: new Date(this.now()).toISOString(), ...(code !== undefined ? { code } : {}) });
+    // `code` too: an older goondan reading this ledger knows only that.
+    this.append({ op: 'dead', eventId, reason, at: new Date(this.now()).toISOString(), ...(error !== undefined ? { code: error.code, error } : {}) });
   }
 
   /** Resolves with the event's reply once it settled (at once when it has). */
@@ -223,7 +226,7 @@ export class EventLedger {
     }
     if (line.op === 'running') record.state = 'running';
     else if (line.op === 'done') Object.assign(record, { state: 'done', reply: line.reply, settledAt: line.at });
-    else Object.assign(record, { state: 'dead', reason: line.reason, settledAt: line.at, ...(line.code !== undefined ? { code: line.code } : {}) });
+    else Object.assign(record, { state: 'dead', reason: line.reason, settledAt: line.at, ...(line.code !== undefined ? { code: line.code } : {}), ...(line.error !== undefined ? { error: line.error } : {}) });
     const settled = settledOutcome(record);
     const waiting = this.waiters.get(line.eventId);
     if (settled && waiting) {
@@ -268,15 +271,25 @@ function linesOf(record: EventRecord): LedgerLine[] {
   const out: LedgerLine[] = [accepted];
   if (record.state === 'running') out.push({ op: 'running', eventId: record.eventId });
   if (record.state === 'done' && record.reply) out.push({ op: 'done', eventId: record.eventId, reply: record.reply, at: record.settledAt ?? record.acceptedAt });
-  if (record.state === 'dead') out.push({ op: 'dead', eventId: record.eventId, reason: record.reason ?? '', at: record.settledAt ?? record.acceptedAt, ...(record.code !== undefined ? { code: record.code } : {}) });
+  if (record.state === 'dead') {
+    const { code, error } = record;
+    out.push({ op: 'dead', eventId: record.eventId, reason: record.reason ?? '', at: record.settledAt ?? record.acceptedAt, ...(code !== undefined ? { code } : {}), ...(error !== undefined ? { error } : {}) });
+  }
   return out;
 }
 
 function settledOutcome(record: EventRecord): ReplyOutcome | undefined {
   if (record.state === 'done' && record.reply) return record.reply;
   if (record.state === 'dead') {
+    const reason = record.reason ?? '';
+    if (record.error) return failureOutcome(givenUpError(record.eventId, reason, record.error), record.traceId);
     const code = record.code !== undefined && isRuntimeErrorCode(record.code) ? record.code : 'AGENT_CRASHED';
-    return failureOutcome(runtimeError(code, `event ${record.eventId} was given up: ${record.reason ?? ''}`), record.traceId);
+    return failureOutcome(runtimeError(code, `event ${record.eventId} was given up: ${reason}`), record.traceId);
   }
   return undefined;
+}
+
+/** What the caller of a given-up event is told: the error it was given up with, saying so. */
+export function givenUpError(eventId: string, reason: string, error: ErrorShape): ErrorShape {
+  return { ...error, message: `event ${eventId} was given up: ${reason}` };
 }

@@ -12,7 +12,8 @@
  */
 import { inReplyToOf, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { failureOutcome, makeReplyEvent, type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
+import type { ErrorShape } from '../../shared/errors/index.ts';
+import { givenUpError } from '../delivery/event-ledger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { EventLedger } from '../delivery/event-ledger.ts';
 
@@ -75,8 +76,8 @@ export class ForeignOutcomes {
   }
 
   /** It was given up (dead-lettered). */
-  dead(eventId: string, reason: string, code: RuntimeErrorCode): void {
-    this.notify(eventId, failureOutcome(runtimeError(code, `event ${eventId} was given up: ${reason}`)), reason);
+  dead(eventId: string, reason: string, error: ErrorShape): void {
+    this.notify(eventId, failureOutcome(givenUpError(eventId, reason, error)), reason);
   }
 
   /** The target's events go to another node now, which remembers their origins itself. */
@@ -92,7 +93,7 @@ export class ForeignOutcomes {
     const eventId = event.metadata?.[SETTLED_EVENT_KEY];
     if (typeof eventId === 'string') {
       const reason = event.metadata?.[DEAD_REASON_KEY];
-      if (typeof reason === 'string') this.deps.ledger?.dead(eventId, reason, replyOutcomeOf(event).error?.code);
+      if (typeof reason === 'string') this.deps.ledger?.dead(eventId, reason, replyOutcomeOf(event).error);
       else this.deps.ledger?.done(eventId, replyOutcomeOf(event));
     }
     return inReplyToOf(event) === NOTICE;

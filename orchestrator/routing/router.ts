@@ -11,7 +11,7 @@ import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, hopsOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
-import { type ErrorShape, GoondanError, isRuntimeErrorCode, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
+import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { interAgentRefusal } from '../../shared/inter-agent-scope.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -260,8 +260,8 @@ export class Router {
     const requests = this.pending.forTarget(agentKey(target));
     this.fail(requests, error);
     if (!options.deadLetter) return;
-    const code = isRuntimeErrorCode(error.code) ? error.code : 'AGENT_UNAVAILABLE';
-    for (const request of requests) this.deps.delivery.deadLetter(target, request.requestEventId, `${error.code}: ${error.message}`, code);
+    // The error as the caller got it: a retry under its key, and GET /v1/events/{id}, tell the same.
+    for (const request of requests) this.deps.delivery.deadLetter(target, request.requestEventId, `${error.code}: ${error.message}`, error);
   }
 
   /** Daemon shutdown: waiters — HTTP, one-shot, connector, agent — on the chosen targets get DAEMON_STOPPING now. */
@@ -425,8 +425,8 @@ export class Router {
   }
 
   /** An event given up (dead-lettered) here: cluster mode tells the node that accepted it. */
-  eventDead(eventId: string, reason: string, code: RuntimeErrorCode): void {
-    this.foreign?.dead(eventId, reason, code);
+  eventDead(eventId: string, reason: string, error: ErrorShape): void {
+    this.foreign?.dead(eventId, reason, error);
   }
 
   /** Cluster mode: a reply sent to this node for one of its waiting callers, or the outcome of one of its events. */

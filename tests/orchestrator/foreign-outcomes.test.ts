@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { EventLedger } from '../../orchestrator/delivery/event-ledger.ts';
 import { ForeignOutcomes, SETTLED_EVENT_KEY } from '../../orchestrator/routing/foreign-outcomes.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
+import { runtimeError } from '../../shared/errors/index.ts';
 import { makeEvent } from '../../shared/ipc/control-events.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -72,7 +73,7 @@ describe('ForeignOutcomes', () => {
     const event = apiEvent();
     accept(event);
     owner.delivered(event, 'alpha:k1', 'na');
-    owner.dead(event.id, 'the instance was deleted', 'INSTANCE_DELETED');
+    owner.dead(event.id, 'the instance was deleted', runtimeError('INSTANCE_DELETED', 'the instance was deleted'));
     const notice = sent[0]?.event;
     if (!notice) throw new Error('no notice sent');
     accepting.record(notice);
