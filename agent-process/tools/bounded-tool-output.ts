@@ -4,9 +4,8 @@
  * conversation and for the model, by its beginning plus a marker saying where the rest is and how
  * to page through it with `file-system__read` (`path`, `offset`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ToolResult } from '../../shared/types/tools.ts';
+import { writeWorkspaceFile } from './workspace-file.ts';
 
 /** Where saved outputs go, relative to the workspace (the model reads them with file-system__read). */
 export const SAVED_OUTPUT_DIR = '.goondan/tool-output';
@@ -18,13 +17,17 @@ export function boundToolResult(result: ToolResult, maxBytes: number, workdir: s
   if (bytes <= maxBytes) return result;
   const fileName = `${result.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_')}.${typeof result.output === 'string' ? 'txt' : 'json'}`;
   const relative = `${SAVED_OUTPUT_DIR}/${fileName}`;
-  mkdirSync(join(workdir, SAVED_OUTPUT_DIR), { recursive: true });
-  writeFileSync(join(workdir, relative), text);
   const preview = utf8Prefix(text, maxBytes);
   const shown = Buffer.byteLength(preview, 'utf8');
-  const marker =
-    `\n\n[output truncated by goondan: ${bytes} bytes in total, the first ${shown} shown. ` +
-    `The whole output is in the workspace file ${relative}; read on with file-system__read {"path": "${relative}", "offset": ${shown}}]`;
+  const truncated = `\n\n[output truncated by goondan: ${bytes} bytes in total, the first ${shown} shown. `;
+  try {
+    writeWorkspaceFile(workdir, relative, text);
+  } catch (error) {
+    // The workspace is the tools' to shape (a link or a file where the directory goes): the rest is dropped, never written elsewhere.
+    const why = error instanceof Error ? error.message : String(error);
+    return { ...result, output: `${preview}${truncated}The rest could not be saved in ${relative} (${why}).]` };
+  }
+  const marker = `${truncated}The whole output is in the workspace file ${relative}; read on with file-system__read {"path": "${relative}", "offset": ${shown}}]`;
   return { ...result, output: `${preview}${marker}` };
 }
 

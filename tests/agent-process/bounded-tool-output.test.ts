@@ -5,7 +5,8 @@
  */
 import { DEFAULT_SANDBOX } from '../../shared/config/sandbox-plan.ts';
 import { describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { ToolExportPlan, ToolPlan } from '../../shared/types/bundle.ts';
@@ -80,5 +81,30 @@ describe('tool results larger than maxToolResultBytes', () => {
     const h = await engines.start(makePlan({ maxToolResultBytes: 4096, tools: [bigTool()], script: { rules: [{ match: 'go', toolCalls: [{ name: 'big__make', args: { bytes: 100 } }], then: 'done' }] } }));
     await h.engine.runTurn(userEvent('go'));
     expect(storedText(storedToolResults(h.paths)[0]?.output)).toBe(`${'x'.repeat(88)}한글한글`);
+  });
+
+  test('a link planted where the output goes is never written through: not as the file, not as its directory', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'goondan-outside-'));
+    try {
+      const victim = join(outside, 'victim.conf');
+      writeFileSync(victim, 'original');
+      const plan = makePlan({ maxToolResultBytes: 1024, tools: [bigTool()], script: { rules: [{ match: 'go', toolCalls: [{ name: 'big__make', args: { bytes: 5000 } }], then: 'done' }] } });
+      // The file itself is a link to a file outside.
+      const h = await engines.start(plan);
+      mkdirSync(join(h.paths.workdir, '.goondan/tool-output'), { recursive: true });
+      symlinkSync(victim, join(h.paths.workdir, SAVED));
+      await h.engine.runTurn(userEvent('go'));
+      expect(readFileSync(victim, 'utf8')).toBe('original');
+      expect(lstatSync(join(h.paths.workdir, SAVED)).isFile()).toBe(true);
+      // Its directory is a link to a directory outside: nothing is created there, and the model is told.
+      const h2 = await engines.start(plan);
+      mkdirSync(join(h2.paths.workdir, '.goondan'), { recursive: true });
+      symlinkSync(outside, join(h2.paths.workdir, '.goondan/tool-output'));
+      await h2.engine.runTurn(userEvent('go'));
+      expect(readdirSync(outside)).toEqual(['victim.conf']);
+      expect(storedText(storedToolResults(h2.paths)[0]?.output)).toContain(`The rest could not be saved in ${SAVED}`);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@
  * inside the workspace and the bot token sent only to Slack's own hosts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handlers as slack } from '../../bundles/base/tools/slack/index.ts';
 import { handlers as telegram } from '../../bundles/base/tools/telegram/index.ts';
@@ -80,6 +80,12 @@ describe('telegram tool', () => {
     expect(readFileSync(join(workdir, 'downloads/report.txt'), 'utf8')).toBe('bytes of report.txt');
     const escape = await toolError(callTool(telegram, 'download_file', ctx, { token: '904:t', fileId: 'F1', savePath: '../outside.txt' }));
     expect(escape.code).toBe('E_FS_OUTSIDE_WORKDIR');
+    // Saved again over a longer file: replaced whole. A hard link (which may be a file outside) is refused.
+    writeFileSync(join(workdir, 'downloads/report.txt'), 'x'.repeat(100));
+    await callTool(telegram, 'download_file', ctx, { token: '904:t', fileId: 'F1' });
+    expect(readFileSync(join(workdir, 'downloads/report.txt'), 'utf8')).toBe('bytes of report.txt');
+    linkSync(join(workdir, 'downloads/report.txt'), join(workdir, 'linked.txt'));
+    expect((await toolError(callTool(telegram, 'download_file', ctx, { token: '904:t', fileId: 'F1', savePath: 'linked.txt' }))).code).toBe('E_FS_HARDLINK');
   });
 });
 

@@ -3,11 +3,11 @@
  * saves it inside the workspace (`savePath`, else `downloads/<name>`) and describes it; base64
  * only when asked, since a file in the model's context is expensive.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import type { JsonObject, ToolContext } from '../../../shared/types/index.ts';
 import { NEVER_ABORTED } from './chat-api-client.ts';
 import { BaseToolError, describeError } from './tool-error.ts';
+import { openFileForWriting } from './file-system/verified-open.ts';
 import { resolveWorkspacePath } from './workspace-path.ts';
 
 export const DEFAULT_DOWNLOAD_MAX_BYTES = 3_000_000;
@@ -27,7 +27,8 @@ export interface DownloadOptions {
 export async function downloadToWorkspace(ctx: ToolContext, options: DownloadOptions): Promise<JsonObject> {
   const maxBytes = options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES;
   // Checked before anything is fetched: a path outside the workspace fails without a download.
-  const target = resolveWorkspacePath({ workdir: ctx.workdir, roots: [], allowOutsideWorkdir: false }, options.savePath ?? `downloads/${basename(options.fileName) || 'file'}`, 'savePath');
+  const policy = { workdir: ctx.workdir, roots: [], allowOutsideWorkdir: false };
+  const target = resolveWorkspacePath(policy, options.savePath ?? `downloads/${basename(options.fileName) || 'file'}`, 'savePath');
   let response: Response;
   try {
     response = await fetch(options.url, { headers: options.headers, signal: AbortSignal.any([ctx.signal ?? NEVER_ABORTED, AbortSignal.timeout(60_000)]) });
@@ -41,8 +42,14 @@ export async function downloadToWorkspace(ctx: ToolContext, options: DownloadOpt
   if (declared > maxBytes || body.byteLength > maxBytes) {
     throw new BaseToolError('E_TOOL_DOWNLOAD_TOO_LARGE', `${options.label}: the file is ${Math.max(declared, body.byteLength)} bytes, over maxBytes ${maxBytes}`, { suggestion: 'raise maxBytes if the file is really needed' });
   }
-  mkdirSync(dirname(target.absolute), { recursive: true });
-  writeFileSync(target.absolute, body);
+  // Opened through verified descriptors: a link swapped into the workspace since the check leads nowhere else.
+  const opened = await openFileForWriting(policy, target, false);
+  try {
+    await opened.handle.truncate(0);
+    await opened.handle.write(body);
+  } finally {
+    await opened.handle.close();
+  }
   const mimeType = response.headers.get('content-type') ?? 'application/octet-stream';
   const result: JsonObject = { savedTo: target.display, bytes: body.byteLength, mimeType };
   if (options.includeBase64) result.base64 = Buffer.from(body).toString('base64');
