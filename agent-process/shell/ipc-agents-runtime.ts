@@ -6,7 +6,7 @@
  * AgentCallError carrying the ErrorShape's code (the agents tool turns it into a ToolResult;
  * middleware sees the throw).
  */
-import { ORCHESTRATOR, inReplyToOf, makeEvent } from '../../shared/ipc/control-events.ts';
+import { ORCHESTRATOR, inReplyToOf, isControlEventType, makeEvent } from '../../shared/ipc/control-events.ts';
 import { type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { type ErrorShape, GoondanError, runtimeError } from '../../shared/errors/index.ts';
 import { newId } from '../../shared/ids.ts';
@@ -89,7 +89,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
     const correlationId = options.requestId !== undefined ? `corr_${options.requestId}` : newId('corr');
     const self = { agent: this.options.agentName, instanceKey: this.options.instanceKey };
     this.assertReachable(target, event.instanceKey, true);
-    const outgoing = this.buildEvent(event, input, event.type ?? 'agent.request', {
+    const outgoing = this.buildEvent(event, input, requireMessageType(target, event.type ?? 'agent.request'), {
       [CALL_CHAIN_KEY]: [...callChainOf(this.currentEvent), agentKey(self)],
       [TIMEOUT_KEY]: timeoutMs,
       ...(options.async ? { [ASYNC_KEY]: true } : {}),
@@ -123,7 +123,7 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
 
   async send(target: string, event: OutgoingAgentEvent): Promise<AgentSendResult> {
     const input = requireInput(target, event);
-    const outgoing = this.buildEvent(event, input, event.type ?? 'agent.send', {});
+    const outgoing = this.buildEvent(event, input, requireMessageType(target, event.type ?? 'agent.send'), {});
     // SPEC.md §2.6 [S]: a send to an unknown target returns accepted:false instead of throwing.
     if (!this.options.swarmAgents().includes(target)) return { eventId: outgoing.id, target, accepted: false };
     // A send is not answered: a refusal must reach the model here, as its tool's error.
@@ -219,9 +219,18 @@ export class IpcAgentsRuntime implements AgentToolRuntime {
   }
 }
 
+/** A tool call's metadata without the keys the runtime acts on: `__*` (call chain, hops, async) and `inReplyTo` (which makes a message a reply). */
 function ownMetadata(metadata: JsonObject | undefined): JsonObject {
   if (!metadata) return {};
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('__')));
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('__') && key !== 'inReplyTo'));
+}
+
+/** `runtime.*` events are the orchestrator's control messages (usage reports, approvals, restarts): never a message between agents. */
+function requireMessageType(target: string, type: string): string {
+  if (isControlEventType(type)) {
+    throw new AgentCallError(runtimeError('INVALID_REQUEST', `the event type '${type}' is reserved for the runtime; a message to '${target}' cannot use it`), target);
+  }
+  return type;
 }
 
 function requireInput(target: string, event: OutgoingAgentEvent): string {

@@ -11,7 +11,11 @@ export const ORCHESTRATOR = 'orchestrator';
 export const ORCHESTRATOR_SOURCE: EventSource = { kind: 'agent', name: ORCHESTRATOR };
 
 export function isControlEvent(event: AgentEvent): boolean {
-  return event.type.startsWith('runtime.');
+  return isControlEventType(event.type);
+}
+
+export function isControlEventType(type: string): boolean {
+  return type.startsWith('runtime.');
 }
 
 /** The correlationId an event answers, if it is a response. */

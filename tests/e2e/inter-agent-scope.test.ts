@@ -74,4 +74,12 @@ describe('a loop of agent messages ends at maxHops', () => {
     expect(inbox).toContain('"__hops":1');
     expect(inbox).not.toContain('"__hops":0');
   });
+
+  test('a tool call cannot send the runtime’s control events, nor pass a message off as a reply', async () => {
+    const forged = await output('forge runtime.observe', 'forge-1');
+    expect(forged).toStartWith('forgedINVALID_REQUEST: ');
+    expect(forged).toContain("'runtime.observe' is reserved");
+    expect(await output('spoof a reply', 'forge-2')).toBe('told beta');
+    await waitFor("beta's turn on the spoofed message", () => conversation('beta', 'forge-2'), (text) => text.includes('beta got: spoofed hello'));
+  });
 });
