@@ -8,8 +8,9 @@ import { readApiToken } from '../http/api-credential.ts';
 import { apiTokenPath, runtimeFilePath } from '../../shared/state-paths.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
+import { SeveralDaemonsError } from './several-daemons-error.ts';
 
-export { DaemonNotFoundError, DaemonUnreachableError };
+export { DaemonNotFoundError, DaemonUnreachableError, SeveralDaemonsError };
 
 /** Where the URL came from: the variable, or the runtime file a daemon wrote (and its pid). */
 export type UrlOrigin = { kind: 'env' } | { kind: 'runtime-file'; file: string; pid: number };
@@ -81,7 +82,7 @@ function findDaemonUrl(stateRoot: string, env: Record<string, string | undefined
   }
   if (daemons.length > 1) {
     const list = daemons.map((d) => `  ${d.swarm} (pid ${d.pid}) ${d.apiUrl}`).join('\n');
-    throw new DaemonNotFoundError(`several daemons are running; set GOONDAN_API_URL to pick one:\n${list}`);
+    throw new SeveralDaemonsError(`several daemons are running; set GOONDAN_API_URL to pick one:\n${list}`);
   }
   return { url: daemon.apiUrl, urlOrigin: { kind: 'runtime-file', file: runtimeFilePath(stateRoot, daemon.workspaceId), pid: daemon.pid } };
 }

@@ -4,6 +4,7 @@ import type { CliIo } from './command.ts';
 import { UsageError } from './usage-error.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
+import { SeveralDaemonsError } from './several-daemons-error.ts';
 import { EXIT } from './exit-codes.ts';
 import { type CommandEntry, commands } from './commands/index.ts';
 
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     // Not a bug of goondan: one line saying what to do, no stack.
-    if (error instanceof DaemonNotFoundError || error instanceof DaemonUnreachableError) {
+    if (error instanceof DaemonNotFoundError || error instanceof DaemonUnreachableError || error instanceof SeveralDaemonsError) {
       io.stderr(`goondan ${command.name}: ${error.message}`);
       return EXIT.runtimeError;
     }

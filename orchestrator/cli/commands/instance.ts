@@ -1,7 +1,8 @@
 /**
  * `goondan instance list|delete KEY`: conversations (instance keys) and their agents' state.
  * Delete goes through the running daemon when there is one (it stops the processes first),
- * otherwise it removes the state directories directly.
+ * and removes the state directories directly only when no daemon runs under the state root:
+ * several running daemons (and no GOONDAN_API_URL to pick one) are refused, never bypassed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,9 @@ const usage = `Usage: goondan instance list [--json] [--state-root DIR]
        goondan instance delete KEY [--state-root DIR]
 
 list    every instance key with its agents, message count and last update
-delete  stop the instance's agent processes and delete their messages, inbox and extension state`;
+delete  stop the instance's agent processes and delete their messages, inbox and extension state,
+        through the running daemon (when several run, GOONDAN_API_URL picks one); with no
+        daemon running, the state directories of KEY in every workspace are removed directly`;
 
 function messageCount(dir: string): number {
   try {
