@@ -313,6 +313,9 @@ export class Orchestrator {
     const grace = next.swarm.shutdownGracePeriodMs;
     const everything = previous.swarmFingerprint !== next.swarmFingerprint;
     const supervisor = this.core.supervisor;
+    // Warm processes carry the old environment (env files may have changed) and the old tool
+    // modules: replaced before any restart below takes one.
+    this.core.pool.recycle();
     const stops: Array<Promise<unknown>> = [];
     for (const proc of supervisor.list()) {
       const removed = proc.kind === 'agent' ? !next.agents.has(proc.name) : !next.connectionFingerprints.has(proc.name);
@@ -322,8 +325,6 @@ export class Orchestrator {
       // A process that could not start gets another chance with whatever changed.
       else if (changed || proc.status === 'failed') stops.push(this.core.restart((p) => p === proc, 'config_change'));
     }
-    // Warm processes carry the old environment (env files may have changed).
-    this.core.pool.recycle();
     logger.info({ restarting: stops.length, swarmChanged: everything }, 'bundle reloaded');
     await Promise.all(stops);
     this.startConnectors();
@@ -392,6 +393,8 @@ export class Orchestrator {
   private async restartInstance(instanceKey: string | undefined, options: { agent?: string; fresh: boolean }): Promise<JsonObject> {
     const matches = (p: ManagedProcess) =>
       p.kind === 'agent' && (instanceKey === undefined || p.instanceKey === instanceKey) && (options.agent === undefined || p.name === options.agent);
+    // A restart follows a fix: warm spares imported the tool modules (or their import error) before it.
+    this.core.pool.recycle();
     if (!options.fresh) return { instanceKey: instanceKey ?? null, restarted: await this.core.restart(matches, 'restart'), fresh: false };
     const agents = options.agent ? [options.agent] : this.config.swarm.agents;
     const keys = instanceKey !== undefined ? [instanceKey] : [...new Set(this.core.supervisor.list().filter(matches).map((p) => p.instanceKey))];
