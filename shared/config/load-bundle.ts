@@ -27,6 +27,7 @@ import { checkSomethingToRun, checkSwarm } from './check-swarms.ts';
 import { checkBudget } from './check-budget.ts';
 import { checkAgentToolTimeouts, checkToolDeclarations } from './check-tool-declarations.ts';
 import { checkLegacyTool, checkToolExports } from './check-tools.ts';
+import { checkMockModel } from './check-mock-model.ts';
 import { checkValueSources } from './check-value-sources.ts';
 import { discoverBundle, discoverBundleFiles } from './discovery.ts';
 import { ProblemSink } from './problem-sink.ts';
@@ -64,6 +65,7 @@ function checkDocument(doc: NamedDocument, sink: ProblemSink): void {
   }
   checkSandboxOverrides(doc, sink);
   if (doc.kind === 'Connector') checkConnectorEvents(doc, sink);
+  if (doc.kind === 'Model') checkMockModel(doc, sink);
   checkValueSources(doc, sink);
 }
 

@@ -52,6 +52,7 @@ export const PROBLEM_CODES = {
   E_CONFIG_INSTANCE_KEY_CONFLICT: 'An ingress route sets both `instanceKey` and `instanceKeyProperty`.',
   E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM: 'An ingress route\'s `agentRef` is not an agent of the Connection\'s swarm.',
   E_CONFIG_CONNECTION_NO_SWARM: 'A Connection has no swarmRef and the bundle has no Swarm.',
+  E_CONFIG_MOCK_SCRIPT: 'A `provider: mock` Model\'s script (`spec.options`) does not match the mock format (docs/mock-model.md): both reply and toolCalls, a bad regex, an unknown key, ….',
   E_CONFIG_MODEL_CAPABILITY: 'An agent needs a capability its model declares as false (e.g. tools without toolCalling).',
   E_CONFIG_REQUIRED_TOOL_UNKNOWN: 'A requiredTools name is not an export of the agent\'s tools (warning: it may come from an extension).',
   E_CONFIG_INVALID_VALUE_SOURCE: 'A ValueSource does not set exactly one of value / valueFrom, or valueFrom exactly one of env / secretRef.',

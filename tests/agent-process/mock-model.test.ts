@@ -156,18 +156,21 @@ describe('a real LanguageModelV3 (same generateText path as real providers)', ()
 });
 
 describe('the script is checked when the engine starts (E_MODEL_CONFIG)', () => {
+  // The same check as `goondan validate` (E_CONFIG_MOCK_SCRIPT): each message names the rule and what to do.
   const invalid: Array<[string, JsonObject, string]> = [
-    ['a rule with both reply and toolCalls', { rules: [{ match: 'x', reply: 'a', toolCalls: [{ name: 'a__b' }] }] }, 'options/rules/0'],
-    ['a rule without match or regex', { rules: [{ reply: 'a' }] }, 'options/rules/0'],
-    ['an unknown key', { rulez: [] }, 'must NOT have additional properties'],
-    ['`then` after a reply', { rules: [{ match: 'x', reply: 'a', then: 'b' }] }, 'options/rules/0'],
-    ['an invalid regex', { rules: [{ regex: '(', reply: 'a' }] }, 'rules[0].regex is not a valid regular expression'],
+    ['a rule with both reply and toolCalls', { rules: [{ match: 'x', reply: 'a', toolCalls: [{ name: 'a__b' }] }] }, 'rule 0 has both reply and toolCalls; use one'],
+    ['a rule without match or regex', { rules: [{ reply: 'a' }] }, 'rule 0 has neither match nor regex'],
+    ['an unknown key', { rulez: [] }, 'options has an unknown key "rulez" (allowed: rules, default, latencyMs, chunkDelayMs)'],
+    ['`then` after a reply', { rules: [{ match: 'x', reply: 'a', then: 'b' }] }, 'rule 0 has then after a reply; then follows toolCalls only'],
+    ['an invalid regex', { rules: [{ regex: '(', reply: 'a' }] }, 'rule 0: regex is not a valid regular expression'],
+    ['an unknown key in a tool call of a further step', { rules: [{ match: 'x', toolCalls: [{ name: 'a' }], then: { toolCalls: [{ name: 'b', arg: {} }] } }] }, 'rule 0: then.toolCalls[0] has an unknown key "arg" (allowed: name, args)'],
   ];
   for (const [what, script, expected] of invalid) {
     test(what, async () => {
       const error = await startEngine(makePlan({ script })).catch((e: unknown) => e);
       expect(EngineError.isInstance(error) && error.code).toBe('E_MODEL_CONFIG');
       expect(String(error)).toContain(expected);
+      expect(String(error)).not.toContain('oneOf');
     });
   }
 });

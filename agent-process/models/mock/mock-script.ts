@@ -3,33 +3,10 @@
  * rules matched against the latest user message, each a text reply or a chain of tool-call steps
  * ending in a reply. Checked with ajv and compiled (regexes) once, when the engine starts.
  */
-import type { JsonObject } from '../../../shared/types/json.ts';
 import { EngineError } from '../../engine/engine-error.ts';
-import { describeErrors } from '../../../shared/validation/compiled-validator.ts';
-import { agentValidator } from '../../validation/agent-validator.ts';
+import { describeMockScriptProblems, isMockScript, MOCK_SCRIPT_HINT, type MockRuleSpec, type MockScriptSpec, type MockStepSpec, type MockToolCallSpec, mockScriptProblems } from '../../../shared/config/mock-script-format.ts';
 
-export interface MockToolCallSpec {
-  name: string;
-  args?: JsonObject;
-}
-export interface MockStepSpec {
-  toolCalls: MockToolCallSpec[];
-  then?: string | MockStepSpec;
-}
-export interface MockRuleSpec {
-  match?: string;
-  regex?: string;
-  flags?: string;
-  reply?: string;
-  toolCalls?: MockToolCallSpec[];
-  then?: string | MockStepSpec;
-}
-export interface MockScriptSpec {
-  latencyMs?: number;
-  chunkDelayMs?: number;
-  rules?: MockRuleSpec[];
-  default?: string;
-}
+export type { MockRuleSpec, MockScriptSpec, MockStepSpec, MockToolCallSpec };
 
 /** What the model does at one depth (number of tool-call steps since the latest user message). */
 export type MockAction = { kind: 'reply'; template: string } | { kind: 'toolCalls'; calls: MockToolCallSpec[] } | { kind: 'summary' };
@@ -49,56 +26,6 @@ export interface MockScript {
   fallback: MockAction[];
 }
 
-const toolCallsSchema = {
-  type: 'array',
-  minItems: 1,
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name'],
-    properties: { name: { type: 'string', minLength: 1 }, args: { type: 'object' } },
-  },
-} as const;
-
-const validateScript = agentValidator<MockScriptSpec>({
-  $id: 'goondan:mock-script',
-  type: 'object',
-  additionalProperties: false,
-  $defs: {
-    step: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['toolCalls'],
-      properties: { toolCalls: toolCallsSchema, then: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/step' }] } },
-    },
-  },
-  properties: {
-    latencyMs: { type: 'number', minimum: 0 },
-    chunkDelayMs: { type: 'number', minimum: 0 },
-    default: { type: 'string' },
-    rules: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          match: { type: 'string', minLength: 1 },
-          regex: { type: 'string', minLength: 1 },
-          flags: { type: 'string', pattern: '^[dgimsuvy]*$' },
-          reply: { type: 'string' },
-          toolCalls: toolCallsSchema,
-          then: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/step' }] },
-        },
-        oneOf: [{ required: ['match'] }, { required: ['regex'] }],
-        allOf: [
-          { oneOf: [{ required: ['reply'] }, { required: ['toolCalls'] }] },
-          { if: { required: ['reply'] }, then: { not: { required: ['then'] } } },
-        ],
-      },
-    },
-  },
-});
-
 /** Compiled once per options object: a primed spare's rehearsal and the instance it becomes share their plan. */
 const compiledScripts = new WeakMap<object, MockScript>();
 
@@ -112,12 +39,12 @@ export function compileMockScript(modelName: string, options: unknown): MockScri
 }
 
 function compileFresh(modelName: string, options: unknown): MockScript {
-  if (!validateScript(options)) {
+  const problems = mockScriptProblems(options);
+  if (problems.length > 0 || !isMockScript(options)) {
     throw new EngineError({
       code: 'E_MODEL_CONFIG',
-      message: `Model '${modelName}' (provider mock): invalid spec.options: ${describeErrors(validateScript.errors, 'options')}`,
-      suggestion:
-        'Each rule needs exactly one of match/regex and exactly one of reply/toolCalls; `then` follows toolCalls only. See docs/mock-model.md.',
+      message: `Model '${modelName}' (provider mock): invalid spec.options: ${describeMockScriptProblems(problems)}`,
+      suggestion: `${MOCK_SCRIPT_HINT} \`goondan validate\` shows each problem at its file:line.`,
     });
   }
   const rules = (options.rules ?? []).map((rule, index) => compileRule(modelName, rule, index));
