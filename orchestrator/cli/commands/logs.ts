@@ -12,7 +12,8 @@ import { listInstanceDirs, runtimeEventsFile, workspacesToRead } from '../instan
 
 const usage = `Usage: goondan logs [options]
 
-Print runtime events (turn.*, step.*, tool.*) recorded by the agents, oldest first.
+Print runtime events (turn.*, step.*, tool.*) recorded by the agents, oldest first; a failed
+turn, step or tool call shows why: errorCode=… errorMessage=….
 
 Options:
   -f, --follow          keep printing new events
@@ -51,6 +52,12 @@ export function formatRuntimeEvent(event: JsonObject): string {
   if (typeof event.summary === 'string') details.push([event.icon, event.displayName, JSON.stringify(event.summary)].filter((part) => typeof part === 'string').join(' '));
   for (const key of ['toolName', 'stepIndex', 'stepCount', 'toolCallCount', 'status', 'finishReason', 'errorMessage', 'errorCode']) {
     if (event[key] !== undefined) details.push(`${key}=${JSON.stringify(event[key])}`);
+  }
+  // Why a tool call, step or turn failed: the events carry it as `error: {code, message}`.
+  if (isJsonObject(event.error)) {
+    for (const [key, field] of [['errorCode', 'code'], ['errorMessage', 'message']] as const) {
+      if (event.error[field] !== undefined) details.push(`${key}=${JSON.stringify(event.error[field])}`);
+    }
   }
   if (typeof event.duration === 'number') details.push(`${event.duration.toFixed(1)}ms`);
   const trace = typeof event.traceId === 'string' ? event.traceId.slice(0, 8) : '-';
