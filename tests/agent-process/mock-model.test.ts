@@ -49,6 +49,11 @@ describe('rules and defaults', () => {
   test('unknown placeholders stay visible', async () => {
     expect(await replyTo({ default: 'x {{nope}} y' }, 'q')).toBe('x {{nope}} y');
   });
+
+  test('{{match.N}} beyond the groups stays visible; a group that did not take part is empty', async () => {
+    expect(await replyTo({ rules: [{ regex: '^hi (\\w+)( now)?', reply: '[{{match.1}}] [{{match.2}}] [{{match.7}}]' }] }, 'hi Ada')).toBe('[Ada] [] [{{match.7}}]');
+    expect(await replyTo({ rules: [{ match: 'hi', reply: '{{match.0}} {{match.1}}' }] }, 'oh hi')).toBe('hi {{match.1}}');
+  });
 });
 
 describe('tool calls', () => {
@@ -77,6 +82,16 @@ describe('tool calls', () => {
   test('{{error}} is the error of the first result', async () => {
     const script = { rules: [{ match: 'x', toolCalls: [{ name: 'fail__throw', args: { message: 'nope', code: 'E_QUOTA' } }], then: 'error was [{{error}}]' }] };
     expect(await replyTo(script, 'x')).toBe('error was [E_QUOTA: nope]');
+  });
+
+  test('a {{result.<path>}} that is not in a successful result stays visible (a typo); {{error}} is empty', async () => {
+    const script = { rules: [{ match: 'x', toolCalls: [{ name: 'echo__json', args: { count: 2 } }], then: '[{{result.wrods}}] [{{result.received.count}}] [{{error}}]' }] };
+    expect(await replyTo(script, 'x')).toBe('[{{result.wrods}}] [2] []');
+  });
+
+  test('after a failed call {{result.<path>}} is empty, so `{{result.response}}{{error}}` reads as the error', async () => {
+    const script = { rules: [{ match: 'x', toolCalls: [{ name: 'fail__throw', args: { message: 'nope', code: 'E_QUOTA' } }], then: 'got: {{result.response}}{{error}}' }] };
+    expect(await replyTo(script, 'x')).toBe('got: E_QUOTA: nope');
   });
 
   test('tool call ids are call_<n>, numbered across the whole conversation', async () => {

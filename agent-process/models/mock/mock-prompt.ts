@@ -161,6 +161,8 @@ function readResult(toolName: string, output: LanguageModelV3ToolResultOutput): 
       return { toolName, text, value: output.value, error: output.value };
     case 'error-json':
       return { toolName, text, value: isJsonValue(output.value) ? output.value : undefined, error: text };
+    case 'execution-denied':
+      return { toolName, text, value: text, error: text };
     default:
       return { toolName, text, value: text };
   }

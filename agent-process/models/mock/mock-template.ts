@@ -1,6 +1,9 @@
 /**
  * `{{…}}` templates of the mock script: `input`, `agent`, `system`, `match.N`, `result`,
- * `result.<path>`, `error`. Unknown placeholders stay as written so a typo is visible in the reply.
+ * `result.<path>`, `error`. What cannot be filled stays as written so a typo is visible in the
+ * reply: an unknown name, `match.N` beyond the regex's groups, a `result.<path>` that is not in a
+ * successful result. Empty on purpose: `error` without an error, and `result.<path>` after a failed
+ * tool call (its `{{error}}` says why), so `{{result.response}}{{error}}` reads well either way.
  */
 import type { JsonValue } from '../../../shared/types/json.ts';
 
@@ -44,9 +47,13 @@ function lookup(name: string, scope: TemplateScope): string | undefined {
   if (name === 'error') return scope.error;
   if (name.startsWith('match.')) {
     const index = Number(name.slice('match.'.length));
-    return Number.isInteger(index) ? (scope.match[index] ?? '') : undefined;
+    return Number.isInteger(index) ? scope.match[index] : undefined;
   }
-  if (name.startsWith('result.')) return stringify(pathValue(scope.firstResult, name.slice('result.'.length).split('.')));
+  if (name.startsWith('result.')) {
+    const value = pathValue(scope.firstResult, name.slice('result.'.length).split('.'));
+    if (value === undefined) return scope.error === '' ? undefined : '';
+    return stringify(value);
+  }
   return undefined;
 }
 
@@ -60,7 +67,7 @@ function pathValue(root: JsonValue | undefined, path: readonly string[]): JsonVa
   return current;
 }
 
-function stringify(value: JsonValue | undefined): string {
-  if (value === undefined || value === null) return '';
+function stringify(value: JsonValue): string {
+  if (value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
