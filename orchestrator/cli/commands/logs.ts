@@ -1,14 +1,16 @@
 /**
  * `goondan logs`: the runtime-event observation log (turn.*, step.*, tool.*) of every instance,
  * merged by time, filtered by agent / instance / trace, optionally followed. Reads the state
- * directory, so it works with or without a running daemon.
+ * directory, so it works with or without a running daemon: the selected daemon's workspace, else
+ * every workspace (each line then names its own).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
-import { listInstanceDirs, runtimeEventsFile, workspacesToRead } from '../instance-dirs.ts';
+import { listInstanceDirs, runtimeEventsFile } from '../instance-dirs.ts';
+import { allWorkspaces, selectedWorkspace } from '../log-workspaces.ts';
 
 const usage = `Usage: goondan logs [options]
 
@@ -23,9 +25,21 @@ Options:
                         (as printed here)
   -n, --lines N         print at most the last N events first (default 200)
       --json            raw JSON lines
-      --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
+      --state-root DIR  state directory (default $GOONDAN_STATE_ROOT, else ~/.goondan)
+
+Which swarm: the daemon's that the other commands talk to (GOONDAN_API_URL's, else the only one
+running under the state root). With none running, or several and no GOONDAN_API_URL, every
+workspace is read, and when there are several each line begins with its workspace (the swarm's
+name; --json: a workspaceId field).`;
 
 const FOLLOW_POLL_MS = 250;
+
+/** An event read, with its workspace; `named` is the width its name is printed at (0: not printed). */
+interface Collected {
+  event: JsonObject;
+  workspaceId: string;
+  named: number;
+}
 
 interface Filters {
   agent?: string;
@@ -119,12 +133,19 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
     ...(instance !== undefined ? { instance } : {}),
     ...(values.trace !== undefined ? { trace: traceFilter(values.trace) } : {}),
   };
-  const print = (event: JsonObject) => io.stdout(values.json ? JSON.stringify(event) : formatRuntimeEvent(event));
+  const selected = selectedWorkspace(stateRoot);
+  const print = ({ event, workspaceId, named }: Collected) => {
+    if (values.json) io.stdout(JSON.stringify(named ? { ...event, workspaceId } : event));
+    else io.stdout(named ? `${workspaceId.padEnd(named)}  ${formatRuntimeEvent(event)}` : formatRuntimeEvent(event));
+  };
   const offsets = new Map<string, number>();
   // The first read includes the rotated generation (runtime-events.1.jsonl); following reads only the current one.
-  const collect = (initial: boolean): JsonObject[] => {
-    const fresh: JsonObject[] = [];
-    for (const workspaceId of workspacesToRead(stateRoot)) {
+  const collect = (initial: boolean): Collected[] => {
+    const fresh: Collected[] = [];
+    const workspaces = selected !== undefined ? [selected] : allWorkspaces(stateRoot);
+    // Several workspaces read: each line names its own (padded to the longest name), else none does.
+    const named = workspaces.length > 1 ? Math.max(...workspaces.map((w) => w.length)) : 0;
+    for (const workspaceId of workspaces) {
       for (const instance of listInstanceDirs(stateRoot, workspaceId)) {
         if (filters.agent && instance.agentName !== filters.agent) continue;
         if (filters.instance && instance.instanceKey !== filters.instance) continue;
@@ -134,20 +155,20 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
         offsets.set(file, offset);
         for (const line of [...older, ...lines]) {
           const event = parse(line);
-          if (event && accepts(event, filters)) fresh.push(event);
+          if (event && accepts(event, filters)) fresh.push({ event, workspaceId, named });
         }
       }
     }
-    return fresh.sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
+    return fresh.sort((a, b) => String(a.event.timestamp).localeCompare(String(b.event.timestamp)));
   };
   const initial = collect(true);
-  for (const event of initial.slice(Math.max(0, initial.length - limit))) print(event);
-  const traces = new Set(initial.map((event) => event.traceId));
+  for (const line of initial.slice(Math.max(0, initial.length - limit))) print(line);
+  const traces = new Set(initial.map((line) => line.event.traceId));
   if (filters.trace && traces.size > 1) io.stderr(`goondan logs: '${filters.trace}' begins ${traces.size} trace ids; give more of the id to see one trace`);
   if (!values.follow) return EXIT.ok;
   return new Promise<ExitCode>((resolve) => {
     const timer = setInterval(() => {
-      for (const event of collect(false)) print(event);
+      for (const line of collect(false)) print(line);
     }, FOLLOW_POLL_MS);
     const stop = () => {
       clearInterval(timer);

@@ -1,0 +1,34 @@
+/**
+ * Which workspaces `goondan logs` reads: that of the daemon the other commands talk to
+ * (GOONDAN_API_URL's, else the only one running under the state root), or, when none is selected
+ * (no daemon, or several and no GOONDAN_API_URL), every workspace under the state root.
+ */
+import { join } from 'node:path';
+import { namesIn } from '../../shared/dir-names.ts';
+import { liveDaemons } from '../daemon/runtime-file.ts';
+import { DaemonNotFoundError } from './daemon-not-found-error.ts';
+import { isLoopbackHost } from './doctor/doctor-check.ts';
+
+/** The selected daemon's workspace id, or undefined when no daemon is selected. */
+export function selectedWorkspace(stateRoot: string, env: Record<string, string | undefined> = process.env): string | undefined {
+  const live = liveDaemons(stateRoot);
+  const apiUrl = env.GOONDAN_API_URL;
+  if (!apiUrl) return live.length === 1 ? live[0]?.workspaceId : undefined;
+  const daemon = live.find((d) => sameAddress(d.apiUrl, apiUrl));
+  if (daemon === undefined) {
+    throw new DaemonNotFoundError(`GOONDAN_API_URL ${apiUrl} is no daemon running under ${stateRoot}, and logs reads its state there: pass that daemon's --state-root, or unset GOONDAN_API_URL`);
+  }
+  return daemon.workspaceId;
+}
+
+export function allWorkspaces(stateRoot: string): string[] {
+  return namesIn(join(stateRoot, 'workspaces')).sort();
+}
+
+/** Same scheme and port, and the same host (every loopback name is one host). */
+function sameAddress(a: string, b: string): boolean {
+  if (!URL.canParse(a) || !URL.canParse(b)) return false;
+  const [x, y] = [new URL(a), new URL(b)];
+  const sameHost = x.hostname === y.hostname || (isLoopbackHost(x.hostname) && isLoopbackHost(y.hostname));
+  return x.protocol === y.protocol && x.port === y.port && sameHost;
+}
