@@ -11,7 +11,8 @@ import type { InterAgentPlan } from './types/bundle.ts';
 
 export const INSTANCE_KEY_SEPARATOR = '/';
 export const DEFAULT_MAX_HOPS = 32;
-export const DEFAULT_INTER_AGENT_PLAN: InterAgentPlan = { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: DEFAULT_MAX_HOPS };
+export const DEFAULT_MAX_MESSAGES_PER_TRACE = 256;
+export const DEFAULT_INTER_AGENT_PLAN: InterAgentPlan = { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: DEFAULT_MAX_HOPS, maxMessagesPerTrace: DEFAULT_MAX_MESSAGES_PER_TRACE };
 
 /** Whether `target` is the caller's own key, under it, above it, or shared; `any` reaches every key. */
 export function inScope(plan: InterAgentPlan, callerKey: string, target: string): boolean {

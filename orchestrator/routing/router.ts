@@ -13,7 +13,6 @@ import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyO
 import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, hopsOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
-import { interAgentRefusal } from '../../shared/inter-agent-scope.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
@@ -35,6 +34,7 @@ import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
+import { InterAgentLimits } from './inter-agent-limits.ts';
 import { ConnectorEvents } from './connector-events.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
@@ -128,6 +128,7 @@ export interface Submitted {
 export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
+  private readonly limits = new InterAgentLimits(() => this.deps.swarm().interAgent);
   private readonly control: ControlHandler;
   private readonly replyDeltas: ReplyDeltaRelay;
   private readonly replies: RequesterReplies;
@@ -303,8 +304,8 @@ export class Router {
       this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
       return;
     }
-    // The agent checks this too; here it is the guarantee, whatever the process sent.
-    const outOfBounds = interAgentRefusal(this.deps.swarm().interAgent, { agent: from.name, instanceKey: from.instanceKey }, target.instanceKey, hopsOf(event));
+    // The agent checks scope and hops too; here they are the guarantee, whatever the process sent.
+    const outOfBounds = this.limits.refusal({ agent: from.name, instanceKey: from.instanceKey }, target.instanceKey, hopsOf(event), event.traceId);
     if (outOfBounds) {
       this.refuse(from, event, outOfBounds);
       return;

@@ -43,6 +43,7 @@ export function buildSwarmPlan(bundle: LoadedBundle, swarmName: string): SwarmPl
       instanceKeys: spec.policy?.interAgent?.instanceKeys ?? DEFAULT_INTER_AGENT_PLAN.instanceKeys,
       sharedInstanceKeys: spec.policy?.interAgent?.sharedInstanceKeys ?? [],
       maxHops: spec.policy?.interAgent?.maxHops ?? DEFAULT_INTER_AGENT_PLAN.maxHops,
+      maxMessagesPerTrace: spec.policy?.interAgent?.maxMessagesPerTrace ?? DEFAULT_INTER_AGENT_PLAN.maxMessagesPerTrace,
     },
   };
   if (budget) plan.budget = budget;

@@ -176,8 +176,13 @@ export const swarmPlanSchema = {
     interAgent: {
       type: 'object',
       additionalProperties: false,
-      required: ['instanceKeys', 'sharedInstanceKeys', 'maxHops'],
-      properties: { instanceKeys: { enum: ['scoped', 'any'] }, sharedInstanceKeys: { type: 'array', items: name }, maxHops: { type: 'integer', minimum: 1 } },
+      required: ['instanceKeys', 'sharedInstanceKeys', 'maxHops', 'maxMessagesPerTrace'],
+      properties: {
+        instanceKeys: { enum: ['scoped', 'any'] },
+        sharedInstanceKeys: { type: 'array', items: name },
+        maxHops: { type: 'integer', minimum: 1 },
+        maxMessagesPerTrace: { type: 'integer', minimum: 1 },
+      },
     },
   },
 } as const;

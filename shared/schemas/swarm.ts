@@ -112,6 +112,12 @@ export const swarmSchema = resourceSchema('Swarm', 'A group of agents run togeth
               description:
                 'A message an agent sends or requests this many agent messages after the outside event that started the chain is refused with HOP_LIMIT_EXCEEDED (default 32): ends loops of agents messaging each other.',
             },
+            maxMessagesPerTrace: {
+              type: 'integer',
+              minimum: 1,
+              description:
+                'Agent messages one outside event may cause in all, across every agent and instance (default 256); past it they are refused with HOP_LIMIT_EXCEEDED: ends fan-outs that stay within maxHops. Counted per daemon, from its start.',
+            },
           },
         },
         shutdown: {

@@ -157,6 +157,8 @@ export interface InterAgentPlan {
   sharedInstanceKeys: string[];
   /** An agent message this many messages away from the outside event that started the chain is refused. */
   maxHops: number;
+  /** Agent messages one outside event may cause in all (its trace), fan-outs included. */
+  maxMessagesPerTrace: number;
 }
 
 export interface BudgetPlan {

@@ -210,7 +210,7 @@ export interface SwarmPolicy {
   /** OS isolation of tool subprocesses for every agent (agents override it with `spec.sandbox`). */
   sandbox?: SandboxSpec;
   /** Which instances agents may message, and how long a chain of agent messages may grow. */
-  interAgent?: { instanceKeys?: 'scoped' | 'any'; sharedInstanceKeys?: string[]; maxHops?: number };
+  interAgent?: { instanceKeys?: 'scoped' | 'any'; sharedInstanceKeys?: string[]; maxHops?: number; maxMessagesPerTrace?: number };
 }
 /** tokens = input + output tokens; cost in the budget's currency. */
 export interface BudgetLimit {

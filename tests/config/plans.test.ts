@@ -65,7 +65,7 @@ describe('buildSwarmPlan', () => {
       startupTimeoutMs: 30000,
       durability: { fsync: 'batch', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
       lifecycle: { ttlMs: 300000 },
-      interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: 32 },
+      interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: 32, maxMessagesPerTrace: 256 },
     });
   });
 

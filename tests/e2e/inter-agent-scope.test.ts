@@ -67,6 +67,17 @@ describe('a loop of agent messages ends at maxHops', () => {
     expect({ alpha: bounces('alpha'), beta: bounces('beta') }).toEqual({ alpha: 3, beta: 2 });
   });
 
+  test('a fan-out within maxHops ends at maxMessagesPerTrace', async () => {
+    expect(await output('fan fan-1', 'fan-1')).toBe('fanned out');
+    // alpha's 3 sends and 3 of the first 3 betas' 9 are let through: 6 beta turns. The other 6 of
+    // theirs and all 9 of the second betas' are refused.
+    const refused = () => daemon().logs.filter((line) => line.code === 'HOP_LIMIT_EXCEEDED' && String(line.msg).includes('maxMessagesPerTrace'));
+    await waitFor('15 refused sends', () => refused().length, (n) => n >= 15);
+    const turns = (await daemon().processes()).filter((p) => p.agent === 'beta' && String(p.instanceKey).startsWith('fan-1/'));
+    expect(turns).toHaveLength(6);
+    expect(refused()).toHaveLength(15);
+  });
+
   test('the runtime keeps a tool call’s own metadata but not its reserved keys', async () => {
     await output('tell beta at meta-1 with a note', 'meta-1');
     const inbox = await waitFor("beta's inbox", () => conversation('beta', 'meta-1', 'inbox'), (text) => text.includes('with a note'));

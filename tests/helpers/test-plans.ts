@@ -14,6 +14,6 @@ export function testSwarmPlan(name: string, agents: string[], maxStepsPerTurn = 
     startupTimeoutMs: 10_000,
     durability: { fsync: 'never', retention: { runtimeEventsMaxBytes: 16 * 1024 * 1024, runtimeEventsMaxAgeMs: 7 * 24 * 3_600_000, inboxCompactLines: 200 } },
     lifecycle: { ttlMs: 300_000 },
-    interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: 32 },
+    interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: [], maxHops: 32, maxMessagesPerTrace: 256 },
   };
 }

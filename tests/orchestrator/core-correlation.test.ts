@@ -35,7 +35,7 @@ async function expectLateReplyDropped(f: CoreFixture, replace: (f: CoreFixture, 
 
 describe('responses by correlationId', () => {
   test('two instances asking the same callee at once each get their own reply', async () => {
-    const f = fixture({ interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: ['shared'], maxHops: 32 } });
+    const f = fixture({ interAgent: { instanceKeys: 'scoped', sharedInstanceKeys: ['shared'], maxHops: 32, maxMessagesPerTrace: 256 } });
     const one = await f.runningTurn('a', '1');
     const two = await f.runningTurn('a', '2');
     const fromOne = one.child.request('b', { during: one.turn, instanceKey: 'shared' });
