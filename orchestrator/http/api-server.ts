@@ -4,10 +4,11 @@
  * the state root's token file or GOONDAN_API_TOKEN (api-credential.ts) — an agent's tool that can
  * reach loopback still cannot act as the daemon. A non-loopback host requires GOONDAN_API_TOKEN.
  * The studio's session cookie counts as a credential, with a CSRF guard on changes; routes marked
- * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts).
+ * `public` (the studio's page and its login) need none. Errors are `{error: ErrorShape}` (http-errors.ts),
+ * except on the OpenAI-compatible routes, which answer OpenAI's `{error: {message, type, param, code}}`.
  */
 import type { Server } from 'bun';
-import { GoondanError, httpStatusOf, isRuntimeErrorCode, RUNTIME_ERRORS, runtimeError } from '../../shared/errors/index.ts';
+import { type ErrorShape, errorShape, GoondanError, httpStatusOf, isRuntimeErrorCode, RUNTIME_ERRORS, runtimeError } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -19,6 +20,7 @@ import type { UsageRow } from '../usage/usage-row.ts';
 import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import { type ApiCredentials, envTokenProblem } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
+import { isOpenAiPath, openAiErrorFrom } from './openai/openai-format.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
 import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
@@ -115,6 +117,9 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const path = url.pathname;
+    // The OpenAI-compatible routes answer every error in OpenAI's shape, so its clients can read them.
+    const fail = (status: number, code: string, message: string, extra: { suggestion?: string; details?: JsonObject } = {}): Response =>
+      isOpenAiPath(path) ? openAiErrorFrom(status, errorShape(code, status < 500 ? 'user' : 'system', message, extra)) : errorResponse(status, code, message, extra);
     if (request.method === 'GET' && path === '/healthz') return jsonResponse(200, { status: 'ok' });
     if (request.method === 'GET' && path === '/readyz') {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: daemon.notReadyBecause?.() ?? 'starting' });
@@ -124,13 +129,13 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     if (found?.route.public) return found.route.handle(request, found.match);
     const credential = options.credentials.credentialOf(request);
     if (!open(request.method, path) && !credential) {
-      return errorResponse(401, 'E_HTTP_UNAUTHORIZED', 'missing or wrong bearer token', {
+      return fail(401, 'E_HTTP_UNAUTHORIZED', 'missing or wrong bearer token', {
         suggestion: "send 'Authorization: Bearer <token>' with the token in <state-root>/runtime/api-token or GOONDAN_API_TOKEN (the goondan CLI does this for you)",
       });
     }
     // The studio's cookie rides along with any request the browser makes: a change needs proof it came from the page.
     if (credential === 'session' && request.method !== 'GET' && request.method !== 'HEAD' && !request.headers.has(STUDIO_REQUEST_HEADER)) {
-      return errorResponse(403, 'E_HTTP_CSRF', `a request authorized by the studio session must send the '${STUDIO_REQUEST_HEADER}' header to change anything`, {
+      return fail(403, 'E_HTTP_CSRF', `a request authorized by the studio session must send the '${STUDIO_REQUEST_HEADER}' header to change anything`, {
         suggestion: 'use the studio page, or send a bearer token',
       });
     }
@@ -138,7 +143,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     const allowed = allRoutes.filter((route) => route.pattern.test(path)).map((route) => route.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed)].join(', ');
-      const response = errorResponse(405, 'E_HTTP_METHOD_NOT_ALLOWED', `${path} does not take ${request.method}; it takes ${allow}`, { suggestion: `use ${allow}` });
+      const response = fail(405, 'E_HTTP_METHOD_NOT_ALLOWED', `${path} does not take ${request.method}; it takes ${allow}`, { suggestion: `use ${allow}` });
       response.headers.set('allow', allow);
       return response;
     }
@@ -154,11 +159,13 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
       try {
         return await handle(request);
       } catch (error) {
-        if (error instanceof BadPathError) return errorResponse(400, 'E_HTTP_BAD_PATH', error.message, { suggestion: 'percent-encode the path segment as UTF-8 (encodeURIComponent)' });
+        const openAi = isOpenAiPath(new URL(request.url).pathname);
+        const body = (status: number, shape: ErrorShape): Response => (openAi ? openAiErrorFrom(status, shape) : errorBody(status, shape));
+        if (error instanceof BadPathError) return body(400, errorShape('E_HTTP_BAD_PATH', 'user', error.message, { suggestion: 'percent-encode the path segment as UTF-8 (encodeURIComponent)' }));
         // A failure of the runtime with a code of its own (CLUSTER_UNAVAILABLE, …) keeps its status and words.
-        if (GoondanError.isInstance(error) && isRuntimeErrorCode(error.code)) return errorBody(httpStatusOf(error.toJSON()), error.toJSON());
+        if (GoondanError.isInstance(error) && isRuntimeErrorCode(error.code)) return body(httpStatusOf(error.toJSON()), error.toJSON());
         logger.error({ err: error, url: request.url }, 'HTTP handler failed');
-        return errorResponse(500, 'E_HTTP_INTERNAL', 'internal error; see the daemon log');
+        return body(500, errorShape('E_HTTP_INTERNAL', 'system', 'internal error; see the daemon log'));
       }
     },
   });

@@ -6,13 +6,12 @@
  * instance that has none (an instance with history keeps its own). `stream: true` answers with
  * chat.completion.chunk events ending in `[DONE]`. Same credential as the rest of the API.
  */
-import { httpStatusOf } from '../../../shared/errors/index.ts';
 import { newId } from '../../../shared/ids.ts';
 import { validateInstanceKey } from '../../../shared/instance-key.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import type { ApiRoute, DaemonApi } from '../api-server.ts';
 import { jsonResponse } from '../http-errors.ts';
-import { chatCompletion, openAiError, openAiErrorFrom } from './openai-format.ts';
+import { chatCompletion, failedTurnStatus, openAiError, openAiErrorFrom } from './openai-format.ts';
 import { streamCompletion } from './stream-completion.ts';
 import { followRuntimeEvents, settledOrStop } from '../trace-stream.ts';
 import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
@@ -111,11 +110,6 @@ async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Res
   }
   const outcome = await submitted.reply;
   if (!outcome) return openAiError(500, 'no reply', 'server_error', null);
-  if (outcome.status !== 'ok') {
-    // A budget refusal is the caller's quota, not a server fault: 429 as OpenAI answers exhausted quota.
-    const refusedForBudget = outcome.error?.code === 'BUDGET_EXCEEDED';
-    const status = (outcome.turnId === undefined || refusedForBudget) && outcome.error ? httpStatusOf(outcome.error) : 500;
-    return openAiErrorFrom(status, outcome.error ?? { code: 'AGENT_TURN_FAILED', category: 'system', message: 'the turn failed' });
-  }
+  if (outcome.status !== 'ok') return openAiErrorFrom(failedTurnStatus(outcome), outcome.error ?? { code: 'AGENT_TURN_FAILED', category: 'system', message: 'the turn failed' });
   return jsonResponse(200, chatCompletion(id, body.model, created, outcome.output, outcome.usage), { 'x-goondan-instance': instanceKey });
 }

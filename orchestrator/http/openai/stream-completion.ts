@@ -7,7 +7,7 @@
 import type { StreamedEvent } from '../../../shared/types/turns.ts';
 import type { Submitted } from '../../routing/router.ts';
 import { type RuntimeEventFollower, traceStream } from '../trace-stream.ts';
-import { chatChunk } from './openai-format.ts';
+import { chatChunk, failedTurnStatus, openAiErrorBody } from './openai-format.ts';
 
 export interface StreamCompletionInput {
   id: string;
@@ -34,8 +34,9 @@ export function streamCompletion(input: StreamCompletionInput): Response {
     onReply: (outcome) => {
       let text = '';
       if (!outcome || outcome.status !== 'ok') {
-        const error = outcome?.error;
-        text += data({ error: { message: error?.message ?? 'the turn failed', type: 'server_error', param: null, code: error?.code ?? null } });
+        // The same mapping as a non-streamed answer: a budget refusal is insufficient_quota, not server_error.
+        const error = outcome?.error ?? { code: 'AGENT_TURN_FAILED', category: 'system' as const, message: 'the turn failed' };
+        text += data(openAiErrorBody(outcome ? failedTurnStatus(outcome) : 500, error));
       } else {
         // Text the deltas did not carry (a model that does not stream, or the final step's rest).
         const rest = outcome.output.startsWith(streamed) ? outcome.output.slice(streamed.length) : streamed === '' ? outcome.output : '';
