@@ -87,12 +87,20 @@ describe('a healthy set-up', () => {
     }
   });
 
-  test("the port held by goondan's own daemon (found through its runtime file) is ok", async () => {
+  test("the port held by goondan's daemon (found through its runtime file): ok for this bundle's swarm, a fail for another's", async () => {
     const daemon = await startDaemon(join(REPO_ROOT, 'bundles', 'demo'));
     try {
       const port = new URL(daemon.url).port;
       const run = await goondan(['doctor', join(REPO_ROOT, 'bundles', 'demo'), '--port', port, '--state-root', daemon.stateRoot]);
       expect(lineAbout(run, 'API port')).toMatch(new RegExp(`^ok {4}API port 127\\.0\\.0\\.1:${port} is held by the goondan daemon of swarm 'demo' \\(pid \\d+\\)$`));
+      // goondan run of another swarm would fail on this port.
+      const other = bundle('other-swarm', `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: scripted }\nspec: { provider: mock, model: scripted }\n${agentAndSwarm('scripted')}`);
+      const pid = daemon.proc.pid;
+      const otherRun = await goondan(['doctor', other, '--port', port, '--state-root', daemon.stateRoot]);
+      expect(lineAbout(otherRun, 'API port')).toBe(
+        `fail  API port 127.0.0.1:${port} is held by the goondan daemon of swarm 'demo' (pid ${pid}), not of this bundle's swarm — fix: run on another port: --port N (or GOONDAN_PORT), or stop that daemon: kill -TERM ${pid}`,
+      );
+      expect(otherRun.code).toBe(1);
     } finally {
       await daemon.stop();
       daemon.cleanup();
@@ -143,7 +151,8 @@ describe('a broken set-up: exit 1, and every line that is not ok says how to fix
 
   test('less than 1 GB free for the state root is a warning (a 10 MB tmpfs, through bwrap)', async () => {
     const bwrap = requireSystemTool('bwrap', 'bubblewrap');
-    const proc = Bun.spawn([bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--size', String(10 * 1024 * 1024), '--tmpfs', '/mnt', process.execPath, MAIN, 'doctor', join(work, 'nothing-here'), '--state-root', '/mnt/state', '--port', '0'], {
+    const proc = Bun.spawn([bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--size', String(10 * 1024 * 1024), '--tmpfs', '/mnt', process.execPath, MAIN, 'doctor', '--state-root', '/mnt/state', '--port', '0'], {
+      cwd: mkdtempSync(join(work, 'no-bundle-')),
       stdout: 'pipe',
       stderr: 'pipe',
       env: { PATH: process.env.PATH ?? '', HOME: work },
@@ -156,12 +165,23 @@ describe('a broken set-up: exit 1, and every line that is not ok says how to fix
 });
 
 describe('with no bundle, or an invalid one', () => {
-  test('no bundle at PATH: a warning, the bundle checks are skipped, exit 0', async () => {
+  test('nothing to load at the PATH given: a fail, the other checks still run, exit 3 (as goondan run)', async () => {
     const missing = join(work, 'no-such-dir');
     const run = await goondan(['doctor', missing, '--state-root', join(work, 'state-none'), '--port', '0']);
-    expect(run.code).toBe(0);
-    expect(lineAbout(run, 'no bundle')).toBe(`warn  no bundle at ${missing} (no such file or directory): bundle checks skipped — fix: pass the bundle directory: goondan doctor DIR`);
+    expect(run.code).toBe(3);
+    expect(lineAbout(run, 'nothing to load')).toBe(
+      `fail  nothing to load at ${missing} (no such file or directory) — fix: pass a bundle directory holding goondan.yaml (or resource files such as agents.yaml), or one YAML file`,
+    );
+    expect(lineAbout(run, 'API port')).toStartWith('ok ');
     expect(lines(run).some((line) => line.includes('Model/'))).toBe(false);
+  });
+
+  test('no PATH and no bundle in the current directory: a warning, the bundle checks are skipped, exit 0', async () => {
+    const empty = mkdtempSync(join(work, 'empty-'));
+    const run = await goondan(['doctor', '--state-root', join(work, 'state-none'), '--port', '0'], { cwd: empty });
+    expect(run.code).toBe(0);
+    expect(lineAbout(run, 'no bundle')).toStartWith(`warn  no bundle at ${empty} (`);
+    expect(lineAbout(run, 'no bundle')).toEndWith('): bundle checks skipped — fix: pass the bundle directory: goondan doctor DIR');
   });
 
   test('an invalid bundle is a fail that points to goondan validate', async () => {

@@ -1,11 +1,13 @@
 /**
  * The bundle at PATH as goondan run would use it: it loads without errors; each Model's key is
  * set (the value is never printed) and a loopback endpoint answers; each stdio MCP server's
- * command can be found. Without a bundle these checks are skipped with a warning.
+ * command can be found. Nothing to load at a PATH given is a failure; with no PATH and no bundle in
+ * the current directory these checks are skipped with a warning.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { allAgentPlans, BundleNotFoundError, loadBundle, PROVIDER_KEY_ENV, valueSourceEnvName } from '../../../shared/config/index.ts';
+import { workspaceIdFor } from '../../../shared/state-paths.ts';
 import type { LoadedBundle, LoadedResource } from '../../../shared/types/bundle.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
 import type { ModelSpec } from '../../../shared/types/resources.ts';
@@ -16,12 +18,14 @@ const ENDPOINT_TIMEOUT_MS = 2_000;
 const MCP_EXTENSION = 'mcp';
 const BASE_PACKAGE = '@goondan/base';
 
-export async function loadForDoctor(path: string, env: Record<string, string | undefined>): Promise<{ check: DoctorCheck; bundle?: LoadedBundle }> {
+/** `missing`: nothing to load at a PATH that was given (goondan run exits 3 there too). */
+export async function loadForDoctor(path: string, env: Record<string, string | undefined>, pathGiven: boolean): Promise<{ check: DoctorCheck; bundle?: LoadedBundle; missing?: true }> {
   let bundle: LoadedBundle;
   try {
     bundle = await loadBundle(path, { env });
   } catch (error) {
     if (!BundleNotFoundError.isInstance(error)) throw error;
+    if (pathGiven) return { check: fail(`nothing to load at ${path} (${error.reason})`, error.suggestion), missing: true };
     return { check: warn(`no bundle at ${path} (${error.reason}): bundle checks skipped`, 'pass the bundle directory: goondan doctor DIR') };
   }
   const inCwd = relative(process.cwd(), bundle.rootDir);
@@ -32,6 +36,13 @@ export async function loadForDoctor(path: string, env: Record<string, string | u
   }
   const own = bundle.resources.filter((r) => r.packageName === bundle.packageName).length;
   return { check: ok(`bundle ${shown} is valid (${own} resources)`), bundle };
+}
+
+/** The workspace ids of the bundle's own swarms: what `goondan run` of this bundle would run as. */
+export function swarmWorkspaces(bundle: LoadedBundle): string[] {
+  return bundle.resources
+    .filter((r) => r.kind === 'Swarm' && r.packageName === bundle.packageName)
+    .map((r) => workspaceIdFor(r.resource.kind === 'Swarm' && r.resource.spec.instanceKey !== undefined ? r.resource.spec.instanceKey : r.name));
 }
 
 function modelKeyCheck(resource: LoadedResource, spec: ModelSpec, env: Record<string, string | undefined>): DoctorCheck {

@@ -1,6 +1,7 @@
 /**
  * The machine goondan runs on: Bun, the state root (writable, free space), the API port (free,
- * or held by goondan's own daemon), bwrap for tool sandboxing, nats-server in cluster mode.
+ * or held by the daemon of this bundle's own swarm), bwrap for tool sandboxing, nats-server in
+ * cluster mode.
  */
 import { accessSync, constants, existsSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -70,17 +71,21 @@ function portIsFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-export async function checkPort(host: string, port: number, stateRoot: string): Promise<DoctorCheck> {
+/**
+ * `ownWorkspaces`: the workspace ids of the bundle's swarms, undefined when there is no valid
+ * bundle. Only their daemon holding the port is ok: `goondan run` of this bundle fails on another's.
+ */
+export async function checkPort(host: string, port: number, stateRoot: string, ownWorkspaces: readonly string[] | undefined): Promise<DoctorCheck> {
   if (port === 0) return ok('API port 0: a free port is picked at start');
   if (await portIsFree(host, port)) return ok(`API port ${host}:${port} is free`);
-  const ours = liveDaemons(stateRoot).find((daemon) => {
-    try {
-      return Number(new URL(daemon.apiUrl).port) === port;
-    } catch {
-      return false;
-    }
-  });
-  if (ours) return ok(`API port ${host}:${port} is held by the goondan daemon of swarm '${ours.swarm}' (pid ${ours.pid})`);
+  const holder = liveDaemons(stateRoot).find((daemon) => URL.canParse(daemon.apiUrl) && Number(new URL(daemon.apiUrl).port) === port);
+  if (holder) {
+    const held = `API port ${host}:${port} is held by the goondan daemon of swarm '${holder.swarm}' (pid ${holder.pid})`;
+    const fix = `run on another port: --port N (or GOONDAN_PORT), or stop that daemon: kill -TERM ${holder.pid}`;
+    if (ownWorkspaces === undefined) return warn(`${held}; without a valid bundle, doctor cannot tell whether it is this bundle's`, fix);
+    if (ownWorkspaces.includes(holder.workspaceId)) return ok(held);
+    return fail(`${held}, not of this bundle's swarm`, fix);
+  }
   return fail(`API port ${host}:${port} is in use by another program`, `stop that program, or run on another port: --port N (or GOONDAN_PORT)`);
 }
 
