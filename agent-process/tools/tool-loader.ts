@@ -7,6 +7,7 @@
  */
 import type { ToolPlan } from '../../shared/types/bundle.ts';
 import type { ToolHandler, ToolPolicyEvaluator } from '../../shared/types/tools.ts';
+import { existsSync } from 'node:fs';
 import { EngineError, errorMessageOf } from '../engine/engine-error.ts';
 
 export interface LoadedTool {
@@ -52,13 +53,7 @@ async function loadFresh(plan: ToolPlan): Promise<LoadedTool> {
   try {
     mod = await import(entryPath);
   } catch (error) {
-    throw new EngineError({
-      code: 'E_TOOL_LOAD',
-      message: `Tool '${plan.name}': cannot load entry module ${entryPath}: ${errorMessageOf(error)}`,
-      file: entryPath,
-      suggestion: 'Check that the entry path in the Tool resource points to a module Bun can import.',
-      cause: error,
-    });
+    throw importFailure(plan.name, entryPath, error);
   }
   const evaluatePolicy = exportedEvaluator(plan.name, entryPath, mod);
   const exported = typeof mod === 'object' && mod !== null && 'handlers' in mod ? mod.handlers : undefined;
@@ -123,4 +118,24 @@ function isToolHandler(value: unknown): value is ToolHandler {
 
 function isPolicyEvaluator(value: unknown): value is ToolPolicyEvaluator {
   return typeof value === 'function';
+}
+
+/** E_TOOL_LOAD: an entry file that is not there, or a module that threw while Bun imported it (docs/errors/tool.md). */
+function importFailure(tool: string, entryPath: string, error: unknown): EngineError {
+  if (!existsSync(entryPath)) {
+    return new EngineError({
+      code: 'E_TOOL_LOAD',
+      message: `Tool '${tool}': entry module ${entryPath} does not exist`,
+      file: entryPath,
+      suggestion: `Point spec.entry of Tool/${tool} at the module (a path relative to the bundle root), then \`goondan restart\`.`,
+      cause: error,
+    });
+  }
+  return new EngineError({
+    code: 'E_TOOL_LOAD',
+    message: `Tool '${tool}': entry module ${entryPath} threw while importing: ${errorMessageOf(error)}`,
+    file: entryPath,
+    suggestion: `Run \`bun ${entryPath}\` to see the error (\`goondan validate\` points at syntax errors); fix the module, then \`goondan restart\`.`,
+    cause: error,
+  });
 }
