@@ -16,7 +16,8 @@ Options:
       --open            also open the link in a browser (xdg-open)
       --state-root DIR  where to find the daemon (default $GOONDAN_STATE_ROOT, else ~/.goondan)
 
-On a server: 'ssh -L 7420:127.0.0.1:7420 HOST goondan studio' and open the printed link locally.`;
+On a server: 'ssh -L 7420:127.0.0.1:7420 HOST' and keep that session open (it carries the
+tunnel); run 'goondan studio' in it, and open the printed link locally.`;
 
 /** xdg-open returns once the browser has the URL; one that blocks (a terminal browser) is left running. */
 const OPENER_WAIT_MS = 5_000;
