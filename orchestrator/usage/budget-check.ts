@@ -63,3 +63,17 @@ export function describeOverrun(overrun: BudgetOverrun): string {
     `${SCOPE_WORDS[overrun.scope]} used ${round(overrun.used)}${unit}, the call needs about ${round(overrun.estimated)}${unit} more`
   );
 }
+
+/** What to do about the limit that was hit: a turn's limit is not lifted by waiting, a day's is. */
+export function overrunSuggestion(overrun: BudgetOverrun, onExceeded: 'deny' | 'ask'): string {
+  const field = `Swarm.spec.policy.budget.${overrun.scope}.${overrun.measure}`;
+  const ask = onExceeded === 'ask' ? '' : ', or set onExceeded: ask to decide per call';
+  switch (overrun.scope) {
+    case 'perTurn':
+      return `this turn and the agent calls it caused used the per-turn limit (waiting does not help); raise ${field} or make the request smaller (fewer steps, a shorter conversation)${ask}`;
+    case 'perInstancePerDay':
+      return `this instance key used its limit for today; it resets at 00:00 UTC (the next UTC day), or raise ${field}${ask}`;
+    case 'perSwarmPerDay':
+      return `the swarm used its limit for today; it resets at 00:00 UTC (the next UTC day), or raise ${field}${ask}`;
+  }
+}

@@ -14,7 +14,7 @@ import type { ModelPlan, SwarmPlan } from '../../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
 import { priceUsage } from '../../shared/usage/price-usage.ts';
 import { type ApprovalBroker, BUDGET_TOOL_NAME } from '../approvals/approval-broker.ts';
-import { type Amounts, addAmounts, amountsOf, type BudgetOverrun, budgetOverrun, type BudgetScope, describeOverrun } from './budget-check.ts';
+import { type Amounts, addAmounts, amountsOf, type BudgetOverrun, budgetOverrun, type BudgetScope, describeOverrun, overrunSuggestion } from './budget-check.ts';
 import { type LimiterClock, ModelRateLimiter, systemClock } from './model-rate-limiter.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
@@ -100,7 +100,7 @@ export class ModelCalls {
         const refusal = budget.onExceeded === 'ask' ? await this.ask(from, overrun) : describeOverrun(overrun);
         if (refusal !== undefined) {
           this.options.logger.info({ agent: from.name, instanceKey: from.instanceKey, traceId: request.traceId, ...overrun }, 'model call refused: budget exceeded');
-          return { ok: false, error: runtimeError('BUDGET_EXCEEDED', refusal, { ...overrun }) };
+          return { ok: false, error: { ...runtimeError('BUDGET_EXCEEDED', refusal, { ...overrun }), suggestion: overrunSuggestion(overrun, budget.onExceeded) } };
         }
       }
     }

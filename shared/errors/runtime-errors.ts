@@ -49,7 +49,7 @@ export const RUNTIME_ERRORS = {
   BUDGET_EXCEEDED: {
     category: 'user',
     httpStatus: 429,
-    suggestion: 'a Swarm.spec.policy.budget limit is reached (details name it); wait for the next UTC day, raise the limit, or set onExceeded: ask to decide per call',
+    suggestion: 'a Swarm.spec.policy.budget limit is reached (details.scope names it): raise that limit or make the request smaller; a per-day limit also resets at 00:00 UTC',
   },
   IDEMPOTENCY_KEY_REUSED: {
     category: 'user',
