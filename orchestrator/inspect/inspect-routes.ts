@@ -12,6 +12,7 @@ import { type ApiRoute, pathSegment } from '../http/api-server.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readConversation } from './conversation-reader.ts';
 import { callEdges, recentTraces, type TraceSummary, traceEvents } from './runtime-event-log.ts';
+import { notATraceId, TRACE_ID_PATTERN, TRACE_PREFIX_PATTERN, traceOfPrefix } from './trace-lookup.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
 
 export interface InspectSource {
@@ -133,9 +134,17 @@ export function inspectRoutes(source: InspectSource): ApiRoute[] {
     },
     {
       method: 'GET',
-      pattern: /^\/v1\/traces\/([0-9a-f]{32})$/,
+      pattern: /^\/v1\/traces\/([^/]+)$/,
       handle: async (_request, match) => {
-        const traceId = match[1] ?? '';
+        const segment = pathSegment(match[1]);
+        let traceId = segment;
+        if (!TRACE_ID_PATTERN.test(segment)) {
+          if (!TRACE_PREFIX_PATTERN.test(segment)) return notATraceId(segment);
+          const here = () => localTraces(source.stateRoot, source.swarm().workspaceId, MAX_TRACE_LIMIT);
+          const found = traceOfPrefix(segment, source.cluster ? await source.cluster.traces(MAX_TRACE_LIMIT, here) : here());
+          if ('response' in found) return found.response;
+          traceId = found.traceId;
+        }
         const here = () => localTraceEvents(source.stateRoot, source.swarm().workspaceId, traceId);
         const events = source.cluster ? await source.cluster.traceEvents(traceId, here) : here();
         if (events.length === 0) {
