@@ -43,11 +43,58 @@ export const NAMED_RM_BYPASSES: Case[] = [
   [`awk 'BEGIN { system("rm -rf ${TARGET}") }'`, 'ask'],
 ];
 
+/**
+ * Found by a probe: programs that run a command given as an argument or an option value
+ * (`split --filter`, `tar --checkpoint-action=exec=`, `setarch`, `rsync -e`, `zip -TT`, `man -P`, `ed`…).
+ * Each is denied when the command it runs is `rm`, or asks when what it runs cannot be read.
+ */
+export const COMMAND_RUNNER_BYPASSES: Case[] = [
+  ...[
+    `echo a | split --filter='rm -f v1'`, `split --filter='rm -f v1' in.txt`, `split in.txt --filter 'rm -f v1'`, `split --filt='rm -f v1' in.txt`,
+    `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -f v2' v3`, `tar -cf /dev/null --checkpoint=1 --checkpoint-action 'exec=rm -f v2' v3`,
+    `tar -cf /dev/null v3 --checkpoint-act=exec='rm -f v2'`, `tar -xf a.tar --to-command='rm -f v2'`, `tar -xf a.tar --to-command 'rm -f v2'`, `tar -xf a.tar --to-com='rm -f v2'`,
+    `tar -I 'rm -f v2' -cf a.tar v3`, `tar -cf a.tar -I'rm -f v2' v3`, `tar -cvzI 'rm -f v2' -f a.tar v3`, `tar --use-compress-program='rm -f v2' -cf a.tar v3`,
+    `tar --use-compress-program 'rm -f v2' -cf a.tar v3`, `tar cfI a.tar 'rm -f v2' v3`, `tar -cMf a.tar -F 'rm -f v2' v3`, `tar -c --info-script='rm -f v2' -f a.tar v3`,
+    `tar -c --new-volume-script='rm -f v2' -f a.tar v3`, `tar -cf host:a.tar --rsh-command=/bin/rm v3`, `tar -cf host:a.tar --rsh-command='rm -f v2' v3`,
+    `setarch x86_64 rm -f v3`, `setarch x86_64 -R rm -f v3`, `setarch -R rm -f v3`, `setarch x86_64 --addr-no-randomize /bin/rm -f v3`,
+    `linux64 rm -f v3`, `linux32 rm -f v3`, `i386 rm -f v3`, `x86_64 rm -f v3`, `x86_64 -R rm -f v3`, `uname26 rm -f v3`,
+    `setpriv rm -f v4`, `setpriv --reuid 1000 --regid 1000 --init-groups rm -f v4`, `setpriv --reu 1000 rm -f v4`, `setpriv --nnp -- rm -f v4`,
+    `numactl --interleave=all rm -f v5`, `numactl -i all rm -f v5`, `numactl --cpunodebind 0 --membind 0 rm -f v5`, `numactl -N0 -m0 -- rm -f v5`, `numactl --inter all rm -f v5`,
+    `sg staff -c 'rm -f v6'`, `sg staff 'rm -f v6'`, `sg - staff -c 'rm -f v6'`, `ssh-agent rm -f v6`, `ssh-agent -t 60 rm -f v6`, `ssh-agent -s -- rm -f v6`,
+    `dbus-run-session rm -f v7`, `dbus-run-session -- rm -f v7`, `dbus-run-session --config-file=x.conf -- rm -f v7`, `dbus-run-session --dbus-daemon=/bin/rm -- true`,
+    `start-stop-daemon -S -x /bin/rm -- -f v7`, `start-stop-daemon --start --exec /bin/rm -- -f v7`, `start-stop-daemon --start --startas /bin/rm --exec /bin/true -- -f v7`,
+    `start-stop-daemon -S -b -x /bin/rm -- -f v7`, `rsync -e 'rm -f' a host:b`, `rsync -av -e 'rm -f' a host:b`, `rsync -ave 'rm -f' a host:b`, `rsync --rsh='rm -f' a host:b`,
+    `rsync --rsh 'rm -f' a host:b`, `rsync a host:b --rsh='rm -f'`, `rsync --rsync-path='rm -rf v8' a host:b`, `zip -T -TT 'rm -f v9' a.zip f`, `zip -T -TT='rm -f v9' a.zip f`,
+    `zip -T --unzip-command 'rm -f v9' a.zip f`, `zip -T --unzip-command='rm -f v9' a.zip f`, `zip a.zip f -T -TT 'rm -f v9'`, `man -P 'rm -f v10' ls`, `man -P'rm -f v10' ls`,
+    `man --pager='rm -f v10' ls`, `man --pager 'rm -f v10' ls`, `man ls -P 'rm -f v10'`, `man -Hrm ls`, `man --html='rm -f v10' ls`,
+    `cpio -o --rsh-command=/bin/rm -F host:x`, `cpio -i --rsh-command 'rm -f v11' -F host:x`,
+    // Found on the way: abbreviated long options of wrappers (getopt_long takes a unique prefix), and su's --session-command.
+    `timeout --sig KILL 5 rm -f v12`, `env --uns HOME rm -f v12`, `nice --adj 5 rm -f v12`, `su --session-command 'rm -f v12'`, `runuser -u nobody --session-command='rm -f v12'`,
+  ].map((line): Case => [line, 'deny']),
+  ...[
+    // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
+    `ed notes.txt`, `printf '!rm -f v1\nq\n' | ed`, `ed -s notes.txt < script.ed`, `ex notes.txt`, `setarch x86_64`, `linux64`, `sg staff`, `newgrp staff`,
+    `man -C evil.conf ls`, `tar -cf a.tar "$opt" v3`, `tar -cf a.tar $OPTS v3`, `split "$opt" in.txt`, `rsync $RSYNC_OPTS a b`, `zip "$opt" a.zip f`,
+    `tar -cf /dev/null --checkpoint-action="$action" v3`, `start-stop-daemon -S -x "$prog"`, `ZIPOPT='-TT rm' zip -T a.zip f`, `RSYNC_RSH='rm -f' rsync a host:b`,
+    `MANOPT='-P rm' man ls`, `SHELL=/bin/rm split --filter=x in.txt`, `TAR_OPTIONS='--to-command=rm' tar -xf a.tar`,
+  ].map((line): Case => [line, 'ask']),
+];
+
+/** Lines of those programs that run nothing else: they stay allowed under `deny: rm *`. */
+export const COMMAND_RUNNERS_STILL_ALLOWED = [
+  'split -l 100 in.txt part-', 'tar -czf out.tgz src', 'tar -xzf out.tgz', 'tar cvf a.tar src', 'tar -cf a.tar --checkpoint=100 src', 'tar -I zstd -cf a.tar.zst src',
+  'tar -cf a.tar --checkpoint-action=dot src', 'rsync -a src/ dst/', 'zip -r a.zip src', 'zip -T a.zip f', 'man ls', 'man -P cat ls',
+  'setarch x86_64 -R ./a.out', 'linux64 uname -m', 'setpriv --nnp ls', 'numactl --show', 'numactl -i all ./bench', 'ssh-agent -k', 'dbus-run-session -- ls',
+  'start-stop-daemon --stop --exec /bin/rm', 'sg staff ls', 'tar -cf "$ARCHIVE" src', `tar -C dir/"$sub" -cf a.tar .`,
+];
+
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];
 const WRAPPERS = [
   '', 'command ', 'command -p ', 'builtin ', 'exec ', 'exec -a x ', 'env ', 'env -i A=1 ', 'env -u HOME -- ', 'nice ', 'nice -n 5 ', 'nice -5 ', 'nohup ',
   'timeout 5 ', 'timeout -s KILL -k 1 5 ', 'time ', 'time -p ', 'sudo ', 'sudo -u root ', 'sudo -E -- ', 'doas -u root ', 'stdbuf -oL ', 'ionice -c3 ',
   'setsid ', 'chroot / ', 'busybox ', 'coproc ', 'nice timeout 3 env A=1 ', 'command exec nice ', 'sudo env nohup ',
+  'setarch x86_64 ', 'setarch x86_64 -R ', 'setarch -R ', 'linux64 ', 'i386 ', 'setpriv ', 'setpriv --reuid 0 -- ', 'numactl -i all ', 'numactl --membind=0 ',
+  'ssh-agent ', 'dbus-run-session ', 'dbus-run-session -- ', 'timeout --sig KILL 5 ', 'nice setarch x86_64 setpriv ',
 ];
 const CONTAINERS: Array<(c: string) => string> = [
   (c) => `(${c})`, (c) => `{ ${c}; }`, (c) => `( (${c}) )`,
@@ -65,6 +112,9 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `trap ${q(c)} EXIT`, (c) => `watch ${c}`, (c) => `flock /tmp/lock -c ${q(c)}`, (c) => `su -c ${q(c)}`, (c) => `env -S ${q(c)}`,
   (c) => `xargs -I{} sh -c ${q(c)}`, (c) => `find . -exec sh -c ${q(c)} \\;`, (c) => `git rebase --exec ${q(c)} HEAD~1`, (c) => `git submodule foreach ${q(c)}`,
   (c) => `mapfile -C ${q(c)} -c 1 < list.txt`,
+  (c) => `echo a | split --filter=${q(c)}`, (c) => `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec=${q(c)} x`, (c) => `tar -xf a.tar --to-command=${q(c)}`,
+  (c) => `tar -I ${q(c)} -cf a.tar x`, (c) => `tar -cMf a.tar -F ${q(c)} x`, (c) => `zip -T -TT ${q(c)} a.zip f`, (c) => `man -P ${q(c)} ls`, (c) => `rsync -e ${q(c)} a host:b`,
+  (c) => `sg staff -c ${q(c)}`, (c) => `sg staff ${q(c)}`,
 ];
 const CONTAINED = [`rm -rf ${TARGET}`, `/bin/rm -rf ${TARGET}`, `r''m -rf ${TARGET}`, `nice \\rm -f ${TARGET}`];
 
@@ -107,7 +157,7 @@ const DELETE_FORMS: Case[] = [
 export function rmBypassCases(): Case[] {
   const spelled = SPELLINGS.flatMap((spelling) => WRAPPERS.map((wrapper): Case => [`${wrapper}${spelling} -rf ${TARGET}`, 'deny']));
   const contained = CONTAINED.flatMap((command) => CONTAINERS.map((wrap): Case => [wrap(command), 'deny']));
-  return [...spelled, ...contained, ...WHITESPACE, ...SEPARATOR_COMBOS, ...UNRESOLVED, ...DELETE_FORMS];
+  return [...spelled, ...contained, ...WHITESPACE, ...SEPARATOR_COMBOS, ...UNRESOLVED, ...DELETE_FORMS, ...COMMAND_RUNNER_BYPASSES];
 }
 
 /** Lines that must stay allowed under `deny: rm *` with default allow. */

@@ -22,7 +22,10 @@ const MARKER = '-hit';
 const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const SPELLINGS = ['touch', '/usr/bin/touch', '\\touch', '"touch"', "'touch'", "t''ouch", '"t"ouch', "$'touch'", "$'\\x74ouch'"];
 // Wrappers that run here without a terminal, a network or another user, and return when done.
-const WRAPPERS = ['', 'command ', 'exec ', 'env ', 'env -i A=1 ', 'nice -n 5 ', 'nohup ', 'timeout 5 ', 'stdbuf -oL ', 'ionice -c3 ', 'setsid -w ', 'chroot / ', 'flock lk ', 'nice timeout 5 env '];
+const WRAPPERS = [
+  '', 'command ', 'exec ', 'env ', 'env -i A=1 ', 'nice -n 5 ', 'nohup ', 'timeout 5 ', 'stdbuf -oL ', 'ionice -c3 ', 'setsid -w ', 'chroot / ', 'flock lk ', 'nice timeout 5 env ',
+  'setarch x86_64 ', 'setarch x86_64 -R ', 'linux64 ', 'x86_64 ', 'setpriv ', 'setpriv --nnp -- ', 'ssh-agent ', 'timeout --sig KILL 5 ', 'nice --adj 5 ',
+];
 const CONTAINERS: Array<(c: string) => string> = [
   (c) => `(${c})`, (c) => `{ ${c}; }`, (c) => `if true; then ${c}; fi`, (c) => `if ${c}; then :; fi`, (c) => `while true; do ${c}; break; done`,
   (c) => `for i in 1; do ${c}; done`, (c) => `case a in a) ${c};; esac`, (c) => `f() { ${c}; }; f`, (c) => `echo $(${c})`, (c) => `echo \`${c}\``,
@@ -42,6 +45,11 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `x=${q(`a[$(${c})]`)}; echo $((x))`, (c) => `x=${q(`a[$(${c})]`)}; [[ $x -eq 0 ]]`, (c) => `x=${q(`a[$(${c})]`)}; declare -i y=$x`,
   (c) => `x=${q(`a[$(${c})]`)}; let y=x`, (c) => `x=${q(`a[$(${c})]`)}; a=(1); echo \${a[$x]}`, (c) => `y=${q(`$(${c})`)}; echo "\${y@P}"`,
   (c) => `x=${q(`a[$(${c})]`)}; for ((i=x; i<0; i++)); do :; done`, (c) => `x=${q(`a[$(${c})]`)}; ((x))`,
+  // Programs that run a command given as an option value or argument.
+  (c) => `echo a | split --filter=${q(c)}`, (c) => `echo a | split --filt ${q(c)}`, (c) => `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec=${q(c)} /etc/hostname`,
+  (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-command=${q(c)}`, (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-com ${q(c)}`,
+  (c) => `echo x > f; tar -I ${q(`${c}; cat`)} -cf a.tar f`, (c) => `echo x > f; tar cfI a.tar ${q(`${c}; cat`)} f`, (c) => `echo x > f; zip -q -T -TT ${q(`${c}; true`)} a.zip f`,
+  (c) => `printf '%s\n' ${q(`!${c}`)} q | ed`, (c) => `sg "$(id -gn)" -c ${q(c)}`, (c) => `sg "$(id -gn)" ${q(c)}`,
 ];
 
 function lines(): string[] {

@@ -6,6 +6,7 @@
  */
 import type { CommandCall, CommandHandler } from './command-call.ts';
 import { codeRunnerHandlers } from './code-runners.ts';
+import { commandOptionHandlers } from './command-options.ts';
 import { wrapperHandlers } from './command-wrappers.ts';
 import { fileEffectHandlers } from './file-effects.ts';
 import { findAndXargsHandlers } from './find-and-xargs.ts';
@@ -20,6 +21,7 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...findAndXargsHandlers(),
   ...fileEffectHandlers(),
   ...gitHandlers(),
+  ...commandOptionHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();

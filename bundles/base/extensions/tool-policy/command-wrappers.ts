@@ -1,17 +1,20 @@
 /**
  * Commands that run another command given as their arguments (`nice rm x`, `sudo -u a rm x`,
- * `env FOO=1 rm x`, `timeout 5 rm x`): the wrapped command is judged too. Shell builtins that only
- * run their argument (`command`, `builtin`, `exec`, `time`, `coproc`) are transparent: the wrapped
- * command is all that runs.
+ * `env FOO=1 rm x`, `timeout 5 rm x`, `setarch x86_64 rm x`, `setpriv rm x`): the wrapped command
+ * is judged too. Shell builtins that only run their argument (`command`, `builtin`, `exec`, `time`,
+ * `coproc`) are transparent: the wrapped command is all that runs. `sg GROUP CMD` runs CMD with
+ * `sh -c`; `start-stop-daemon --start --exec PROG -- ARGS` runs PROG ARGS.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
-import { type OptionSpec, type ScannedOptions, hasOption, optionValues, scanOptions } from './option-scan.ts';
-import type { Word } from './shell-words.ts';
+import { type OptionSpec, type ScannedOptions, hasOption, optionValues, scanOptions, scanPermuted } from './option-scan.ts';
+import { type Word, runtimeWord } from './shell-words.ts';
 
 interface WrapperSpec extends OptionSpec {
   /** Operands before the wrapped command (`timeout DURATION`, `chroot NEWROOT`, `flock FILE`). */
   operands?: number;
+  /** One operand first unless the first word is an option (`setarch [ARCH] [options] CMD`). */
+  leadingOperand?: boolean;
   /** Options that mean no command follows (`ionice -p PID`, `command -v NAME`). */
   noCommand?: readonly string[];
   transparent?: boolean;
@@ -21,6 +24,8 @@ interface WrapperSpec extends OptionSpec {
   writes?: readonly string[];
   /** Options whose value is a command line for a shell (`flock -c`, `su -c`). */
   code?: readonly string[];
+  /** Options whose value is a program the wrapper starts with arguments of its own (`dbus-run-session --dbus-daemon=BIN`). */
+  programs?: readonly string[];
   /** Options whose value is split into the command's first words (`env -S`). */
   splitString?: readonly string[];
   /** The command words are joined and run by `sh -c` (`watch`). */
@@ -34,7 +39,13 @@ interface WrapperSpec extends OptionSpec {
 }
 
 const SUDO_VALUED = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot'];
-const SU_VALUED = ['-c', '--command', '-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment', '-u', '--user'];
+const SU_VALUED = ['-c', '--command', '--session-command', '-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment', '-u', '--user'];
+const SU_CODE = ['-c', '--command', '--session-command'];
+/** util-linux setarch: `setarch [ARCH] [options] [CMD]`, and its links named after an architecture (`linux64 CMD`). */
+const SETARCH: WrapperSpec = { noCommand: ['--list', '-h', '--help', '-V', '--version'], shellWithoutCommand: true };
+const SETARCH_LINKS = ['linux32', 'linux64', 'uname26', 'i386', 'i486', 'i586', 'i686', 'athlon', 'x86_64', 'ia64', 'ppc', 'ppc32', 'ppc64', 'sparc', 'sparc32', 'sparc32bash', 'sparc64', 's390', 's390x', 'parisc', 'parisc32', 'parisc64', 'mips', 'mips32', 'mips64'];
+const SETPRIV_VALUED = ['--ruid', '--euid', '--rgid', '--egid', '--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--seccomp-filter'];
+const NUMACTL_VALUED = ['-i', '--interleave', '-w', '--weighted-interleave', '-p', '--preferred', '-P', '--preferred-many', '-c', '--cpubind', '-N', '--cpunodebind', '-C', '--physcpubind', '-m', '--membind', '-S', '--shm', '-f', '--file', '-o', '--offset', '-L', '--length', '-M', '--shmmode', '-I', '--shmid'];
 
 const WRAPPERS: Record<string, WrapperSpec> = {
   command: { transparent: true, noCommand: ['-v', '-V'] },
@@ -57,14 +68,25 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   env: { valued: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true, chdir: ['-C', '--chdir'], splitString: ['-S', '--split-string'] },
   flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], operands: 1, code: ['-c', '--command'], optionsAfterOperands: true },
   watch: { valued: ['-n', '--interval', '-q', '--equexit'], joined: true },
-  su: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true, noInnerCommand: true },
-  runuser: { valued: SU_VALUED, code: ['-c', '--command'], shellWithoutCommand: true },
+  su: { valued: SU_VALUED, code: SU_CODE, shellWithoutCommand: true, noInnerCommand: true },
+  runuser: { valued: SU_VALUED, code: SU_CODE, shellWithoutCommand: true },
+  setarch: { ...SETARCH, leadingOperand: true },
+  ...Object.fromEntries(SETARCH_LINKS.map((name) => [name, SETARCH])),
+  setpriv: { valued: SETPRIV_VALUED, noCommand: ['-d', '--dump', '--list-caps', '-h', '--help', '-V', '--version'] },
+  numactl: { valued: NUMACTL_VALUED, noCommand: ['-s', '--show', '-H', '--hardware', '-d', '--dump', '-D', '--dump-nodes', '--version'] },
+  'ssh-agent': { valued: ['-a', '-E', '-O', '-P', '-t'], noCommand: ['-k', '-l'] },
+  'dbus-run-session': { valued: ['--config-file', '--dbus-daemon'], programs: ['--dbus-daemon'], noCommand: ['--help', '--version'] },
 };
 
 const joinWords = (words: readonly Word[]): Word => ({ text: words.map((w) => w.text).join(' '), literal: words.every((w) => w.literal), pattern: false });
 
 /** Options before the operands and, for wrappers that allow it, after them; `rest` is where the command starts. */
 function scanWrapper(spec: WrapperSpec, args: readonly Word[]): ScannedOptions {
+  const [first] = args;
+  if (spec.leadingOperand && first?.literal && !first.text.startsWith('-')) {
+    const scan = scanWrapper({ ...spec, leadingOperand: false }, args.slice(1));
+    return { ...scan, rest: scan.rest + 1 };
+  }
   const head = scanOptions(args, spec);
   const operandsEnd = Math.min(args.length, head.rest + (spec.operands ?? 0));
   if (!spec.optionsAfterOperands || head.runtimeWord) return { ...head, rest: operandsEnd };
@@ -89,6 +111,9 @@ function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
   const split = optionValues(scan, ...(spec.splitString ?? []));
   const code = optionValues(scan, ...(spec.code ?? []));
   for (const line of code) call.runCode(line, `${call.name} -c`);
+  for (const option of scan.options) {
+    if (option.value && spec.programs?.includes(option.flag)) call.run([option.value, runtimeWord(`<${call.name} arguments>`)], `${call.name} ${option.flag}`);
+  }
   if (split.length > 0) {
     call.runCode(joinWords([...split, ...inner]), `${call.name} -S`);
     return {};
@@ -110,8 +135,38 @@ function runMultiCall(call: CommandCall): CommandFacts {
   return {};
 }
 
+/** `sg [-] GROUP [-c] COMMAND` runs COMMAND with `sh -c`; without one, and `newgrp`, it starts a shell. */
+function runSg(call: CommandCall): CommandFacts {
+  const [first, ...others] = call.args;
+  const args = first?.literal && (first.text === '-' || first.text === '-l') ? others : call.args;
+  const [, flag, ...rest] = args;
+  const command = flag?.literal && flag.text === '-c' ? rest : args.slice(1);
+  if (call.name === 'newgrp' || command.length === 0) call.unresolved(`${call.name} without a command starts a shell that reads commands the line does not show`);
+  else call.runCode(joinWords(command), call.name);
+  return {};
+}
+
+const START_STOP_VALUED = [
+  '-x', '--exec', '-a', '--startas', '-p', '--pidfile', '-u', '--user', '-n', '--name', '-s', '--signal', '-r', '--chroot', '-d', '--chdir', '-c', '--chuid',
+  '-g', '--group', '-N', '--nicelevel', '-P', '--procsched', '-I', '--iosched', '-k', '--umask', '-R', '--retry', '-O', '--output', '--ppid', '--notify-timeout',
+];
+
+/** `start-stop-daemon --start --exec PROG [--startas PROG] -- ARGS` runs PROG ARGS; options may stand anywhere before `--`. */
+function runStartStopDaemon(call: CommandCall): CommandFacts {
+  const scan = scanPermuted(call.args, { valued: START_STOP_VALUED, flags: ['--start'] });
+  for (const word of scan.runtimeWords) call.unresolved(`${call.name} has an argument only known at run time (${word.text}), which may name the program it starts`);
+  for (const target of optionValues(scan, '-O', '--output')) call.write(target, `${call.name} --output`);
+  const onlyStops = !hasOption(scan, '-S', '--start') && hasOption(scan, '-K', '--stop', '-T', '--status', '-H', '--help', '-V', '--version');
+  const program = optionValues(scan, '-a', '--startas')[0] ?? optionValues(scan, '-x', '--exec')[0];
+  if (program && !onlyStops) call.run([program, ...scan.operands], call.name);
+  return {};
+}
+
 export const wrapperHandlers = (): Array<[string, CommandHandler]> => [
   ...Object.entries(WRAPPERS).map(([name, spec]): [string, CommandHandler] => [name, (call) => runWrapper(spec, call)]),
   ['busybox', runMultiCall],
   ['toybox', runMultiCall],
+  ['sg', runSg],
+  ['newgrp', runSg],
+  ['start-stop-daemon', runStartStopDaemon],
 ];

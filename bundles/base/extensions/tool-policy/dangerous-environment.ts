@@ -11,6 +11,8 @@ const NAMES = new Set([
   'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ALLOW_PROTOCOL',
   'NODE_OPTIONS', 'NODE_PATH', 'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME', 'PYTHONINSPECT',
   'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'LESSOPEN', 'LESSCLOSE', 'TAR_OPTIONS', 'ZDOTDIR',
+  // Options or programs of commands that run commands: split --filter runs $SHELL, zip -TT, man -P, rsync -e.
+  'SHELL', 'ZIPOPT', 'MANOPT', 'RSYNC_RSH',
 ]);
 const PREFIXES = ['LD_', 'DYLD_', 'BASH_FUNC_', 'GIT_CONFIG'];
 

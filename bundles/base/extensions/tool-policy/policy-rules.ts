@@ -5,6 +5,7 @@
  * Shell command arguments are judged per command the line would run (shell-analysis.ts): deny/ask
  * match when any command does, allow needs every command covered by an allow rule, and a line
  * with parts that cannot be judged, opaque code or writes outside the workspace is never allowed.
+ * A `bash__script` call runs `SHELL PATH ARGS…`: command rules judge it as that command line.
  */
 import { posix } from 'node:path';
 import type { JsonObject, ToolPolicyAction } from '../../../../shared/types/index.ts';
@@ -49,6 +50,32 @@ const PATH_LIKE = /^(path|cwd|file|filename|filepath|dir|directory|root)$|path$/
 export const COMMAND_LIKE = /^(command|cmd)$/i;
 /** Shell writes are judged by the rules for this tool (`{tool: file-system__write, args: {path: "~/**"}, action: deny}`). */
 const WRITE_TOOL = 'file-system__write';
+/** Runs `[shell ?? /bin/bash, path, ...args]` (bundles/base/tools/bash): judged by command rules as that line. */
+const SCRIPT_TOOL = 'bash__script';
+const DEFAULT_SCRIPT_SHELL = '/bin/bash';
+
+/** Single-quotes a word for sh: the line then has exactly these words. */
+const shellWord = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The command line a `bash__script` call runs, quoted word by word: the interpreter, the script
+ * (`./-x` for a path the interpreter would read as an option: the tool passes it absolute), its
+ * arguments. `{shell: "/bin/rm", path: "x"}` is `rm x`; `{path: "build.sh"}` is `/bin/bash build.sh`.
+ */
+export function scriptCommandLine(args: JsonObject): string | undefined {
+  if (typeof args.path !== 'string') return undefined;
+  const shell = typeof args.shell === 'string' ? args.shell : DEFAULT_SCRIPT_SHELL;
+  const path = args.path.startsWith('-') ? `./${args.path}` : args.path;
+  const rest = Array.isArray(args.args) ? args.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
+  return [shell, path, ...rest].map(shellWord).join(' ');
+}
+
+/** The arguments rules judge: a script call's command-like arguments are the line it runs, whatever the call holds. */
+function judgedArgs(toolName: string, args: JsonObject): JsonObject {
+  if (toolName !== SCRIPT_TOOL) return args;
+  const line = scriptCommandLine(args);
+  return line === undefined ? args : { ...args, command: line, cmd: line };
+}
 
 function argumentText(value: JsonObject[string] | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -73,7 +100,8 @@ const withReason = (rule: PolicyRule, index: number) => `${describeRule(rule, in
 export const quoted = (command: Pick<ShellCommand, 'text' | 'via'>) => `'${command.text}'${command.via.length > 0 ? ` (inside ${command.via.join(' › ')})` : ''}`;
 
 /** The command lines of a call that some rule for this tool judges by command. */
-export function commandKeys(policy: Policy, toolName: string, args: JsonObject): string[] {
+export function commandKeys(policy: Policy, toolName: string, callArgs: JsonObject): string[] {
+  const args = judgedArgs(toolName, callArgs);
   const keys = new Set<string>();
   for (const rule of policy.rules) {
     if (!wildcard(rule.tool).test(toolName)) continue;
@@ -119,7 +147,8 @@ function matchRule(rule: PolicyRule, toolName: string, args: JsonObject, lines: 
 }
 
 /** Does this one rule match the call? (An allow rule: does it alone cover every command of the line?) */
-export function ruleMatches(rule: PolicyRule, toolName: string, args: JsonObject, shell?: ShellAnalyzer): boolean {
+export function ruleMatches(rule: PolicyRule, toolName: string, callArgs: JsonObject, shell?: ShellAnalyzer): boolean {
+  const args = judgedArgs(toolName, callArgs);
   const probe: Policy = { default: 'ask', rules: [rule] };
   return matchRule(rule, toolName, args, analyseLines(probe, toolName, args, shell)) !== undefined;
 }
@@ -164,7 +193,8 @@ function environmentFinding(args: JsonObject): string | undefined {
   return why ? `the call's env argument is unsafe: ${why}` : undefined;
 }
 
-export function evaluate(policy: Policy, toolName: string, args: JsonObject, readOnly: boolean, shell?: ShellAnalyzer): Verdict {
+export function evaluate(policy: Policy, toolName: string, callArgs: JsonObject, readOnly: boolean, shell?: ShellAnalyzer): Verdict {
+  const args = judgedArgs(toolName, callArgs);
   const lines = analyseLines(policy, toolName, args, shell);
   const verdictOf = (hit: RuleHit): Verdict => ({ action: hit.rule.action, rule: hit.rule, ruleIndex: hit.index, explanation: hit.explanation });
   const judgeWrite = (path: string) => strongestRule(policy, WRITE_TOOL, { path }, new Map());
