@@ -11,7 +11,7 @@ import { testSwarmPlan } from '../helpers/test-plans.ts';
 const ONE = `abcdef12${'0'.repeat(24)}`;
 const TWIN_A = `99887766${'1'.repeat(24)}`;
 const TWIN_B = `99887766${'2'.repeat(24)}`;
-const summary = (traceId: string): TraceSummary => ({ traceId, startedAt: '', agent: 'a', instanceKey: 'k', agents: ['a'], status: 'ok', durationMs: 1 });
+const summary = (traceId: string): TraceSummary => ({ traceId, startedAt: '', agent: 'a', instanceKey: 'k', agents: ['a'], status: 'ok', durationMs: 1, turns: 1 });
 
 // The cluster view stands in for the state directory: every read goes through it.
 const source: InspectSource = {
@@ -26,12 +26,18 @@ const source: InspectSource = {
   },
 };
 
-async function get(path: string): Promise<{ status: number; body: { traceId?: string; error?: { code: string; message: string; suggestion?: string } } }> {
+interface Answer {
+  traceId?: string;
+  error?: { code: string; message: string; suggestion?: string };
+}
+
+async function get(path: string): Promise<{ status: number; body: Answer }> {
   for (const route of inspectRoutes(source)) {
     const match = path.match(route.pattern);
     if (route.method === 'GET' && match) {
       const response = await route.handle(new Request(`http://127.0.0.1${path}`), match);
-      return { status: response.status, body: await response.json() };
+      const body: Answer = JSON.parse(await response.text());
+      return { status: response.status, body };
     }
   }
   throw new Error(`no route for ${path}`);
