@@ -68,8 +68,15 @@ export function problemsOf(errors: ErrorObject[] | null | undefined): JsonObject
     const missing = e.keyword === 'required' && typeof e.params.missingProperty === 'string' ? `/${e.params.missingProperty}` : '';
     const extra = e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string' ? `/${e.params.additionalProperty}` : '';
     const path = `${e.instancePath}${missing}${extra}` || '/';
-    return { path, message: e.message ?? 'is invalid' };
+    return { path, message: problemMessage(e) };
   });
+}
+
+/** ajv's words, except where they leave out what to send: an enum names its allowed values. */
+function problemMessage(error: ErrorObject): string {
+  const allowed: unknown = error.params.allowedValues;
+  if (error.keyword === 'enum' && Array.isArray(allowed)) return `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+  return error.message ?? 'is invalid';
 }
 
 /** What a route's body looks like, for the errors that say how to fix it. */

@@ -25,7 +25,7 @@ export function assertSameRequest(key: string, first: KeyedRequest, again: { age
   if (first.instanceKey !== again.instanceKey) differs.push(`instanceKey ('${first.instanceKey}' first, '${again.instanceKey}' now)`);
   if (first.inputDigest !== undefined && first.inputDigest !== inputDigest(again.input)) differs.push('input');
   if (differs.length === 0) return;
-  throw new GoondanError('IDEMPOTENCY_KEY_REUSED', 'user', `the Idempotency-Key '${key}' was first used for another request: its ${differs.join(' and ')} differ`, {
+  throw new GoondanError('IDEMPOTENCY_KEY_REUSED', 'user', `the Idempotency-Key '${key}' was first used for another request: its ${differs.join(' and ')} ${differs.length === 1 ? 'differs' : 'differ'}`, {
     suggestion: 'send a new key for a new request (a UUID per logical request); a retry must repeat the first request exactly',
   });
 }

@@ -76,7 +76,7 @@ export class ResourceIndex<T extends IndexedEntry> {
         ? `did you mean ${close.map((n) => `"${ref.kind}/${n}"`).join(' or ')}?`
         : available.length > 0
           ? `existing ${ref.kind} names: ${available.slice(0, 10).join(', ')}${available.length > 10 ? ', …' : ''}`
-          : `define a ${ref.kind} named "${ref.name}"`;
+          : `define ${/^[AEIOU]/.test(ref.kind) ? 'an' : 'a'} ${ref.kind} named "${ref.name}"`;
     return { ok: false, code: 'E_CONFIG_REF_NOT_FOUND', message: `${showRef(ref)} not found`, suggestion };
   }
 }
