@@ -106,7 +106,9 @@ export class OrchestratorCore {
     const config = options.config;
     this.runtimeEvents = new RuntimeEventBus(new RuntimeEventJournal(workspaceDir(options.stateRoot, config().swarm.workspaceId), retentionLimits(config().swarm.durability), warnTornTail(logger)));
     const fsync = new FsyncPolicy(config().swarm.durability.fsync);
-    this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync);
+    this.ledger = new EventLedger(join(workspaceDir(options.stateRoot, config().swarm.workspaceId), 'event-ledger.jsonl'), fsync, Date.now, (error) =>
+      logger.error({ err: error }, 'the event ledger could not be written (disk full?); the record is kept in memory and written with the next one'),
+    );
     this.delivery = new Delivery({
       stateRoot: options.stateRoot,
       workspaceId: config().swarm.workspaceId,

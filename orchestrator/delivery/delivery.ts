@@ -21,6 +21,9 @@ import { DurableInbox } from './durable-inbox.ts';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import { warnTornTail } from '../../shared/durability/line-boundary.ts';
 
+/** How soon an inbox the disk refused is tried again. */
+const UNWRITTEN_RETRY_MS = 1_000;
+
 export const MAX_DELIVERY_ATTEMPTS = 3;
 export const MAX_OPEN_INBOX_FILES = 128;
 
@@ -56,6 +59,8 @@ export class Delivery {
   private readonly staged = new Set<DurableInbox>();
   private queued: QueuedSend[] = [];
   private flushSoon: ReturnType<typeof setImmediate> | undefined;
+  /** The next attempt at inboxes the disk refused (full). */
+  private retryUnwritten: ReturnType<typeof setTimeout> | undefined;
   /** Monotonic use counter: the least recently used open inbox files are closed first. */
   private clock = 0;
   /** eventId → number of crashes while that event was the one being processed. */
@@ -157,10 +162,24 @@ export class Delivery {
 
   /** commitAndSend() that leaves the end-of-loop-turn flush scheduled (for what is staged behind). */
   private writeAndSend(): void {
-    for (const inbox of this.staged) inbox.commit();
+    const unwritten = new Set<DurableInbox>();
+    for (const inbox of this.staged) {
+      try {
+        inbox.commit();
+      } catch (error) {
+        unwritten.add(inbox);
+        this.options.logger.error({ err: error, file: inbox.path }, 'an inbox could not be written (disk full?); its records stay staged and its events unsent, and the write is retried');
+      }
+    }
     this.staged.clear();
-    const sends = this.queued;
-    this.queued = [];
+    for (const inbox of unwritten) this.staged.add(inbox);
+    const sends = this.queued.filter((send) => !unwritten.has(send.inbox));
+    // An event leaves only once its record is on disk: those of an unwritten inbox wait for the retry.
+    this.queued = this.queued.filter((send) => unwritten.has(send.inbox));
+    if (unwritten.size > 0) this.retryUnwritten ??= setTimeout(() => {
+      this.retryUnwritten = undefined;
+      this.commitAndSend();
+    }, UNWRITTEN_RETRY_MS);
     for (const { proc, incarnation, inbox, event, from } of sends) {
       // Another incarnation got it from `flush` with its assignment; an event given up meanwhile stays unsent.
       if (proc.assigned && proc.incarnation === incarnation && inbox.has(event.id)) this.send(proc, event, from);
@@ -274,6 +293,7 @@ export class Delivery {
   close(): void {
     if (this.flushSoon) clearImmediate(this.flushSoon);
     this.flushSoon = undefined;
+    if (this.retryUnwritten) clearTimeout(this.retryUnwritten);
     this.queued = [];
     this.staged.clear();
     for (const inbox of this.inboxes.values()) {

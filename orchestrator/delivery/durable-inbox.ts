@@ -13,7 +13,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
-import { cutTornTail, type TornTailReport } from '../../shared/durability/line-boundary.ts';
+import { appendWhole, cutTornTail, type TornTailReport } from '../../shared/durability/line-boundary.ts';
 import { DEFAULT_INBOX_COMPACT_LINES } from '../../shared/durability/rotating-log.ts';
 import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
@@ -147,14 +147,14 @@ export class DurableInbox {
       cutTornTail(this.path, this.onTornTail);
       this.fd = openSync(this.path, 'a');
     }
-    const text = this.staged;
+    // Written whole or not at all (a full disk): what is staged stays staged for the next commit.
+    appendWhole(this.fd, this.staged);
+    this.fsync.wrote(this.fd);
     const settled = this.stagedAcks > 0;
     this.lines += this.stagedLines;
     this.staged = '';
     this.stagedLines = 0;
     this.stagedAcks = 0;
-    writeSync(this.fd, text);
-    this.fsync.wrote(this.fd);
     // Only acks make a file worth compacting; a commit of puts alone would find them all pending.
     if (!settled || this.lines < this.compactAfterLines) return;
     if (this.pending.size === 0) {

@@ -10,9 +10,10 @@
  * under its key takes its id again (`refusedUnder`), so that JetStream's msgID dedupe runs it once
  * if a refused attempt landed after all.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type ErrorShape, errorShapeSchema } from '../../shared/errors/error-shape.ts';
+import { appendWhole } from '../../shared/durability/line-boundary.ts';
 import { isRuntimeErrorCode, runtimeError } from '../../shared/errors/index.ts';
 import type { FsyncPolicy } from '../../shared/durability/fsync-policy.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
@@ -95,11 +96,15 @@ export class EventLedger {
   private readonly waiters = new Map<string, Array<(outcome: ReplyOutcome) => void>>();
   private fd: number | undefined;
   private lines = 0;
+  /** Records the disk refused, in order (see append). */
+  private unwritten = '';
 
   constructor(
     private readonly path: string,
     private readonly fsync: FsyncPolicy,
     private readonly now: () => number = Date.now,
+    /** Hears of a record the disk refused (full): kept in memory and written with the next one that lands. */
+    private readonly onWriteError?: (error: unknown) => void,
   ) {
     mkdirSync(dirname(path), { recursive: true });
     if (existsSync(path)) {
@@ -145,7 +150,8 @@ export class EventLedger {
   }
 
   accepted(record: { eventId: string; agent: string; instanceKey: string; traceId: string; idempotencyKey?: string; inputDigest?: string }): void {
-    this.append({ op: 'accepted', ...record, at: new Date(this.now()).toISOString() });
+    // An event is accepted once its record is on disk: a refused write is the caller's error.
+    this.append({ op: 'accepted', ...record, at: new Date(this.now()).toISOString() }, 'throw');
   }
 
   /** `runtime.turn.started` of a tracked event. */
@@ -183,22 +189,47 @@ export class EventLedger {
 
   /** Before an answer that depends on these records leaves the daemon. */
   sync(): void {
+    if (this.unwritten !== '') this.writeUnwritten();
     this.fsync.barrier();
   }
 
   close(): void {
     if (this.fd === undefined) return;
+    if (this.unwritten !== '') this.writeUnwritten();
     this.fsync.closing(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
   }
 
-  private append(line: LedgerLine): void {
+  /**
+   * `keep`: what became of an event is known (its turn ran): when the disk refuses the record it is
+   * kept in memory, answered from there, and written first by the next append that lands.
+   */
+  private append(line: LedgerLine, whenRefused: 'throw' | 'keep' = 'keep'): void {
     this.fd ??= openSync(this.path, 'a');
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    const text = `${this.unwritten}${JSON.stringify(line)}\n`;
+    try {
+      appendWhole(this.fd, text);
+      this.unwritten = '';
+    } catch (error) {
+      if (whenRefused === 'throw') throw error;
+      this.unwritten = text;
+      this.onWriteError?.(error);
+    }
     this.fsync.wrote(this.fd);
     this.apply(line);
     if (this.lines > this.records.size * 4 + COMPACT_SLACK_LINES) this.compact();
+  }
+
+  private writeUnwritten(): void {
+    if (this.fd === undefined) return;
+    try {
+      appendWhole(this.fd, this.unwritten);
+      this.unwritten = '';
+      this.fsync.wrote(this.fd);
+    } catch (error) {
+      this.onWriteError?.(error);
+    }
   }
 
   private apply(line: LedgerLine): void {

@@ -5,9 +5,9 @@
  * the tool-call journal, the async replies kept for the conversation. Its first append after an
  * open cuts a torn last line a crash left (line-boundary.ts), so no record is glued to one.
  */
-import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, writeFileSync } from 'node:fs';
 import type { FsyncPolicy } from './fsync-policy.ts';
-import { cutTornTail, type TornTailReport } from './line-boundary.ts';
+import { appendWhole, cutTornTail, type TornTailReport } from './line-boundary.ts';
 
 export class AppendedLines {
   private fd: number | undefined;
@@ -27,7 +27,7 @@ export class AppendedLines {
       this.endAtLineBoundary();
       this.fd = openSync(this.path, 'a');
     }
-    const written = writeSync(this.fd, toJsonLines(records));
+    const written = appendWhole(this.fd, toJsonLines(records));
     this.fsync.wrote(this.fd);
     return written;
   }

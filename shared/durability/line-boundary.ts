@@ -7,6 +7,24 @@
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
+/**
+ * Appends `text` whole to `fd` (opened for appending) or not at all. A write can stop short: a disk
+ * that fills up takes what fits, then refuses the rest (ENOSPC). What did reach the file is a torn
+ * line the next append would be glued to, so it is cut off before the error goes on; the file
+ * ends where it ended before. Returns the bytes written.
+ */
+export function appendWhole(fd: number, text: string): number {
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
+  } catch (error) {
+    if (written > 0) ftruncateSync(fd, fstatSync(fd).size - written);
+    throw error;
+  }
+  return written;
+}
+
 /** What cutTornTail() found after the file's last newline. */
 export interface TornTail {
   file: string;

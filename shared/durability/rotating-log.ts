@@ -5,8 +5,8 @@
  * `maxBytes` (or `maxAgeMs`) of records and at most about twice that. Only for observation logs
  * (runtime events): nothing here is state, so losing a generation only shortens what can be read.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { cutTornTail, type TornTailReport } from './line-boundary.ts';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendWhole, cutTornTail, type TornTailReport } from './line-boundary.ts';
 
 export interface RetentionLimits {
   maxBytes: number;
@@ -78,8 +78,7 @@ export class RotatingLog {
       this.fd = openSync(this.path, 'a');
       if (this.bytes === 0) this.generationStartedAt = this.now();
     }
-    writeSync(this.fd, line);
-    this.bytes += Buffer.byteLength(line);
+    this.bytes += appendWhole(this.fd, line);
     this.lastWriteAt = this.now();
   }
 
