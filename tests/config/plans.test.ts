@@ -86,7 +86,7 @@ describe('buildAgentPlan', () => {
   test('model, prompt file, tools with merged config, and extensions in order', async () => {
     const loaded = await loadBundle(ALL_KINDS, { env: {} });
     const plan = buildAgentPlan(loaded, 'default', 'greeter', {});
-    expect(plan.model).toEqual({ name: 'scripted', provider: 'mock', model: 'scripted-v1', options: { script: [{ text: 'hello' }] }, capabilities: { toolCalling: true, streaming: false } });
+    expect(plan.model).toEqual({ name: 'scripted', provider: 'mock', model: 'scripted-v1', options: { default: 'hello' }, capabilities: { toolCalling: true, streaming: false } });
     expect(plan.modelParams).toEqual({ temperature: 0.2, maxTokens: 256 });
     expect(plan.systemPrompt).toBe('You greet people and echo what they say.\n');
     expect(plan.tools.map((t) => [t.name, t.packageName, t.errorMessageLimit, t.config])).toEqual([
