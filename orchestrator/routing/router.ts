@@ -310,6 +310,11 @@ export class Router {
       this.refuse(from, event, outOfBounds);
       return;
     }
+    // A draining turn's request to an instance that is not running: nothing will start it before the exit.
+    if (event.replyTo && this.deps.supervisor.isStopping && !this.deps.cluster && this.deps.supervisor.get('agent', target.agent, target.instanceKey)?.alive !== true) {
+      this.refuse(from, event, runtimeError('DAEMON_STOPPING', `'${target.agent}' (instance '${target.instanceKey}') is not running, and the daemon is shutting down`));
+      return;
+    }
     if (event.replyTo) {
       const cycle = extendCallChain(callChainOf(event), agentKey(target));
       if (!cycle.ok) {

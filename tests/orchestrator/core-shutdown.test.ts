@@ -137,4 +137,19 @@ describe('answering every waiter', () => {
     expect(f.core.delivery.pendingCount({ agent: 'a', instanceKey: 'k' })).toBe(1);
     expect(f.core.delivery.pendingCount({ agent: 'c', instanceKey: 'k' })).toBe(1);
   });
+
+  test('a request a draining turn makes to an instance that is not running is answered DAEMON_STOPPING at once', async () => {
+    const f = fixture();
+    const { child, turn } = await f.runningTurn('a', 'k');
+    child.behaviour.onShutdown = 'ignore';
+    const stopping = f.stop(10_000);
+    await child.waitFor((m) => m.type === 'shutdown', 'shutdown');
+    const toB = child.request('b', { during: turn });
+    expect((await child.waitForReply(toB)).error).toMatchObject({ code: 'DAEMON_STOPPING', category: 'system' });
+    expect(f.launcher.children).toHaveLength(1);
+    child.runTurn(turn, 'b is not there');
+    child.shutdownAck();
+    child.exitCleanly();
+    await stopping;
+  });
 });
