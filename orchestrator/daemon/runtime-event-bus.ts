@@ -30,6 +30,11 @@ export class RuntimeEventBus {
     }
   }
 
+  /** Listeners now (SSE clients among them). */
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+
   /** The id the latest event got (0 before the first). */
   get latestId(): number {
     return this.journal ? this.journal.latestId : this.counter;

@@ -11,6 +11,8 @@ import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import { errorResponse } from './http-errors.ts';
 
 const SSE_HEARTBEAT_MS = 15_000;
+/** Bytes queued for one client that does not read before it is cut off (it resumes with Last-Event-ID). */
+export const SSE_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /** How long a disconnected EventSource waits before it reconnects. */
 export const SSE_RETRY_MS = 2_000;
 const FILTERS = ['agent', 'instanceKey', 'traceId', 'type', 'lastEventId'] as const;
@@ -34,29 +36,52 @@ export function eventStream(request: Request, bus: RuntimeEventBus): Response {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const encoder = new TextEncoder();
   const frame = (id: number, event: StreamedEvent) => encoder.encode(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(`: goondan runtime events\nretry: ${SSE_RETRY_MS}\n\n`));
-      // Replay and subscription happen in one synchronous stretch: no event falls between them.
-      // An id ahead of the stream (from before the state root was reset, or mistyped) would hold
-      // back every new event until the ids passed it: the stream starts at the present instead.
-      let replayedUpTo = Math.min(lastEventId ?? 0, bus.latestId);
-      if (lastEventId !== undefined) {
-        for (const { id, event } of bus.since(lastEventId)) {
-          if (accepts(event)) controller.enqueue(frame(id, event));
-          replayedUpTo = id;
+  const stop = () => {
+    unsubscribe();
+    if (heartbeat) clearInterval(heartbeat);
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Past the bound the client is not reading: `true` when this frame put it there.
+        const behind = (bytes: Uint8Array): boolean => {
+          controller.enqueue(bytes);
+          return (controller.desiredSize ?? 0) < 0;
+        };
+        controller.enqueue(encoder.encode(`: goondan runtime events\nretry: ${SSE_RETRY_MS}\n\n`));
+        // Replay and subscription happen in one synchronous stretch: no event falls between them.
+        // An id ahead of the stream (from before the state root was reset, or mistyped) would hold
+        // back every new event until the ids passed it: the stream starts at the present instead.
+        let replayedUpTo = Math.min(lastEventId ?? 0, bus.latestId);
+        if (lastEventId !== undefined) {
+          for (const { id, event } of bus.since(lastEventId)) {
+            if (accepts(event) && behind(frame(id, event))) {
+              // A long replay goes in parts: this one ends once sent, and the client's reconnect
+              // (with the id of the last event it got) asks for the next.
+              controller.close();
+              return;
+            }
+            replayedUpTo = id;
+          }
         }
-      }
-      unsubscribe = bus.subscribe((event, id) => {
-        if (id > replayedUpTo && accepts(event)) controller.enqueue(frame(id, event));
-      });
-      heartbeat = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), SSE_HEARTBEAT_MS);
+        unsubscribe = bus.subscribe((event, id) => {
+          if (id <= replayedUpTo || !accepts(event) || !behind(frame(id, event))) return;
+          // A client this far behind holds the daemon's memory: it is cut off (what is queued goes)
+          // and resumes from its Last-Event-ID out of the on-disk log when it reconnects.
+          stop();
+          controller.error(new Error(`the client fell more than ${SSE_MAX_QUEUED_BYTES} bytes behind`));
+        });
+        heartbeat = setInterval(() => {
+          if (behind(encoder.encode(': keep-alive\n\n'))) {
+            stop();
+            controller.error(new Error('the client does not read'));
+          }
+        }, SSE_HEARTBEAT_MS);
+      },
+      cancel: stop,
     },
-    cancel() {
-      unsubscribe();
-      if (heartbeat) clearInterval(heartbeat);
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: SSE_MAX_QUEUED_BYTES }),
+  );
   return new Response(stream, {
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
   });
