@@ -59,6 +59,8 @@ export class Delivery {
   private readonly staged = new Set<DurableInbox>();
   private queued: QueuedSend[] = [];
   private flushSoon: ReturnType<typeof setImmediate> | undefined;
+  /** Why the disk refused an inbox's last write, until a write of it lands. */
+  private readonly writeErrors = new Map<DurableInbox, unknown>();
   /** The next attempt at inboxes the disk refused (full). */
   private retryUnwritten: ReturnType<typeof setTimeout> | undefined;
   /** Monotonic use counter: the least recently used open inbox files are closed first. */
@@ -138,6 +140,17 @@ export class Delivery {
     if (now) this.writeAndSend();
   }
 
+  /**
+   * After sync()/settle(): when the disk refused the put record of `eventId`, the event is taken back
+   * (not written, not sent, not run) and the refusal returned, for its submitter to be told.
+   */
+  takeBackUnwritten(id: AgentId, eventId: string): unknown {
+    const inbox = this.inboxes.get(agentKey(id));
+    if (inbox === undefined || !this.writeErrors.has(inbox) || !inbox.withdraw(eventId)) return undefined;
+    this.queued = this.queued.filter((send) => send.event.id !== eventId);
+    return this.writeErrors.get(inbox);
+  }
+
   /** Right after `runtime.assign`: every unacked event, oldest first. */
   flush(proc: ManagedProcess): number {
     const inbox = this.inboxOf(proc);
@@ -166,8 +179,10 @@ export class Delivery {
     for (const inbox of this.staged) {
       try {
         inbox.commit();
+        this.writeErrors.delete(inbox);
       } catch (error) {
         unwritten.add(inbox);
+        this.writeErrors.set(inbox, error);
         this.options.logger.error({ err: error, file: inbox.path }, 'an inbox could not be written (disk full?); its records stay staged and its events unsent, and the write is retried');
       }
     }

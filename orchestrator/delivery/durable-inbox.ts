@@ -51,6 +51,8 @@ export class DurableInbox {
   private staged = '';
   private stagedLines = 0;
   private stagedAcks = 0;
+  /** The staged put records, by event id: one the disk refused can be taken back (withdraw). */
+  private readonly stagedPuts = new Map<string, string>();
   private commitSoon: ReturnType<typeof setImmediate> | undefined;
 
   private constructor(
@@ -113,6 +115,7 @@ export class DurableInbox {
   append(event: AgentEvent): void {
     const record = `${JSON.stringify({ op: 'put', agent: this.agent, instanceKey: this.instanceKey, event })}\n`;
     this.stage(record);
+    this.stagedPuts.set(event.id, record);
     // Compaction rewrites puts under the file's first identity: reuse this record only when it is that one.
     const own = this.recorded === undefined || (this.recorded.agent === this.agent && this.recorded.instanceKey === this.instanceKey);
     this.pending.set(event.id, { event, record: own ? record : undefined, syncsBefore: this.fsync.syncs });
@@ -128,6 +131,20 @@ export class DurableInbox {
     this.stagedAcks += 1;
     // A dead letter is a decision worth persisting at once.
     if (deadLetterReason) this.commit();
+    return true;
+  }
+
+  /**
+   * Takes back an event whose put record is still unwritten (the disk refused it): its submitter is
+   * told it was not accepted, so it must not run later. False when it was written (or never here).
+   */
+  withdraw(eventId: string): boolean {
+    const record = this.stagedPuts.get(eventId);
+    if (record === undefined) return false;
+    this.stagedPuts.delete(eventId);
+    this.staged = this.staged.replace(record, '');
+    this.stagedLines -= 1;
+    this.pending.delete(eventId);
     return true;
   }
 
@@ -155,6 +172,7 @@ export class DurableInbox {
     this.staged = '';
     this.stagedLines = 0;
     this.stagedAcks = 0;
+    this.stagedPuts.clear();
     // Only acks make a file worth compacting; a commit of puts alone would find them all pending.
     if (!settled || this.lines < this.compactAfterLines) return;
     if (this.pending.size === 0) {
@@ -217,7 +235,12 @@ export class DurableInbox {
 
   /** Releases the file descriptor (evicted, instance deleted, or the daemon stops); reopens on the next write. */
   close(): void {
-    this.commit();
+    try {
+      this.commit();
+    } catch {
+      // The disk refused the staged records: the file stays open for Delivery's next attempt.
+      return;
+    }
     if (this.fd !== undefined) {
       this.fsync.closing(this.fd);
       closeSync(this.fd);
@@ -228,7 +251,13 @@ export class DurableInbox {
   private stage(record: string): void {
     this.staged += record;
     this.stagedLines += 1;
-    this.commitSoon ??= setImmediate(() => this.commit());
+    this.commitSoon ??= setImmediate(() => {
+      try {
+        this.commit();
+      } catch {
+        // Refused by the disk: the records stay staged; Delivery logs it and tries again.
+      }
+    });
   }
 }
 

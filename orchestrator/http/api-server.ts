@@ -23,9 +23,10 @@ import { eventStream } from './event-stream.ts';
 import { isOpenAiPath, openAiErrorFrom } from './openai/openai-format.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
 import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
-import { readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
+import { MAX_BODY_BYTES, readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 import { streamReply } from './stream-reply.ts';
 import { followRuntimeEvents, settledOrStop } from './trace-stream.ts';
+import { foreignHost, isLoopbackHost } from './loopback-host.ts';
 
 export interface ProcessRow extends JsonObject {
   kind: string;
@@ -91,10 +92,6 @@ export interface ApiServerOptions {
   daemon: DaemonApi;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 export class ApiConfigError extends Error {
   override name = 'ApiConfigError';
 }
@@ -120,6 +117,12 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     // The OpenAI-compatible routes answer every error in OpenAI's shape, so its clients can read them.
     const fail = (status: number, code: string, message: string, extra: { suggestion?: string; details?: JsonObject } = {}): Response =>
       isOpenAiPath(path) ? openAiErrorFrom(status, errorShape(code, status < 500 ? 'user' : 'system', message, extra)) : errorResponse(status, code, message, extra);
+    const foreign = foreignHost(request, options.host);
+    if (foreign !== undefined) {
+      return fail(421, 'E_HTTP_HOST_REFUSED', `this daemon listens on loopback and answers only requests for a loopback host, not '${foreign}'`, {
+        suggestion: `use http://127.0.0.1:${options.port}/ (or localhost); a daemon for other hosts is started with --host and GOONDAN_API_TOKEN`,
+      });
+    }
     if (request.method === 'GET' && path === '/healthz') return jsonResponse(200, { status: 'ok' });
     if (request.method === 'GET' && path === '/readyz') {
       return daemon.isReady() ? jsonResponse(200, { status: 'ready' }) : jsonResponse(503, { status: daemon.notReadyBecause?.() ?? 'starting' });
@@ -155,6 +158,8 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     port: options.port,
     // SSE streams stay open far longer than Bun's default 10 s idle timeout.
     idleTimeout: 0,
+    // No route takes more (bodies are read with a bound, bounded-body.ts); Bun's default is 128 MB.
+    maxRequestBodySize: 2 * MAX_BODY_BYTES,
     fetch: async (request) => {
       try {
         return await handle(request);
@@ -165,6 +170,11 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
         // A failure of the runtime with a code of its own (CLUSTER_UNAVAILABLE, …) keeps its status and words.
         if (GoondanError.isInstance(error) && isRuntimeErrorCode(error.code)) return body(httpStatusOf(error.toJSON()), error.toJSON());
         logger.error({ err: error, url: request.url }, 'HTTP handler failed');
+        if (isNoSpace(error)) {
+          return body(507, errorShape('E_HTTP_NO_SPACE', 'system', 'the disk of the state root is full: the request was not accepted', {
+            suggestion: 'free space on the state root\'s disk (goondan doctor shows it), then send again',
+          }));
+        }
         return body(500, errorShape('E_HTTP_INTERNAL', 'system', 'internal error; see the daemon log'));
       }
     },
@@ -359,3 +369,7 @@ export function pathSegment(raw: string | undefined): string {
   }
 }
 
+/** A write the disk refused (full, or over quota). */
+function isNoSpace(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && (error.code === 'ENOSPC' || error.code === 'EDQUOT');
+}

@@ -6,6 +6,7 @@ import type { ErrorObject } from 'ajv';
 import { compiledValidator, type Validator } from '../../shared/validation/compiled-validator.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { errorResponse } from './http-errors.ts';
+import { readBoundedBody } from './bounded-body.ts';
 
 const options = { allErrors: true, strict: false } as const;
 
@@ -104,19 +105,13 @@ export async function readJsonBody<T>(
 }
 
 async function parseJsonBody<T>(request: Request, validate: Validator<T>, shape: BodyShape): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
-  let bytes: ArrayBuffer;
-  try {
-    bytes = await request.arrayBuffer();
-  } catch {
-    // The client went away mid-upload: nothing to answer, nothing worth an error log.
-    return { ok: false, response: errorResponse(400, 'E_HTTP_BODY_ABORTED', 'the request body could not be read (the client aborted the upload)') };
-  }
-  if (bytes.byteLength > MAX_BODY_BYTES) return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  const body = await readBoundedBody(request, MAX_BODY_BYTES);
+  if (!body.ok && body.reason === 'too-large') return { ok: false, response: errorResponse(413, 'E_HTTP_BODY_TOO_LARGE', `body is larger than ${MAX_BODY_BYTES} bytes`) };
+  // The client went away mid-upload: nothing to answer, nothing worth an error log.
+  if (!body.ok) return { ok: false, response: errorResponse(400, 'E_HTTP_BODY_ABORTED', 'the request body could not be read (the client aborted the upload)') };
   let text: string;
   try {
-    text = UTF8.decode(bytes);
+    text = UTF8.decode(body.bytes);
   } catch {
     return { ok: false, response: errorResponse(400, 'E_HTTP_BAD_JSON', 'body is not valid UTF-8', { suggestion: `send the JSON as UTF-8, e.g. ${shape.example}` }) };
   }

@@ -11,7 +11,7 @@ import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, hopsOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
-import { type ErrorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
+import { type ErrorShape, errorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -230,6 +230,7 @@ export class Router {
     if (!correlationId) {
       const accepted = this.dispatch(target, event, submission.source.name, 'send', true);
       this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
+      this.refuseUnwritten(target, event);
       return { eventId: event.id, traceId, instanceKey: target.instanceKey, ...(accepted ? { accepted } : {}) };
     }
     const reply = new Promise<ReplyOutcome>((resolve) => {
@@ -239,8 +240,19 @@ export class Router {
     // This caller learns of the acceptance with the reply: the records reach the disk off the loop
     // meanwhile (a new instance's process starts, the turn runs), and the reply waits for them.
     const stored = this.deps.delivery.settle();
+    this.refuseUnwritten(target, event, correlationId);
     const settled = Promise.all([reply, stored]).then(([outcome]) => outcome);
     return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply: settled, stored, ...(accepted ? { accepted } : {}) };
+  }
+
+  /** A submission whose inbox record the disk refused is not accepted: taken back, and the refusal thrown to its caller. */
+  private refuseUnwritten(target: AgentId, event: AgentEvent, correlationId?: string): void {
+    if (this.deps.cluster) return;
+    const refusal = this.deps.delivery.takeBackUnwritten(target, event.id);
+    if (refusal === undefined) return;
+    if (correlationId !== undefined) this.pending.take(correlationId);
+    this.deps.ledger?.refused(event.id, failureOutcome(errorShape('E_HTTP_NO_SPACE', 'system', `event ${event.id} was not accepted: the disk of the state root refused it`), event.traceId));
+    throw refusal;
   }
 
   isKnownAgent(name: string): boolean {

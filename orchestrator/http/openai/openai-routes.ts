@@ -15,6 +15,7 @@ import { chatCompletion, failedTurnStatus, openAiError, openAiErrorFrom } from '
 import { streamCompletion } from './stream-completion.ts';
 import { followRuntimeEvents, settledOrStop } from '../trace-stream.ts';
 import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
+import { readBoundedBody } from '../bounded-body.ts';
 
 interface ChatMessage {
   role: string;
@@ -71,8 +72,9 @@ function textOf(message: ChatMessage): string {
 }
 
 async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Response> {
-  const text = await request.text().catch(() => '');
-  if (text.length > MAX_BODY_BYTES) return openAiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', 'request_too_large');
+  const read = await readBoundedBody(request, MAX_BODY_BYTES);
+  if (!read.ok && read.reason === 'too-large') return openAiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', 'request_too_large');
+  const text = read.ok ? new TextDecoder().decode(read.bytes) : '';
   let body: unknown;
   try {
     body = JSON.parse(text);
