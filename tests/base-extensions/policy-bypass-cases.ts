@@ -70,6 +70,25 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `cpio -o --rsh-command=/bin/rm -F host:x`, `cpio -i --rsh-command 'rm -f v11' -F host:x`,
     // Found on the way: abbreviated long options of wrappers (getopt_long takes a unique prefix), and su's --session-command.
     `timeout --sig KILL 5 rm -f v12`, `env --uns HOME rm -f v12`, `nice --adj 5 rm -f v12`, `su --session-command 'rm -f v12'`, `runuser -u nobody --session-command='rm -f v12'`,
+    // Command runners that were not unwrapped (or only opaque): the command they run is judged.
+    `runcon system_u:system_r:unconfined_t:s0 rm -f v13`, `runcon -t unconfined_t rm -f v13`, `runcon -u system_u -r system_r rm -f v13`, `pkexec rm -f v13`,
+    `pkexec --user root rm -f v13`, `eatmydata rm -f v13`, `eatmydata -- rm -f v13`, `faketime '2020-01-01 00:00:00' rm -f v13`, `faketime -f '+1d' rm -f v13`,
+    `faketime --date-prog /bin/rm 2020-01-01 ls`, `cgexec -g cpu:grp rm -f v13`, `cgexec -g cpu,memory:grp --sticky rm -f v13`, `chpst -u nobody rm -f v13`,
+    `chpst -/ / -n 5 rm -f v13`, `setuidgid nobody rm -f v13`, `softlimit -m 1000000 rm -f v13`, `setlock lk rm -f v13`, `xvfb-run rm -f v14`, `xvfb-run -a -s '-screen 0 1x1x8' rm -f v14`,
+    `xvfb-run --auto-servernum --server-args='-ac' rm -f v14`, `dbus-launch rm -f v14`, `dbus-launch --exit-with-session rm -f v14`, `flatpak-spawn --host rm -f v14`,
+    `flatpak-spawn --host --directory=/ rm -f v14`, `flatpak-spawn --env=A=1 rm -f v14`, `script -c 'rm -f v15'`, `script -qc 'rm -f v15' /dev/null`, `script /dev/null -c 'rm -f v15'`,
+    `script --command='rm -f v15' /dev/null`, `script -q --comm 'rm -f v15' /dev/null`, `watch -n 1 rm -f v15`, `watch -x rm -f v15`, `flock lk rm -f v15`, `flock -w 1 lk rm -f v15`,
+    `flock lk -c 'rm -f v15'`, `chroot / rm -f v15`, `chroot --userspec=1:1 / rm -f v15`, `unshare rm -f v16`, `unshare -r rm -f v16`, `unshare -rm rm -f v16`,
+    `unshare --mount=/tmp/ns --user -r rm -f v16`, `unshare -w / rm -f v16`, `nsenter -t 1 -m rm -f v16`, `nsenter -t1 -m -u -i -n -p rm -f v16`, `nsenter --target 1 --all rm -f v16`,
+    `nsenter -t 1 -r/ -w/ rm -f v16`, `systemd-run rm -f v17`, `systemd-run --user --wait rm -f v17`, `systemd-run -u x --scope rm -f v17`, `systemd-run --on-active=1 rm -f v17`,
+    `su root -c 'rm -f v17'`, `su - root -c 'rm -f v17'`, `su nobody -s /bin/sh -c 'rm -f v17'`, `runuser root -c 'rm -f v17'`, `runuser -u nobody rm -f v17`,
+    `systemd-inhibit rm -f v18`, `systemd-inhibit --why=x rm -f v18`, `chronic rm -f v18`, `ifne rm -f v18`, `sshpass -p pw rm -f v18`, `proxychains4 -q rm -f v18`,
+    `envdir env rm -f v18`,
+    // Options that run a program: install's strip program, sort's compress program (also after the operands, as GNU sort reads them).
+    `install -s --strip-program=rm a b`, `install -s --strip-program rm a b`, `install a b -s --strip-prog=rm`, `sort f --compress-program=rm`, `sort f --compress-program rm`,
+    `sort --compress-program=rm f`, `sort -u f --compress-p=rm`,
+    // Options that delete their inputs are judged as rm of them.
+    `tar -cf a.tar --remove-files v19`, `tar cf a.tar v19 --remove-files`, `rsync -a --remove-source-files v19 dst/`, `zip -m a.zip v19`, `zip -rm a.zip v19`, `zip --move a.zip v19`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -77,6 +96,22 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `man -C evil.conf ls`, `tar -cf a.tar "$opt" v3`, `tar -cf a.tar $OPTS v3`, `split "$opt" in.txt`, `rsync $RSYNC_OPTS a b`, `zip "$opt" a.zip f`,
     `tar -cf /dev/null --checkpoint-action="$action" v3`, `start-stop-daemon -S -x "$prog"`, `ZIPOPT='-TT rm' zip -T a.zip f`, `RSYNC_RSH='rm -f' rsync a host:b`,
     `MANOPT='-P rm' man ls`, `SHELL=/bin/rm split --filter=x in.txt`, `TAR_OPTIONS='--to-command=rm' tar -xf a.tar`,
+    // Writes of these programs outside the workspace: the extraction directory, the archive, the rsync destination, the split prefix.
+    `tar -xf a.tar -C /tmp`, `tar -xzf a.tgz -C ../x`, `tar xzf a.tgz -C /tmp`, `tar -xf a.tar --directory=/tmp`, `tar -xf a.tar --directory /tmp`, `tar -xf a.tar --dir=../x`,
+    `tar -x -f a.tar -C sub -C /tmp`, `tar -xf a.tar --one-top-level=../x`, `tar -xPf a.tar`, `tar -xf a.tar -P`, `tar -x --absolute-names -f a.tar`, `tar xPf a.tar`,
+    `tar -xf a.tar --abs`, `tar -xf a.tar -C "$DIR"`, `tar -cf ../x.tar src`, `tar -czf /tmp/x.tgz src`, `tar cf ../x.tar src`, `tar -c -f /tmp/x.tar src`, `tar --create --file=/tmp/x.tar src`,
+    `tar -rf ../x.tar f`, `tar -cf a.tar -g /tmp/snap src`, `tar -cf "$ARCHIVE" src`, `rsync -a src/ /tmp/x`, `rsync -a src/ ../x`, `rsync src/ ~/x`, `rsync -a src/ "$DEST"`,
+    `rsync -a src/ dst/ --log-file=/tmp/log`, `rsync -a --write-batch=/tmp/b src/ dst/`, `rsync --daemon`, `rsync --daemon --config=x.conf`, `split in.txt /tmp/p`, `split -l 1 in.txt ../p`,
+    `split in.txt -l 1 ../p`, `split - /tmp/p`, `zip /tmp/a.zip f`, `zip -r ../a.zip src`, `zip -q -r ~/a.zip src`, `zip -O /tmp/b.zip a.zip f`, `zip --output-file=/tmp/b.zip a.zip f`,
+    `cp a /etc/x -v`, `cp a b --target-directory=/tmp`, `cp --target=/tmp a`, `mv a b -t /tmp`, `cp "$f" dst/`, `mv $OPTS a b`, `ln -s a /tmp/x`, `install a /tmp/x -m 644`,
+    `sort f -o /tmp/out`, `sort -o /tmp/out f`, `sort f "$opt"`, `sponge /tmp/x`, `xvfb-run -e /tmp/err ls`,
+    // Runners that cannot be unwrapped, or options that decide what runs out of sight of the line.
+    `parallel rm ::: v20`, `parallel -j2 'rm {}' ::: v20`, `sem rm v20`, `echo 'rm v20' | at now`, `at now`, `at -f job.sh now`, `batch`, `echo 'rm v20' | batch`, `vipe`, `ls | vipe`,
+    `script`, `script out.log`, `unshare -r`, `nsenter -t 1 -a`, `pkexec`, `runuser nobody`, `su root`, `systemd-run --shell`, `systemd-run -p ExecStartPre=/bin/rm ls`,
+    `systemd-run --property=Environment=LD_PRELOAD=x.so ls`, `systemd-run -E LD_PRELOAD=x.so ls`, `systemd-run --setenv=PATH=. ls`, `systemd-run ls '$HOME'`,
+    `flatpak-spawn --env=LD_PRELOAD=x.so ls`, `flatpak-spawn --env-fd=3 ls`, `chpst -e envdir ls`, `envdir env ls`, `unshare "$opt" ls`,
+    `less '+!rm -f v21' f`, `less '+|rm -f v21' f`, `less -N '+!rm -f v21' f`, `less -k keys f`, `less --lesskey-src=keys f`, `less "$opt" f`, `LESS='+!rm -f v21' less f`,
+    `LESSKEYIN=keys less f`, `LESSOPEN='|rm -f v21 %s' less f`, `printf x | less -o /tmp/log`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -85,7 +120,15 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'split -l 100 in.txt part-', 'tar -czf out.tgz src', 'tar -xzf out.tgz', 'tar cvf a.tar src', 'tar -cf a.tar --checkpoint=100 src', 'tar -I zstd -cf a.tar.zst src',
   'tar -cf a.tar --checkpoint-action=dot src', 'rsync -a src/ dst/', 'zip -r a.zip src', 'zip -T a.zip f', 'man ls', 'man -P cat ls',
   'setarch x86_64 -R ./a.out', 'linux64 uname -m', 'setpriv --nnp ls', 'numactl --show', 'numactl -i all ./bench', 'ssh-agent -k', 'dbus-run-session -- ls',
-  'start-stop-daemon --stop --exec /bin/rm', 'sg staff ls', 'tar -cf "$ARCHIVE" src', `tar -C dir/"$sub" -cf a.tar .`,
+  'start-stop-daemon --stop --exec /bin/rm', 'sg staff ls', `tar -C dir/"$sub" -cf a.tar .`,
+  // Writes inside the workspace, and runners running an allowed command.
+  'tar -xzf a.tgz -C sub', 'tar xzf a.tgz -C sub', 'tar -xf a.tar', 'tar -xf a.tar --directory=sub/dir', 'tar -C /etc -cf a.tar hostname', 'tar -tf /tmp/x.tar', 'tar -xOf a.tar f',
+  'tar -czf out/x.tgz src', 'tar -xf /tmp/x.tar', 'rsync -a src/ dst/', 'rsync -av --delete src/ build/out/', 'rsync -a src/ host:/backup/', 'rsync /tmp/x/ local/', 'rsync -a src',
+  'split -l 100 in.txt part-', 'split -l 1 in.txt out/p', 'zip -r a.zip src', 'zip -r out/a.zip src -x "*.o"', 'zip -T a.zip f', 'cp -r src dst', 'cp /etc/hostname .',
+  'mv a b', 'cp a b -v', 'cp -t dst a b', 'install -m 644 a dst/', 'install -s --strip-program=strip a dst/', 'sort -u f -o out.txt', 'sort f --compress-program=gzip', 'sort -k2 f',
+  'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
+  'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
+  'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];
@@ -95,6 +138,8 @@ const WRAPPERS = [
   'setsid ', 'chroot / ', 'busybox ', 'coproc ', 'nice timeout 3 env A=1 ', 'command exec nice ', 'sudo env nohup ',
   'setarch x86_64 ', 'setarch x86_64 -R ', 'setarch -R ', 'linux64 ', 'i386 ', 'setpriv ', 'setpriv --reuid 0 -- ', 'numactl -i all ', 'numactl --membind=0 ',
   'ssh-agent ', 'dbus-run-session ', 'dbus-run-session -- ', 'timeout --sig KILL 5 ', 'nice setarch x86_64 setpriv ',
+  'runcon ctx ', 'runcon -t t ', 'pkexec ', 'eatmydata ', 'faketime 2020-01-01 ', 'cgexec -g cpu:g ', 'chpst -u nobody ', 'xvfb-run -a ', 'dbus-launch ',
+  'flatpak-spawn --host ', 'unshare -r ', 'nsenter -t 1 -m ', 'systemd-run --user ', 'runuser -u nobody -- ', 'systemd-inhibit ', 'chronic ', 'sshpass -p x ',
 ];
 const CONTAINERS: Array<(c: string) => string> = [
   (c) => `(${c})`, (c) => `{ ${c}; }`, (c) => `( (${c}) )`,
@@ -115,6 +160,7 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `echo a | split --filter=${q(c)}`, (c) => `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec=${q(c)} x`, (c) => `tar -xf a.tar --to-command=${q(c)}`,
   (c) => `tar -I ${q(c)} -cf a.tar x`, (c) => `tar -cMf a.tar -F ${q(c)} x`, (c) => `zip -T -TT ${q(c)} a.zip f`, (c) => `man -P ${q(c)} ls`, (c) => `rsync -e ${q(c)} a host:b`,
   (c) => `sg staff -c ${q(c)}`, (c) => `sg staff ${q(c)}`,
+  (c) => `script -qc ${q(c)} /dev/null`, (c) => `su root -c ${q(c)}`, (c) => `runuser root -c ${q(c)}`,
 ];
 const CONTAINED = [`rm -rf ${TARGET}`, `/bin/rm -rf ${TARGET}`, `r''m -rf ${TARGET}`, `nice \\rm -f ${TARGET}`];
 

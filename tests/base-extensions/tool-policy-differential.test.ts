@@ -25,6 +25,7 @@ const SPELLINGS = ['touch', '/usr/bin/touch', '\\touch', '"touch"', "'touch'", "
 const WRAPPERS = [
   '', 'command ', 'exec ', 'env ', 'env -i A=1 ', 'nice -n 5 ', 'nohup ', 'timeout 5 ', 'stdbuf -oL ', 'ionice -c3 ', 'setsid -w ', 'chroot / ', 'flock lk ', 'nice timeout 5 env ',
   'setarch x86_64 ', 'setarch x86_64 -R ', 'linux64 ', 'x86_64 ', 'setpriv ', 'setpriv --nnp -- ', 'ssh-agent ', 'timeout --sig KILL 5 ', 'nice --adj 5 ',
+  'unshare -r ', 'unshare --user -r ',
 ];
 const CONTAINERS: Array<(c: string) => string> = [
   (c) => `(${c})`, (c) => `{ ${c}; }`, (c) => `if true; then ${c}; fi`, (c) => `if ${c}; then :; fi`, (c) => `while true; do ${c}; break; done`,
@@ -50,6 +51,7 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-command=${q(c)}`, (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-com ${q(c)}`,
   (c) => `echo x > f; tar -I ${q(`${c}; cat`)} -cf a.tar f`, (c) => `echo x > f; tar cfI a.tar ${q(`${c}; cat`)} f`, (c) => `echo x > f; zip -q -T -TT ${q(`${c}; true`)} a.zip f`,
   (c) => `printf '%s\n' ${q(`!${c}`)} q | ed`, (c) => `sg "$(id -gn)" -c ${q(c)}`, (c) => `sg "$(id -gn)" ${q(c)}`,
+  (c) => `script -qc ${q(c)} /dev/null`, (c) => `script -q /dev/null -c ${q(c)}`,
 ];
 
 function lines(): string[] {

@@ -6,9 +6,16 @@
  * options after their operands too (GNU getopt permutes) and abbreviated (`--to-com`), so every
  * word before `--` is read, and one only known at run time that may be such an option (`"$x"`)
  * cannot be judged.
+ *
+ * What they write is judged like any write (a `file-system__write` path; outside the workspace it
+ * is never allowed): the archive `tar -c/-r/-u -f` makes, the directory `tar -x -C DIR` extracts
+ * into (`tar -x -P` writes member paths as stored, anywhere: it cannot be judged), the `rsync`
+ * destination, the output prefix of `split`, the archive and `-O` file of `zip`, and their log,
+ * batch and snapshot files. Options that delete their inputs (`tar --remove-files`,
+ * `rsync --remove-source-files`, `zip -m`) are also judged as `rm` of those inputs.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
-import { type OptionSpec, mayBeOption, optionValues, scanPermuted } from './option-scan.ts';
+import { type OptionSpec, type PermutedOptions, hasOption, mayBeOption, optionValues, scanPermuted } from './option-scan.ts';
 import { type Word, literalWord } from './shell-words.ts';
 
 interface ProgramSpec extends OptionSpec {
@@ -20,6 +27,51 @@ interface ProgramSpec extends OptionSpec {
   opaque?: readonly string[];
   /** The first word may be letters of options without their dashes, values following in order (`tar cfI a.tar CMD`). */
   bundledFirstWord?: boolean;
+  /** Options whose value is a file or directory the program writes (`rsync --log-file`, `tar -g`). */
+  writes?: readonly string[];
+  /** What the operands and mode options make it write or delete (`rsync SRC DEST`, `tar -x -C DIR`). */
+  effects?: (call: CommandCall, scan: PermutedOptions) => CommandFacts | undefined;
+}
+
+const rm = (label: string, call: CommandCall, files: readonly Word[]) => {
+  if (files.length > 0) call.run([literalWord('rm'), literalWord('-r'), ...files], label);
+};
+
+/** tar modes that only read the archive; every other mode (`-c`, `-r`, `-u`, `-A`, `--delete`) writes it. */
+const TAR_READS_ARCHIVE = ['-t', '--list', '-d', '--diff', '--compare', '-x', '--extract', '--get'];
+
+function tarEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
+  if (hasOption(scan, '-x', '--extract', '--get')) {
+    // Members land under the current directory or -C DIR (GNU tar drops a leading `/` and skips `..` members) unless -P.
+    for (const dir of optionValues(scan, '-C', '--directory')) call.write(dir, 'tar -x -C');
+    for (const dir of optionValues(scan, '--one-top-level')) call.write(dir, 'tar --one-top-level');
+    if (hasOption(scan, '-P', '--absolute-names')) call.unresolved('tar -x -P (--absolute-names) writes each member to the path stored in the archive, which may be anywhere');
+  } else if (!hasOption(scan, ...TAR_READS_ARCHIVE)) {
+    for (const archive of optionValues(scan, '-f', '--file')) if (archive.text !== '-') call.write(archive, 'tar -f');
+  }
+  if (hasOption(scan, '--remove-files')) rm('tar --remove-files', call, scan.operands);
+  return {};
+}
+
+/** `host:path`, `host::module`, `rsync://…`: on another machine, not a file of this one. */
+const remote = (word: Word) => word.literal && /^[^/]*:/.test(word.text);
+
+function rsyncEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
+  if (hasOption(scan, '--daemon')) return { opaque: 'rsync --daemon runs the commands its configuration names (pre-xfer exec, post-xfer exec)' };
+  const operands = scan.operands;
+  // One operand (or --list-only) lists files.
+  if (operands.length < 2 || hasOption(scan, '--list-only')) return {};
+  const destination = operands[operands.length - 1];
+  if (destination && !remote(destination)) call.write(destination, 'rsync (destination)');
+  if (hasOption(scan, '--remove-source-files')) rm('rsync --remove-source-files', call, operands.slice(0, -1).filter((w) => !remote(w)));
+  return {};
+}
+
+/** `split [FILE [PREFIX]]`: the pieces are PREFIXaa, PREFIXab… */
+function splitEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
+  const prefix = scan.operands[1];
+  if (prefix) call.write(prefix, 'split (output prefix)');
+  return {};
 }
 
 const PROGRAMS: Record<string, ProgramSpec> = {
@@ -31,14 +83,18 @@ const PROGRAMS: Record<string, ProgramSpec> = {
       '--mtime', '--transform', '--xform', '--volno-file', '--record-size', '--suffix', '--strip-components', '--newer-mtime', '--exclude-tag', '--exclude-tag-under',
       '--exclude-tag-all', '--exclude-ignore', '--exclude-ignore-recursive', '--pax-option', '--quoting-style', '--level', '--warning', '--owner-map', '--group-map',
     ],
-    flags: ['--checkpoint'],
+    flags: ['--checkpoint', '--extract', '--get', '--list', '--diff', '--compare', '--create', '--append', '--update', '--absolute-names', '--remove-files'],
+    optionalValue: ['--one-top-level'],
     code: ['-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--to-command', '--rsh-command', '--rmt-command'],
     prefixedCode: { '--checkpoint-action': 'exec=' },
     bundledFirstWord: true,
+    writes: ['-g', '--listed-incremental', '--index-file', '--volno-file'],
+    effects: tarEffects,
   },
   split: {
     valued: ['-a', '--suffix-length', '--additional-suffix', '-b', '--bytes', '-C', '--line-bytes', '-l', '--lines', '-n', '--number', '-t', '--separator', '--filter'],
     code: ['--filter'],
+    effects: splitEffects,
   },
   rsync: {
     valued: [
@@ -46,9 +102,12 @@ const PROGRAMS: Record<string, ProgramSpec> = {
       '--include', '--exclude-from', '--include-from', '--files-from', '--log-file', '--log-file-format', '--out-format', '--password-file', '--partial-dir',
       '--compare-dest', '--copy-dest', '--link-dest', '--backup-dir', '--suffix', '--chmod', '--chown', '--usermap', '--groupmap', '--timeout', '--contimeout',
       '--port', '--sockopts', '--bwlimit', '--max-size', '--min-size', '--max-delete', '--compress-choice', '--compress-level', '--checksum-choice', '--iconv',
-      '--write-batch', '--only-write-batch', '--read-batch', '--protocol', '--outbuf', '--address', '--early-input', '--copy-as',
+      '--write-batch', '--only-write-batch', '--read-batch', '--protocol', '--outbuf', '--address', '--early-input', '--copy-as', '--config', '--dparam',
     ],
+    flags: ['--daemon', '--list-only', '--remove-source-files'],
     code: ['-e', '--rsh', '--rsync-path'],
+    writes: ['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '-T', '--temp-dir'],
+    effects: rsyncEffects,
   },
   man: {
     valued: ['-C', '--config-file', '-M', '--manpath', '-P', '--pager', '-r', '--prompt', '-E', '--encoding', '-L', '--locale', '-m', '--systems', '-S', '-s', '--sections', '-e', '--extension', '-p', '--preprocessor', '-R', '--recode'],
@@ -92,32 +151,71 @@ function runProgram(spec: ProgramSpec, call: CommandCall): CommandFacts {
     if (!option.value.literal) call.unresolved(`${label} is only known at run time (${option.value.text}): it may run a command`);
     else if (option.value.text.startsWith(prefix)) call.runCode(literalWord(option.value.text.slice(prefix.length)), label);
   }
+  for (const target of optionValues(scan, ...(spec.writes ?? []))) call.write(target, call.name);
+  const facts = spec.effects?.(call, scan) ?? {};
   const file = optionValues(scan, ...(spec.opaque ?? []))[0];
-  return file ? { opaque: `${call.name} reads ${file.text}, which can name the commands it runs` } : {};
+  return file ? { opaque: `${call.name} reads ${file.text}, which can name the commands it runs` } : facts;
 }
 
 const UNZIP_COMMAND = '--unzip-command';
+/** zip options whose value is the next word (zip has multi-letter short options: `-tt`, `-lf`). */
+const ZIP_VALUED = new Set(['-b', '--temp-path', '-n', '--suffixes', '-t', '--from-date', '-tt', '--before-date', '-O', '--output-file', '-P', '--password', '-Z', '--compression-method', '-s', '--split-size', '-lf', '--logfile-path', '-ds', '--dot-size', '-sc']);
+/** Options that write the file or directory named by their value. */
+const ZIP_WRITES = new Set(['-O', '--output-file', '--out', '-lf', '--logfile-path', '-b', '--temp-path']);
+/** `-i`/`-x` take a list of patterns, up to the next option. */
+const ZIP_LISTS = new Set(['-i', '--include', '-x', '--exclude']);
 
-/** zip: `-TT CMD` (also `-TTCMD`, `-TT=CMD`) and `--unzip-command CMD` test the archive with CMD, run by the shell. */
+/**
+ * zip: `-TT CMD` (also `-TTCMD`, `-TT=CMD`) and `--unzip-command CMD` test the archive with CMD, run
+ * by the shell. The first operand is the archive it writes (`-O FILE` writes another), and
+ * `-m`/`--move` deletes the files it adds: judged as `rm` of them.
+ */
 function runZip(call: CommandCall): CommandFacts {
   const args = call.args;
+  const operands: Word[] = [];
+  let moves = false;
+  let inList = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i];
     if (!word) break;
     if (!word.literal) {
       if (mayBeOption(word)) call.unresolved(`zip has an argument only known at run time (${word.text}), which may be -TT CMD`);
+      else if (!inList) operands.push(word);
       continue;
     }
-    if (word.text === '--') break;
+    if (word.text === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!word.text.startsWith('-') || word.text === '-') {
+      if (!inList) operands.push(word);
+      continue;
+    }
+    inList = false;
     const eq = word.text.indexOf('=');
     const flag = eq < 0 ? word.text : word.text.slice(0, eq);
+    const inline = eq < 0 ? undefined : literalWord(word.text.slice(eq + 1));
     const long = flag.length > 3 && flag.startsWith('--') && UNZIP_COMMAND.startsWith(flag);
     const short = /^-[^-]*TT(.*)$/s.exec(word.text);
-    if (!long && !short) continue;
-    const glued = long ? (eq < 0 ? '' : word.text.slice(eq + 1)) : (short?.[1] ?? '').replace(/^=/, '');
-    const value = glued !== '' ? literalWord(glued) : args[++i];
-    if (value) call.runCode(value, `zip ${long ? UNZIP_COMMAND : '-TT'}`);
+    if (long || short) {
+      const glued = long ? (inline?.text ?? '') : (short?.[1] ?? '').replace(/^=/, '');
+      const value = glued !== '' ? literalWord(glued) : args[++i];
+      if (value) call.runCode(value, `zip ${long ? UNZIP_COMMAND : '-TT'}`);
+      continue;
+    }
+    if (ZIP_LISTS.has(flag)) {
+      inList = true;
+      continue;
+    }
+    // `-O FILE`, `-O=FILE`, `--out FILE`, `-OFILE`.
+    const gluedOutput = /^-O(.+)$/s.exec(word.text);
+    const value = inline ?? (gluedOutput ? literalWord(gluedOutput[1] ?? '') : ZIP_VALUED.has(flag) || flag === '--out' ? args[++i] : undefined);
+    if (value && (ZIP_WRITES.has(flag) || gluedOutput)) call.write(value, `zip ${flag.slice(0, 2) === '-O' ? '-O' : flag}`);
+    if (flag === '--move' || (!flag.startsWith('--') && !ZIP_VALUED.has(flag) && /^-[A-Za-z]*m[A-Za-z]*$/.test(flag))) moves = true;
   }
+  const [archive, ...files] = operands;
+  if (archive && archive.text !== '-') call.write(archive, 'zip (archive)');
+  if (moves) rm('zip -m', call, files);
   return {};
 }
 

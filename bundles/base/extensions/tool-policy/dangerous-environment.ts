@@ -13,6 +13,8 @@ const NAMES = new Set([
   'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'LESSOPEN', 'LESSCLOSE', 'TAR_OPTIONS', 'ZDOTDIR',
   // Options or programs of commands that run commands: split --filter runs $SHELL, zip -TT, man -P, rsync -e.
   'SHELL', 'ZIPOPT', 'MANOPT', 'RSYNC_RSH',
+  // less's options (+!cmd) and lesskey files, which can set LESSOPEN.
+  'LESS', 'LESSKEY', 'LESSKEYIN', 'LESSKEY_CONTENT', 'LESSKEYIN_SYSTEM', 'LESSKEY_SYSTEM', 'LESSEDIT',
 ]);
 const PREFIXES = ['LD_', 'DYLD_', 'BASH_FUNC_', 'GIT_CONFIG'];
 

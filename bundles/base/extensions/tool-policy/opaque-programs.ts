@@ -6,7 +6,7 @@
  * (`python3 -c *`, not `*`) can allow them; deny and ask rules match them like any command.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
-import { hasOption, optionValues, scanOptions } from './option-scan.ts';
+import { hasOption, mayBeOption, optionValues, scanOptions } from './option-scan.ts';
 
 interface InterpreterSpec {
   /** Options whose value is program text. */
@@ -35,9 +35,9 @@ const INTERPRETERS: Array<[RegExp, InterpreterSpec]> = [
 
 /** Run commands in ways this policy does not unwrap, or are editors and shells of other kinds. */
 const RUNNERS = [
-  'strace', 'ltrace', 'valgrind', 'gdb', 'lldb', 'perf', 'nsenter', 'unshare', 'bwrap', 'firejail', 'systemd-run', 'prlimit',
-  'parallel', 'script', 'ssh', 'at', 'batch', 'crontab', 'tmux', 'screen', 'dtach', 'fakeroot', 'proot', 'catchsegv',
-  'vi', 'vim', 'nvim', 'ex', 'view', 'ed', 'emacs', 'pwsh', 'powershell', 'deno',
+  'strace', 'ltrace', 'valgrind', 'gdb', 'lldb', 'perf', 'bwrap', 'firejail', 'prlimit',
+  'parallel', 'sem', 'ssh', 'at', 'batch', 'crontab', 'tmux', 'screen', 'dtach', 'fakeroot', 'proot', 'catchsegv',
+  'vi', 'vim', 'nvim', 'ex', 'view', 'ed', 'emacs', 'vipe', 'pwsh', 'powershell', 'deno',
 ];
 
 function runInterpreter(spec: InterpreterSpec, call: CommandCall): CommandFacts {
@@ -77,11 +77,33 @@ function runSed(call: CommandCall): CommandFacts {
   return {};
 }
 
+const LESS_VALUED = ['-b', '--buffers', '-h', '--max-back-scroll', '-j', '--jump-target', '-k', '--lesskey-file', '-o', '--log-file', '-O', '--LOG-FILE', '-p', '--pattern', '-P', '--prompt', '-t', '--tag', '-T', '--tag-file', '-x', '--tabs', '-y', '--max-forw-scroll', '-z', '--window', '-#', '--shift', '--lesskey-src', '--lesskey-content', '--rscroll', '--header', '--line-num-width', '--status-col-width', '--intr', '--wordwrap'];
+/** `+N`, `+G`, `+F`, `+/pattern`: initial less commands that only move or search. */
+const LESS_HARMLESS_COMMAND = /^\+\+?(\d*[GgF]?|[/?][^\n\r!|#]*)$/;
+
+/**
+ * less reads commands from the terminal, not from the line: `less file` runs nothing. But its
+ * `+CMD` initial commands are typed-in commands (`+!rm x` runs rm), a lesskey file (`-k`,
+ * `--lesskey-src`) can set `LESSOPEN`, and `-o`/`-O` write a log file.
+ */
+function runLess(call: CommandCall): CommandFacts {
+  const args = call.args;
+  const scan = scanOptions(args, { valued: LESS_VALUED });
+  const runtime = scan.runtimeWord;
+  if (runtime && (mayBeOption(runtime) || runtime.text.startsWith('+'))) return { opaque: `${call.name} has an option only known at run time (${runtime.text}), which may be an initial command (+!cmd)` };
+  for (const target of optionValues(scan, '-o', '--log-file', '-O', '--LOG-FILE')) call.write(target, `${call.name} -o`);
+  if (hasOption(scan, '-k', '--lesskey-file', '--lesskey-src', '--lesskey-content')) return { opaque: `${call.name} reads a lesskey file, which can make it run commands (LESSOPEN)` };
+  // less reads `+CMD` words among its leading options; scanOptions stops at the first one.
+  const command = args.find((w) => w.text.startsWith('+') && (!w.literal || !LESS_HARMLESS_COMMAND.test(w.text)));
+  return command ? { opaque: `${call.name} ${command.text} runs less commands at start-up, which can run programs (!cmd, |cmd)` } : {};
+}
+
 /** Handlers by exact name, and by name pattern for versioned interpreters (`python3.12`). */
 export const opaqueHandlers = (): Array<[string, CommandHandler]> => [
   ...RUNNERS.map((name): [string, CommandHandler] => [name, (call) => ({ opaque: `${call.name} runs commands in a way this policy does not unwrap` })]),
   ...['awk', 'gawk', 'mawk', 'nawk'].map((name): [string, CommandHandler] => [name, runAwk]),
   ['sed', runSed],
+  ['less', runLess],
 ];
 
 export const interpreterHandlers = (): Array<[RegExp, CommandHandler]> =>
