@@ -10,7 +10,7 @@ import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOUR
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, callChainOf, hopsOf, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
 import { type ErrorShape, errorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import { validateInstanceKey } from '../../shared/instance-key.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
@@ -27,14 +27,13 @@ import type { ConnectorAdmission } from '../cluster/keyed-submission.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import type { Supervisor } from '../process/supervisor.ts';
-import { extendCallChain } from './call-chain.ts';
 import { RequesterReplies, requesterName } from './requester-replies.ts';
 import type { ModelCalls } from '../usage/model-calls.ts';
 import type { RequestSpans } from '../telemetry/request-spans.ts';
 import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
-import { InterAgentLimits } from './inter-agent-limits.ts';
+import { AgentCallChecks } from './agent-call-checks.ts';
 import { ConnectorEvents } from './connector-events.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
@@ -128,7 +127,7 @@ export interface Submitted {
 export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
-  private readonly limits = new InterAgentLimits(() => this.deps.swarm().interAgent);
+  private readonly callChecks: AgentCallChecks;
   private readonly control: ControlHandler;
   private readonly replyDeltas: ReplyDeltaRelay;
   private readonly replies: RequesterReplies;
@@ -138,6 +137,7 @@ export class Router {
   private readonly connectorEvents: ConnectorEvents;
 
   constructor(private readonly deps: RouterDeps) {
+    this.callChecks = new AgentCallChecks({ swarm: () => deps.swarm(), supervisor: deps.supervisor, clustered: deps.cluster !== undefined });
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
     const { cluster } = deps;
     this.replies = new RequesterReplies({
@@ -307,32 +307,13 @@ export class Router {
   private routeAgentCall(targetAgent: string, event: AgentEvent, from: ManagedProcess): void {
     const target = targetOf(targetAgent, event.instanceKey, from.id);
     const kind = event.replyTo ? 'request' : 'send';
-    const badKey = validateInstanceKey(target.instanceKey);
-    if (badKey) {
-      this.refuse(from, event, runtimeError('INVALID_REQUEST', badKey));
-      return;
-    }
-    if (!this.isKnownAgent(target.agent)) {
-      this.refuse(from, event, runtimeError('AGENT_NOT_FOUND', `agent '${target.agent}' is not part of swarm '${this.deps.swarm().name}'`));
-      return;
-    }
     // The agent checks scope and hops too; here they are the guarantee, whatever the process sent.
-    const outOfBounds = this.limits.refusal({ agent: from.name, instanceKey: from.instanceKey }, target.instanceKey, hopsOf(event), event.traceId);
-    if (outOfBounds) {
-      this.refuse(from, event, outOfBounds);
-      return;
-    }
-    // A draining turn's request to an instance that is not running: nothing will start it before the exit.
-    if (event.replyTo && this.deps.supervisor.isStopping && !this.deps.cluster && this.deps.supervisor.get('agent', target.agent, target.instanceKey)?.alive !== true) {
-      this.refuse(from, event, runtimeError('DAEMON_STOPPING', `'${target.agent}' (instance '${target.instanceKey}') is not running, and the daemon is shutting down`));
+    const refusal = this.callChecks.refusal(from, target, event);
+    if (refusal) {
+      this.refuse(from, event, refusal);
       return;
     }
     if (event.replyTo) {
-      const cycle = extendCallChain(callChainOf(event), agentKey(target));
-      if (!cycle.ok) {
-        this.refuse(from, event, runtimeError('CIRCULAR_CALL_DETECTED', `circular call: ${cycle.cycle.join(' → ')}`));
-        return;
-      }
       this.addPending(event.replyTo.correlationId, processRequester(from, isAsyncRequest(event)), target, event, requestTimeoutOf(event));
     }
     this.owners.record(target, { ownerAgent: from.name, ownerInstanceKey: from.instanceKey });
