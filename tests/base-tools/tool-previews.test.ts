@@ -52,6 +52,12 @@ describe('bash: the commands a line would run', () => {
     );
   });
 
+  test('a script call is shown as the command line the policy judges, not as the script it claims to run', async () => {
+    const { workdir } = setup();
+    const verdict = await bashPolicy({ path: 'victim.txt', shell: '/bin/rm', args: ['-f'] }, policyContext('bash', 'script', workdir));
+    expect(verdict?.preview).toStartWith(["$ '/bin/rm' 'victim.txt' '-f'", '(what the script victim.txt itself runs is not checked)', 'runs 1 command(s):', '  rm victim.txt -f'].join('\n'));
+  });
+
   test('what is only known when the line runs is listed', async () => {
     const { workdir } = setup();
     const verdict = await bashPolicy({ command: 'x=rm; $x -rf ./*' }, policyContext('bash', 'exec', workdir));

@@ -10,15 +10,14 @@ import type { JsonObject, ToolPolicyContext, ToolPolicyVerdict } from '../../../
 const MAX_LISTED = 30;
 
 export async function commandPreview(args: JsonObject, ctx: ToolPolicyContext): Promise<ToolPolicyVerdict | undefined> {
-  if (ctx.exportName === 'script' && typeof args.path === 'string') {
-    const extra = Array.isArray(args.args) ? ` ${args.args.map(String).join(' ')}` : '';
-    return { preview: `runs the script ${args.path} with ${typeof args.shell === 'string' ? args.shell : '/bin/bash'}${extra} (its contents are not checked)` };
-  }
-  if (ctx.exportName !== 'exec' || typeof args.command !== 'string') return undefined;
+  // A script call is shown as the command line the policy judged: [shell, path, ...args].
+  const line = ctx.exportName === 'script' ? (await import('../../extensions/tool-policy/policy-rules.ts')).scriptCommandLine(args) : args.command;
+  if ((ctx.exportName !== 'exec' && ctx.exportName !== 'script') || typeof line !== 'string') return undefined;
   // Loaded on first use only: agents without bash never load the grammar.
   const [{ loadShellParser }, { ShellAnalyzer }] = await Promise.all([import('../../extensions/tool-policy/shell-parser.ts'), import('../../extensions/tool-policy/shell-analysis.ts')]);
-  const analysis = new ShellAnalyzer(await loadShellParser()).analyze(args.command);
-  const lines = [`$ ${args.command}`];
+  const analysis = new ShellAnalyzer(await loadShellParser()).analyze(line);
+  const lines = [`$ ${line}`];
+  if (ctx.exportName === 'script') lines.push(`(what the script ${String(args.path)} itself runs is not checked)`);
   const via = (path: string[]) => (path.length > 0 ? `   (inside ${path.join(' › ')})` : '');
   const listed = analysis.commands.slice(0, MAX_LISTED).map((command) => `  ${command.text}${via(command.via)}`);
   if (analysis.commands.length > MAX_LISTED) listed.push(`  … ${analysis.commands.length - MAX_LISTED} more`);
