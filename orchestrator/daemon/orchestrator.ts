@@ -30,6 +30,7 @@ import type { ExchangeNote, ExternalSubmission, Submitted } from '../routing/rou
 import { usageRoutes } from '../usage/usage-routes.ts';
 import { watchBundle } from '../watch/bundle-watcher.ts';
 import { type RequestSpans, startRequestSpans } from '../telemetry/request-spans.ts';
+import { applyConfigChange } from './config-change.ts';
 import { type CoreConfig, OrchestratorCore } from './orchestrator-core.ts';
 import type { ClusterOptions } from '../cluster/cluster-options.ts';
 import type { ClusterNode } from '../cluster/cluster-node.ts';
@@ -310,23 +311,7 @@ export class Orchestrator {
     }
     const previous = this.config;
     this.config = next;
-    const grace = next.swarm.shutdownGracePeriodMs;
-    const everything = previous.swarmFingerprint !== next.swarmFingerprint;
-    const supervisor = this.core.supervisor;
-    // Warm processes carry the old environment (env files may have changed) and the old tool
-    // modules: replaced before any restart below takes one.
-    this.core.pool.recycle();
-    const stops: Array<Promise<unknown>> = [];
-    for (const proc of supervisor.list()) {
-      const removed = proc.kind === 'agent' ? !next.agents.has(proc.name) : !next.connectionFingerprints.has(proc.name);
-      const fingerprints = proc.kind === 'agent' ? [previous.agentFingerprints, next.agentFingerprints] : [previous.connectionFingerprints, next.connectionFingerprints];
-      const changed = everything || fingerprints[0]?.get(proc.name) !== fingerprints[1]?.get(proc.name);
-      if (removed) stops.push(supervisor.stop(proc, grace, 'config_change', false));
-      // A process that could not start gets another chance with whatever changed.
-      else if (changed || proc.status === 'failed') stops.push(this.core.restart((p) => p === proc, 'config_change'));
-    }
-    logger.info({ restarting: stops.length, swarmChanged: everything }, 'bundle reloaded');
-    await Promise.all(stops);
+    await applyConfigChange(this.core, previous, next, logger);
     this.startConnectors();
   }
 
