@@ -9,8 +9,9 @@ import { apiTokenPath, runtimeFilePath } from '../../shared/state-paths.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
 import { SeveralDaemonsError } from './several-daemons-error.ts';
+import { type AnswerKind, quickAnswerMs, watchAnswer } from './answer-watch.ts';
 
-export { DaemonNotFoundError, DaemonUnreachableError, SeveralDaemonsError };
+export { DaemonNotFoundError, DaemonUnreachableError, SeveralDaemonsError, quickAnswerMs };
 
 /** Where the URL came from: the variable, or the runtime file a daemon wrote (and its pid). */
 export type UrlOrigin = { kind: 'env' } | { kind: 'runtime-file'; file: string; pid: number };
@@ -21,21 +22,32 @@ export interface TokenOrigin {
   file: string;
 }
 
+export interface RequestOptions {
+  /**
+   * When the daemon answers: `at-once` (default), so its answer must begin within `answerWithinMs`;
+   * `after-work` (a waited reply, a drain), so instead its GET /healthz must keep answering within it.
+   */
+  answers?: AnswerKind;
+  /** Default GOONDAN_CLI_ANSWER_TIMEOUT_MS (30 s). */
+  answerWithinMs?: number;
+  /** What set `answerWithinMs`, as a failure names it (default GOONDAN_CLI_ANSWER_TIMEOUT_MS). */
+  answerLimit?: string;
+  /** What a hung daemon leaves unknown, added to its message (e.g. whether an event was accepted). */
+  ifHung?: string;
+  /** Aborts the request and its body (a whole-call deadline); the request then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 export interface DaemonClient {
   url: string;
   urlOrigin: UrlOrigin;
   tokenOrigin: TokenOrigin;
   /**
-   * Rejects with DaemonUnreachableError when nothing answers at `url`, or (with `answerWithinMs`)
-   * when its answer does not begin in time: a hung daemon must not hang a quick command too.
+   * Resolves once the answer's headers arrive. Rejects with DaemonUnreachableError when nothing
+   * answers at `url`, or when the daemon does not answer in time (see RequestOptions): a hung daemon
+   * must not hang the command too.
    */
-  request(method: string, path: string, body?: unknown, options?: { answerWithinMs?: number }): Promise<Response>;
-}
-
-/** How long a command that only reads (ps, a login code) waits for the daemon to begin answering (GOONDAN_CLI_ANSWER_TIMEOUT_MS). */
-export function quickAnswerMs(env: Record<string, string | undefined> = process.env): number {
-  const set = Number(env.GOONDAN_CLI_ANSWER_TIMEOUT_MS);
-  return Number.isInteger(set) && set > 0 ? set : 30_000;
+  request(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<Response>;
 }
 
 export function connectToDaemon(stateRoot: string, env: Record<string, string | undefined> = process.env): DaemonClient {
@@ -55,19 +67,31 @@ export function connectToDaemon(stateRoot: string, env: Record<string, string | 
       const headers: Record<string, string> = {};
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const { answerWithinMs } = options;
+      const { answers = 'at-once', answerWithinMs = quickAnswerMs(env), answerLimit = 'GOONDAN_CLI_ANSWER_TIMEOUT_MS', signal } = options;
+      const unanswered = new AbortController();
+      const stopWatch = watchAnswer(base, answers, answerWithinMs, () => unanswered.abort());
       try {
         return await fetch(`${base}${path}`, {
           method,
           headers,
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-          ...(answerWithinMs !== undefined ? { signal: AbortSignal.timeout(answerWithinMs) } : {}),
+          signal: signal ? AbortSignal.any([unanswered.signal, signal]) : unanswered.signal,
         });
       } catch (error) {
-        if (error instanceof Error && error.name === 'TimeoutError') {
-          throw new DaemonUnreachableError(`the goondan daemon at ${base} did not answer ${method} ${path} within ${answerWithinMs} ms (URL ${describeOrigin(urlOrigin)}): is it hung or overloaded? See its log; 'kill -TERM' drains it`);
+        if (unanswered.signal.aborted) {
+          const what =
+            answers === 'at-once'
+              ? `did not answer ${method} ${path} within ${answerWithinMs} ms`
+              : `stopped answering while ${method} ${path} waited: GET /healthz got no answer within ${answerWithinMs} ms`;
+          const unknown = options.ifHung ? `; ${options.ifHung}` : '';
+          throw new DaemonUnreachableError(
+            `the goondan daemon at ${base} ${what} (${answerLimit}; URL ${describeOrigin(urlOrigin)}): is it hung or overloaded? See its log; 'kill -TERM' drains it${unknown}`,
+          );
         }
+        if (signal?.aborted) throw signal.reason;
         throw new DaemonUnreachableError(`the goondan daemon at ${base} is not reachable (${connectFailure(error)}; URL ${describeOrigin(urlOrigin)}): ${unreachableAdvice(urlOrigin)}`);
+      } finally {
+        stopWatch();
       }
     },
   };
@@ -87,7 +111,8 @@ function findDaemonUrl(stateRoot: string, env: Record<string, string | undefined
   return { url: daemon.apiUrl, urlOrigin: { kind: 'runtime-file', file: runtimeFilePath(stateRoot, daemon.workspaceId), pid: daemon.pid } };
 }
 
-function describeOrigin(origin: UrlOrigin): string {
+/** `from GOONDAN_API_URL`, or `from <runtime file>`. */
+export function describeOrigin(origin: UrlOrigin): string {
   return origin.kind === 'env' ? 'from GOONDAN_API_URL' : `from ${origin.file}`;
 }
 

@@ -22,7 +22,9 @@ const usage = `Usage: goondan instance list [--json] [--state-root DIR]
 list    every instance key with its agents, message count and last update
 delete  stop the instance's agent processes and delete their messages, inbox and extension state,
         through the running daemon (when several run, GOONDAN_API_URL picks one); with no
-        daemon running, the state directories of KEY in every workspace are removed directly`;
+        daemon running, the state directories of KEY in every workspace are removed directly;
+        a daemon that does not answer GET /healthz within GOONDAN_CLI_ANSWER_TIMEOUT_MS (default
+        30000) while it deletes is given up on: exit 1`;
 
 function messageCount(dir: string): number {
   try {
@@ -71,7 +73,11 @@ async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
 async function deleteInstance(stateRoot: string, key: string, io: CliIo): Promise<ExitCode> {
   try {
     const client = connectToDaemon(stateRoot);
-    const response = await client.request('DELETE', `/v1/instances/${encodeURIComponent(key)}`);
+    // The daemon answers once the instance's processes stopped (a running turn may finish first).
+    const response = await client.request('DELETE', `/v1/instances/${encodeURIComponent(key)}`, undefined, {
+      answers: 'after-work',
+      ifHung: "whether it deleted anything is unknown: see 'goondan instance list'",
+    });
     const body: unknown = await response.json().catch(() => undefined);
     if (!response.ok) {
       io.stderr(formatDaemonFailure('goondan instance delete', client, response.status, body));

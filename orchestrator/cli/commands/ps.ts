@@ -2,7 +2,7 @@
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, parseOptions } from '../command.ts';
-import { connectToDaemon, quickAnswerMs } from '../daemon-client.ts';
+import { connectToDaemon } from '../daemon-client.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
@@ -42,7 +42,7 @@ function formatCost(usage: unknown): string {
 async function ps(argv: string[], io: CliIo): Promise<ExitCode> {
   const values = parseOptions({ args: argv, options: { json: { type: 'boolean' }, 'state-root': { type: 'string' } } }).values;
   const client = connectToDaemon(resolveStateRoot(values['state-root']));
-  const response = await client.request('GET', '/v1/processes', undefined, { answerWithinMs: quickAnswerMs() });
+  const response = await client.request('GET', '/v1/processes');
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     io.stderr(formatDaemonFailure('goondan ps', client, response.status, body));

@@ -22,7 +22,10 @@ Options:
       --instance KEY    only this instance (conversation) key (default: every instance)
       --fresh           also delete the conversation state of what is restarted (asks first)
       --yes             do not ask (needed for --fresh without a terminal)
-      --state-root DIR  where to find the daemon (default $GOONDAN_STATE_ROOT, else ~/.goondan)`;
+      --state-root DIR  where to find the daemon (default $GOONDAN_STATE_ROOT, else ~/.goondan)
+
+The daemon answers once the running turns finished; a daemon that meanwhile does not answer
+GET /healthz within GOONDAN_CLI_ANSWER_TIMEOUT_MS (default 30000) is given up on: exit 1.`;
 
 async function confirm(question: string): Promise<boolean> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
@@ -64,7 +67,7 @@ async function restart(argv: string[], io: CliIo): Promise<ExitCode> {
     fresh,
     ...(values.agent ? { agent: values.agent } : {}),
     ...(values.instance ? { instanceKey: values.instance } : {}),
-  });
+  }, { answers: 'after-work', ifHung: "whether it restarted anything is unknown: see 'goondan ps' once it answers" });
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     io.stderr(formatDaemonFailure('goondan restart', client, response.status, body));

@@ -2,7 +2,7 @@
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
 import { isJsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, parseOptions } from '../command.ts';
-import { connectToDaemon, quickAnswerMs } from '../daemon-client.ts';
+import { connectToDaemon } from '../daemon-client.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatDaemonFailure } from '../daemon-failure.ts';
 
@@ -25,7 +25,7 @@ const OPENER_WAIT_MS = 5_000;
 async function studio(argv: string[], io: CliIo): Promise<ExitCode> {
   const values = parseOptions({ args: argv, options: { open: { type: 'boolean' }, 'state-root': { type: 'string' } } }).values;
   const client = connectToDaemon(resolveStateRoot(values['state-root']));
-  const response = await client.request('POST', '/v1/studio/login-codes', undefined, { answerWithinMs: quickAnswerMs() });
+  const response = await client.request('POST', '/v1/studio/login-codes');
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     io.stderr(formatDaemonFailure('goondan studio', client, response.status, body));
