@@ -1,5 +1,5 @@
 /**
- * Which workspaces `goondan logs` reads: that of the daemon the other commands talk to
+ * Which workspaces `goondan logs` and `goondan instance list` read: that of the daemon the other commands talk to
  * (GOONDAN_API_URL's, else the only one running under the state root), or, when none is selected
  * (no daemon, or several and no GOONDAN_API_URL), every workspace under the state root.
  */
@@ -9,16 +9,22 @@ import { liveDaemons } from '../daemon/runtime-file.ts';
 import { DaemonNotFoundError } from './daemon-not-found-error.ts';
 import { isLoopbackHost } from './doctor/doctor-check.ts';
 
-/** The selected daemon's workspace id, or undefined when no daemon is selected. */
-export function selectedWorkspace(stateRoot: string, env: Record<string, string | undefined> = process.env): string | undefined {
+/** The selected daemon's workspace id, or undefined when no daemon is selected; `reader` names the command in an error. */
+export function selectedWorkspace(stateRoot: string, env: Record<string, string | undefined> = process.env, reader = 'logs'): string | undefined {
   const live = liveDaemons(stateRoot);
   const apiUrl = env.GOONDAN_API_URL;
   if (!apiUrl) return live.length === 1 ? live[0]?.workspaceId : undefined;
   const daemon = live.find((d) => sameAddress(d.apiUrl, apiUrl));
   if (daemon === undefined) {
-    throw new DaemonNotFoundError(`GOONDAN_API_URL ${apiUrl} is no daemon running under ${stateRoot}, and logs reads its state there: pass that daemon's --state-root, or unset GOONDAN_API_URL`);
+    throw new DaemonNotFoundError(`GOONDAN_API_URL ${apiUrl} is no daemon running under ${stateRoot}, and ${reader} reads its state there: pass that daemon's --state-root, or unset GOONDAN_API_URL`);
   }
   return daemon.workspaceId;
+}
+
+/** The selected daemon's workspace, else every workspace under the state root. */
+export function workspacesToShow(stateRoot: string, reader: string, env: Record<string, string | undefined> = process.env): string[] {
+  const selected = selectedWorkspace(stateRoot, env, reader);
+  return selected !== undefined ? [selected] : allWorkspaces(stateRoot);
 }
 
 export function allWorkspaces(stateRoot: string): string[] {

@@ -14,12 +14,15 @@ import { formatDaemonFailure } from '../daemon-failure.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { formatTable } from '../format-table.ts';
 import { type InstanceDir, listInstanceDirs, workspacesToRead } from '../instance-dirs.ts';
+import { workspacesToShow } from '../log-workspaces.ts';
 import { deleteOffline } from '../offline-deletion.ts';
 
 const usage = `Usage: goondan instance list [--json] [--state-root DIR]
        goondan instance delete KEY [--state-root DIR]
 
-list    every instance key with its agents, message count and last update
+list    every instance key with its agents, workspace (the swarm), message count and last update:
+        of the daemon the other commands talk to (GOONDAN_API_URL's, else the only one running),
+        else of every workspace under the state root
 delete  stop the instance's agent processes and delete their messages, inbox and extension state,
         through the running daemon (when several run, GOONDAN_API_URL picks one); with no
         daemon running, the state directories of KEY in every workspace are removed directly;
@@ -50,7 +53,9 @@ async function instance(argv: string[], io: CliIo): Promise<ExitCode> {
   }
   if (action === 'list') {
     if (key !== undefined) throw new UsageError(`list takes no arguments; unexpected: ${[key, ...extra].join(' ')}`);
-    const rows = allInstances(stateRoot).map((i) => ({ ...i, messages: messageCount(i.dir) }));
+    const rows = workspacesToShow(stateRoot, 'instance list')
+      .flatMap((ws) => listInstanceDirs(stateRoot, ws))
+      .map((i) => ({ ...i, messages: messageCount(i.dir) }));
     if (parsed.values.json) {
       io.stdout(JSON.stringify(rows, null, 2));
       return EXIT.ok;
