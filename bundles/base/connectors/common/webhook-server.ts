@@ -2,14 +2,19 @@
  * The HTTP endpoint of a webhook-style connector (Telegram webhook, Slack Events API, Discord
  * interactions, GitHub): listens on `host` (127.0.0.1) : `port` at `path`, accepts POST bodies up
  * to 1 MB, hands the raw body to the connector (signatures are computed over the raw bytes) and
- * stops when the connection shuts down. A handler that throws is a 500, never a crash.
+ * stops when the connection shuts down. A handler that throws is a 500, never a crash. The body is
+ * read as a stream and dropped once past the limit (413): a chunked upload has no Content-Length
+ * to check first, and buffering it whole let a few large uploads take the process to gigabytes.
  */
+import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 import { ConnectorError } from './connector-error.ts';
 import { numberSetting, setting } from './connector-settings.ts';
 import { isRecord, type JsonRecord } from './payload-fields.ts';
 
-const MAX_BODY_BYTES = 1_000_000;
+export const MAX_BODY_BYTES = 1_000_000;
+/** Bun's own cap, above ours so that a body just over the limit still gets our 413 answer. */
+export const SERVER_MAX_REQUEST_BODY_SIZE = 2 * MAX_BODY_BYTES;
 
 export interface WebhookEndpoint {
   /** The connector's name, for logs and errors. */
@@ -45,14 +50,18 @@ export async function serveWebhook(ctx: ConnectorContext, endpoint: WebhookEndpo
     server = Bun.serve({
       hostname,
       port,
+      maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE,
       fetch: async (request) => {
         const url = new URL(request.url);
         if (normalizePath(url.pathname) !== path) return errorResponse(404, 'E_CONNECTOR_NOT_FOUND', `${connector} listens at POST ${path}`);
         if (request.method !== 'POST') return errorResponse(405, 'E_CONNECTOR_METHOD', 'use POST');
-        const declared = Number(request.headers.get('content-length') ?? '0');
-        if (declared > MAX_BODY_BYTES) return errorResponse(413, 'E_CONNECTOR_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
-        const rawBody = await request.text();
-        if (rawBody.length > MAX_BODY_BYTES) return errorResponse(413, 'E_CONNECTOR_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+        const body = await readBoundedText(request, MAX_BODY_BYTES);
+        if (!body.ok) {
+          return body.reason === 'too-large'
+            ? errorResponse(413, 'E_CONNECTOR_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`)
+            : errorResponse(400, 'E_CONNECTOR_BAD_BODY', 'the request body could not be read');
+        }
+        const rawBody = body.text;
         try {
           return await endpoint.handle(request, rawBody);
         } catch (error) {

@@ -9,9 +9,10 @@
  * Config: `host` (127.0.0.1), `port` (8787), `path` (/), `instanceKey` (webhook), `wait`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
+import { MAX_BODY_BYTES, SERVER_MAX_REQUEST_BODY_SIZE } from '../common/webhook-server.ts';
 
-const MAX_BODY_BYTES = 1_000_000;
 /** Where providers put the id of a delivery (the same on their retries), in order of preference. */
 const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-delivery-id'];
 const MAX_DELIVERY_ID_LENGTH = 256;
@@ -70,12 +71,19 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
   const server = Bun.serve({
     hostname: ctx.config.host || '127.0.0.1',
     port: Number(ctx.config.port || 8787),
+    maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE,
     fetch: async (request) => {
       const url = new URL(request.url);
       if (url.pathname !== path) return json(404, { error: { code: 'E_WEBHOOK_NOT_FOUND', message: `POST to ${path}` } });
       if (request.method !== 'POST') return json(405, { error: { code: 'E_WEBHOOK_METHOD', message: 'use POST' } });
-      const raw = await request.text();
-      if (raw.length > MAX_BODY_BYTES) return json(413, { error: { code: 'E_WEBHOOK_TOO_LARGE', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      // Read as a stream and dropped once past the limit: a chunked upload has no Content-Length.
+      const body = await readBoundedText(request, MAX_BODY_BYTES);
+      if (!body.ok) {
+        return body.reason === 'too-large'
+          ? json(413, { error: { code: 'E_WEBHOOK_TOO_LARGE', message: `body over ${MAX_BODY_BYTES} bytes` } })
+          : json(400, { error: { code: 'E_WEBHOOK_BAD_BODY', message: 'the request body could not be read' } });
+      }
+      const raw = body.text;
       if (secret) {
         const signature = request.headers.get('x-goondan-signature') ?? request.headers.get('x-hub-signature-256');
         if (!verifySignature(secret, raw, signature)) {
