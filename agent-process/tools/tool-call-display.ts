@@ -2,7 +2,10 @@
  * How people see one call (issue 17): the export's `summary` template rendered over the call's
  * arguments and the tool's config, as one line of at most 200 characters, with its `displayName`
  * and `icon` — so an approval prompt or a log line reads "Run git status", not `bash__exec {…}`.
+ * Control characters in the arguments are shown as escapes: the summary reaches terminals, chat
+ * connectors and the studio, and must not drive any of them.
  */
+import { clipMiddle, terminalLine } from '../../shared/terminal-text.ts';
 import { renderTemplate } from '../../shared/templates/call-template.ts';
 import type { ToolCallDisplay } from '../../shared/types/extensions.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
@@ -18,7 +21,7 @@ export function callDisplay(item: ToolCatalogItem | undefined, args: JsonObject,
   return display;
 }
 
+/** Whitespace runs as one space, other controls as escapes; a long one keeps its end (what a command pipes into). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= MAX_SUMMARY_CHARS ? flat : `${flat.slice(0, MAX_SUMMARY_CHARS - 1)}…`;
+  return clipMiddle(terminalLine(text.replace(/\s+/g, ' ').trim()), MAX_SUMMARY_CHARS);
 }

@@ -127,12 +127,19 @@ describe('display metadata (exports[].displayName, icon, summary)', () => {
     expect(called).toMatchObject({ summary: 'Do fine and calm on staging for ops', displayName: 'Guarded action', icon: '🛡️' });
   });
 
-  test('a summary longer than one line of 200 characters is cut', async () => {
-    const h = await engines.start(plan([rule('go', [{ name: 'declared__guarded', args: { mode: 'x'.repeat(500) } }])]));
+  test('a summary longer than one line of 200 characters is cut in the middle, so its end is seen', async () => {
+    const h = await engines.start(plan([rule('go', [{ name: 'declared__guarded', args: { mode: `${'x'.repeat(500)} | sh` } }])]));
     await h.engine.runTurn(userEvent('go'));
     const called = h.runtimeEvents.find((e): e is Extract<RuntimeEvent, { type: 'tool.called' }> => e.type === 'tool.called');
-    expect(called?.summary).toHaveLength(200);
-    expect(called?.summary?.endsWith('…')).toBe(true);
+    expect(called?.summary?.length).toBeLessThanOrEqual(200);
+    expect(called?.summary).toMatch(/^Do x+ … \[\d+ characters cut\] … x* \| sh on prod for ops$/);
+  });
+
+  test('control characters in the arguments are shown as escapes in the summary', async () => {
+    const h = await engines.start(plan([rule('go', [{ name: 'declared__guarded', args: { mode: 'a\u001b[2K\u009b1Ab' } }])]));
+    await h.engine.runTurn(userEvent('go'));
+    const called = h.runtimeEvents.find((e): e is Extract<RuntimeEvent, { type: 'tool.called' }> => e.type === 'tool.called');
+    expect(called?.summary).toBe('Do a\\x1b[2K\\x9b1Ab on prod for ops');
   });
 });
 

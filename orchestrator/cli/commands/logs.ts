@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolveStateRoot } from '../../../shared/state-paths.ts';
+import { terminalJson, terminalLine } from '../../../shared/terminal-text.ts';
 import { isJsonObject, type JsonObject } from '../../../shared/types/json.ts';
 import { type CliCommand, type CliIo, UsageError, nonEmpty, parseOptions } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
@@ -75,7 +76,8 @@ export function formatRuntimeEvent(event: JsonObject): string {
   }
   if (typeof event.duration === 'number') details.push(`${event.duration.toFixed(1)}ms`);
   const trace = typeof event.traceId === 'string' ? event.traceId.slice(0, 8) : '-';
-  return `${String(event.timestamp)}  ${String(event.agentName)}@${String(event.instanceKey)}  ${String(event.type).padEnd(15)} trace=${trace}  ${details.join(' ')}`.trimEnd();
+  // Events hold agents' and callers' text (summaries, instance keys, errors): nothing in it may drive the terminal.
+  return terminalLine(`${String(event.timestamp)}  ${String(event.agentName)}@${String(event.instanceKey)}  ${String(event.type).padEnd(15)} trace=${trace}  ${details.join(' ')}`.trimEnd());
 }
 
 /** Reads new complete lines of a file from `offset`; returns them and the next offset. */
@@ -135,8 +137,8 @@ async function logs(argv: string[], io: CliIo): Promise<ExitCode> {
   };
   const selected = selectedWorkspace(stateRoot);
   const print = ({ event, workspaceId, named }: Collected) => {
-    if (values.json) io.stdout(JSON.stringify(named ? { ...event, workspaceId } : event));
-    else io.stdout(named ? `${workspaceId.padEnd(named)}  ${formatRuntimeEvent(event)}` : formatRuntimeEvent(event));
+    if (values.json) io.stdout(terminalJson(JSON.stringify(named ? { ...event, workspaceId } : event)));
+    else io.stdout(named ? `${terminalLine(workspaceId).padEnd(named)}  ${formatRuntimeEvent(event)}` : formatRuntimeEvent(event));
   };
   const offsets = new Map<string, number>();
   // The first read includes the rotated generation (runtime-events.1.jsonl); following reads only the current one.

@@ -6,34 +6,13 @@
  */
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
+import { terminalLines } from '../../../../shared/terminal-text.ts';
 import type { ConnectorApprovalPrompt, ConnectorContext } from '../../../../shared/types/index.ts';
-
-/** Lines of the tool's preview shown at the prompt; the rest is summarised. */
-const PREVIEW_LINES = 40;
-
-/**
- * What the person reads: "coder wants to: Run git status" and "🐚 Shell (bash__exec)" when the
- * export declares a summary (issue 17), else "coder wants to run bash__exec {…arguments}".
- */
-function describeCall(prompt: ConnectorApprovalPrompt): string {
-  const label = [prompt.icon, prompt.displayName].filter((part) => part !== undefined).join(' ');
-  if (prompt.summary !== undefined) return `${prompt.agent} wants to: ${prompt.summary}\n  ${label === '' ? prompt.toolName : `${label} (${prompt.toolName})`}`;
-  const args = JSON.stringify(prompt.args);
-  return `${prompt.agent} wants to run ${label === '' ? prompt.toolName : `${label} (${prompt.toolName})`} ${args.length > 300 ? `${args.slice(0, 300)}…` : args}`;
-}
-
-function previewBlock(preview: string | undefined): string {
-  if (preview === undefined) return '';
-  const lines = preview.split('\n');
-  const shown = lines.slice(0, PREVIEW_LINES).map((line) => `  │ ${line}`);
-  if (lines.length > PREVIEW_LINES) shown.push(`  │ … ${lines.length - PREVIEW_LINES} more line(s)`);
-  return `${shown.join('\n')}\n`;
-}
+import { approvalQuestion } from './approval-prompt.ts';
 
 function askApproval(rl: Interface, prompt: ConnectorApprovalPrompt): Promise<{ approved: boolean; scope: 'once' | 'session' }> {
-  const question = `\n${describeCall(prompt)}\n${previewBlock(prompt.preview)}  (${prompt.reason})\n  Allow? [y]es / [n]o / [a]lways this session: `;
   return new Promise((resolve) => {
-    rl.question(question, (answer) => {
+    rl.question(approvalQuestion(prompt), (answer) => {
       const a = answer.trim().toLowerCase();
       if (a === 'a' || a === 'always') resolve({ approved: true, scope: 'session' });
       else resolve({ approved: a === 'y' || a === 'yes', scope: 'once' });
@@ -79,13 +58,14 @@ export default async function cli(ctx: ConnectorContext): Promise<void> {
     }
     lineNo += 1;
     // The reply is printed as the model produces it; a model that does not stream prints it whole below.
+    // It is model text, which a fetched page may have steered: its control characters are shown, not obeyed.
     const reply = await ctx.request(
       { name: 'stdin_message', message: { type: 'text', text }, properties: { line: String(lineNo) }, instanceKey },
-      { onText: (chunk) => process.stdout.write(chunk) },
+      { onText: (chunk) => process.stdout.write(terminalLines(chunk)) },
     );
     if (ctx.signal.aborted) break;
-    if (reply.status !== 'ok') process.stdout.write(`[${reply.status}] ${reply.text}\n`);
-    else if (!reply.streamed) process.stdout.write(`${reply.text}\n`);
+    if (reply.status !== 'ok') process.stdout.write(`[${reply.status}] ${terminalLines(reply.text)}\n`);
+    else if (!reply.streamed) process.stdout.write(`${terminalLines(reply.text)}\n`);
     promptAgain();
   }
 }
