@@ -1,16 +1,21 @@
 /**
  * `webhook` connector: HTTP POST → one event. Body: JSON `{text | input, instanceKey?, properties?}`
- * or plain text. With a `WEBHOOK_SECRET` (or `SIGNING_SECRET`) secret, the raw body must carry an
- * HMAC-SHA256 signature in `X-Goondan-Signature` or `X-Hub-Signature-256` (`sha256=<hex>`); a
- * mismatch is 401 and nothing is emitted (SPEC.md §6). `?wait=true` (or config `wait: "true"`)
- * answers with the agent's reply instead of 202. A delivery id in `Idempotency-Key`, `webhook-id`
- * (Standard Webhooks), `X-GitHub-Delivery` or `X-Delivery-Id` makes a redelivery run no second turn
- * (with `wait`, it gets the original reply).
- * Config: `host` (127.0.0.1), `port` (8787), `path` (/), `instanceKey` (webhook), `wait`.
+ * or plain text. The raw body must carry an HMAC-SHA256 signature made with the `WEBHOOK_SECRET`
+ * (also SIGNING_SECRET) setting in `X-Goondan-Signature` or `X-Hub-Signature-256` (`sha256=<hex>`);
+ * a mismatch is 401 and nothing is emitted (SPEC.md §6). Without a secret the connector refuses
+ * to start — the body chooses the conversation, so anyone who can reach the port could write into
+ * any of them — unless `verify: false` says that unsigned requests are meant (warned at start).
+ * `?wait=true` (or `wait: true`) answers with the agent's reply instead of 202. A delivery id in
+ * `Idempotency-Key`, `webhook-id` (Standard Webhooks), `X-GitHub-Delivery` or `X-Delivery-Id`
+ * makes a redelivery run no second turn (with `wait`, it gets the original reply).
+ * Settings (config or secrets): `WEBHOOK_SECRET`, `verify` (true), `host` (127.0.0.1), `port`
+ * (8787), `path` (/), `instanceKey` (webhook), `wait`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
+import { ConnectorError } from '../common/connector-error.ts';
+import { flagSetting, numberSetting, setting } from '../common/connector-settings.ts';
 import { MAX_BODY_BYTES, SERVER_MAX_REQUEST_BODY_SIZE } from '../common/webhook-server.ts';
 
 /** Where providers put the id of a delivery (the same on their retries), in order of preference. */
@@ -65,12 +70,24 @@ function deliveryIdOf(headers: Headers): { idempotencyKey: string } | Record<str
 }
 
 export default async function webhook(ctx: ConnectorContext): Promise<void> {
-  const secret = ctx.secrets.WEBHOOK_SECRET || ctx.secrets.SIGNING_SECRET || '';
-  const path = ctx.config.path || '/';
-  const defaultKey = ctx.config.instanceKey || 'webhook';
+  const secret = setting(ctx, ['WEBHOOK_SECRET', 'SIGNING_SECRET', 'signingSecret']) ?? '';
+  const verify = flagSetting(ctx, ['verify'], true, 'webhook');
+  if (secret === '' && verify) {
+    throw new ConnectorError(
+      'E_CONNECTOR_CONFIG',
+      'webhook connector: no WEBHOOK_SECRET to verify requests; without it anyone who can reach the port could post into any conversation',
+      'set secrets.WEBHOOK_SECRET (or config.WEBHOOK_SECRET; also read: SIGNING_SECRET) to the HMAC-SHA256 key senders sign the body with, or config.verify: false to accept unsigned requests',
+    );
+  }
+  if (secret === '') ctx.logger.warn({ connector: 'webhook' }, 'webhook accepts UNSIGNED requests (verify: false): anyone who can reach the port can start turns in any conversation');
+  const path = setting(ctx, ['path']) ?? '/';
+  const defaultKey = setting(ctx, ['instanceKey']) ?? 'webhook';
+  const waitAlways = flagSetting(ctx, ['wait'], false, 'webhook');
+  const hostname = setting(ctx, ['host']) ?? '127.0.0.1';
+  const port = numberSetting(ctx, ['port'], 8787, 'webhook', { min: 0, max: 65_535 });
   const server = Bun.serve({
-    hostname: ctx.config.host || '127.0.0.1',
-    port: Number(ctx.config.port || 8787),
+    hostname,
+    port,
     maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE,
     fetch: async (request) => {
       const url = new URL(request.url);
@@ -100,7 +117,7 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
         instanceKey: payload.instanceKey ?? defaultKey,
         ...deliveryIdOf(request.headers),
       };
-      const wait = url.searchParams.get('wait') === 'true' || ctx.config.wait === 'true';
+      const wait = url.searchParams.get('wait') === 'true' || waitAlways;
       if (!wait) {
         await ctx.emit(event);
         return json(202, { accepted: true });
