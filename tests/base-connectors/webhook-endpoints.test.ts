@@ -63,3 +63,14 @@ describe('webhook: requests must be signed unless verify: false says otherwise',
     expect(hook.events).toHaveLength(1);
   });
 });
+
+describe('webhook: properties the connector sets cannot be set by the body', () => {
+  test('a body with properties.path gets the real path (a route rule for another path must not match)', async () => {
+    const hook = await run(webhook, { port: '0', path: '/public' }, { WEBHOOK_SECRET: 's' });
+    const body = JSON.stringify({ text: 'hi', properties: { path: '/internal', user: 'eve' } });
+    const signature = `sha256=${createHmac('sha256', 's').update(body).digest('hex')}`;
+    const response = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': signature }, body });
+    expect(response.status).toBe(202);
+    expect(hook.events[0]?.properties).toEqual({ path: '/public', user: 'eve' });
+  });
+});

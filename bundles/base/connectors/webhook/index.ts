@@ -113,7 +113,8 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
       const event = {
         name: 'webhook_message',
         message: { type: 'text' as const, text: payload.text },
-        properties: { path: url.pathname, ...payload.properties },
+        // What the connector knows wins over what the body says: ingress rules match on `path`.
+        properties: { ...payload.properties, path: url.pathname },
         instanceKey: payload.instanceKey ?? defaultKey,
         ...deliveryIdOf(request.headers),
       };
