@@ -10,6 +10,7 @@ import type { ExtensionApi, MiddlewareRuntimeInfo, TurnMiddlewareContext } from 
 import type { JsonObject, JsonValue } from '../../../../shared/types/json.ts';
 import type { Message, MessageEvent } from '../../../../shared/types/messages.ts';
 import { type ContextMessageConfig, readContextMessageConfig } from './context-config.ts';
+import { block } from './runtime-block.ts';
 
 /** Metadata key holding `{ sha256 }` of the message text. */
 export const CONTEXT_MESSAGE_MARKER = '__goondanContextMessage';
@@ -65,13 +66,6 @@ export function buildSystemText(runtime: MiddlewareRuntimeInfo, options: Context
     );
   }
   return sections.join('\n\n');
-}
-
-function block(name: string, fields: Record<string, string | undefined>): string {
-  const lines = Object.entries(fields)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
-    .map(([key, value]) => `${key}: ${value}`);
-  return [`[${name}]`, ...lines].join('\n');
 }
 
 /** The events that make the conversation start with exactly this system message (none if it already does). */
