@@ -102,9 +102,18 @@ describe('discord signatures', () => {
     const hex = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex');
     const verify = discordVerifier(hex);
     const signature = sign(null, Buffer.from('123{"type":1}'), keys.privateKey).toString('hex');
-    expect(verify('123', '{"type":1}', signature)).toBe(true);
-    expect(verify('124', '{"type":1}', signature)).toBe(false);
-    expect(verify('123', '{"type":1}', 'zz')).toBe(false);
+    expect(verify('123', '{"type":1}', signature, 123)).toEqual({ ok: true });
+    expect(verify('124', '{"type":1}', signature, 124)).toMatchObject({ ok: false });
+    expect(verify('123', '{"type":1}', 'zz', 123)).toMatchObject({ ok: false });
+  });
+
+  test('a signed timestamp more than five minutes from now is refused (a replay)', () => {
+    const keys = generateKeyPairSync('ed25519');
+    const verify = discordVerifier(Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex'));
+    const signature = sign(null, Buffer.from('1000{"type":1}'), keys.privateKey).toString('hex');
+    expect(verify('1000', '{"type":1}', signature, 1000 + 299)).toEqual({ ok: true });
+    expect(verify('1000', '{"type":1}', signature, 1000 + 301)).toMatchObject({ ok: false, reason: expect.stringContaining('five-minute') });
+    expect(verify('1000', '{"type":1}', signature, 1000 - 301)).toMatchObject({ ok: false });
   });
 });
 

@@ -4,7 +4,8 @@
  * properties a request body may set, and replays of signed requests.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import discord from '../../bundles/base/connectors/discord/index.ts';
 import github from '../../bundles/base/connectors/github/index.ts';
 import webhook from '../../bundles/base/connectors/webhook/index.ts';
 import { type RunningConnector, postEndlessChunked, startConnector, started } from './connector-http-harness.ts';
@@ -72,5 +73,48 @@ describe('webhook: properties the connector sets cannot be set by the body', () 
     const response = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': signature }, body });
     expect(response.status).toBe(202);
     expect(hook.events[0]?.properties).toEqual({ path: '/public', user: 'eve' });
+  });
+});
+
+describe('discord: a signed interaction cannot be replayed', () => {
+  const keys = generateKeyPairSync('ed25519');
+  const publicKey = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex');
+  const interaction = (id: string) => JSON.stringify({
+    id,
+    application_id: 'APP1',
+    type: 2,
+    token: `itoken-${id}`,
+    channel_id: 'CH1',
+    member: { user: { id: 'U1', username: 'dee' } },
+    data: { id: 'CMD1', name: 'ask', type: 1, options: [{ name: 'q', type: 3, value: 'hello' }] },
+  });
+  const post = (url: string, body: string, timestamp: number) => {
+    const stamp = String(timestamp);
+    const signature = sign(null, Buffer.from(stamp + body), keys.privateKey).toString('hex');
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature-timestamp': stamp, 'x-signature-ed25519': signature }, body });
+  };
+  const now = () => Math.floor(Date.now() / 1000);
+
+  test('a correctly signed interaction from long ago is 401 and emits nothing', async () => {
+    const bot = await run(discord, { port: '0', publicKey, replies: 'false' });
+    const old = await post(bot.url, interaction('1001'), 1_690_000_000);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: { message: string } }).error.message).toContain('five-minute');
+    expect((await post(bot.url, interaction('1002'), now())).status).toBe(200);
+    await bot.stop();
+    running.splice(0);
+    expect(bot.events.map((event) => event.properties.interaction_id)).toEqual(['1002']);
+  });
+
+  test('the same fresh interaction posted three times is one turn; the repeats are 409', async () => {
+    const bot = await run(discord, { port: '0', publicKey, replies: 'false' });
+    const body = interaction('2001');
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post(bot.url, body, now())).status);
+    expect(statuses).toEqual([200, 409, 409]);
+    await bot.stop();
+    running.splice(0);
+    expect(bot.events).toHaveLength(1);
+    expect(bot.events[0]?.idempotencyKey).toBe('discord-interaction:2001');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `discord` connector: a Discord application's Interactions Endpoint URL. Every request must be
- * signed with the application's Ed25519 key (401 and nothing emitted otherwise); PING is answered
+ * signed with the application's Ed25519 key less than five minutes ago (401 and nothing emitted
+ * otherwise), and an interaction id already handled is not a second turn; PING is answered
  * with PONG; a slash command or component press is answered at once with a deferred response
  * (Discord shows "thinking…") and becomes a turn on `discord:<channel_id>`; the agent's reply
  * then replaces the deferred message, with follow-ups beyond 2000 characters.
@@ -12,6 +13,7 @@
  */
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 import { baseUrlSetting, requiredSetting } from '../common/connector-settings.ts';
+import { RecentIds } from '../common/recent-ids.ts';
 import { createReplyRelay } from '../common/reply-relay.ts';
 import { retryPolicyFrom } from '../common/retry-policy.ts';
 import { splitMessage } from '../common/split-message.ts';
@@ -34,21 +36,31 @@ export default async function discord(ctx: ConnectorContext): Promise<void> {
   });
   // Interaction tokens are cut out of errors where they are used (discord-api.ts).
   const relay = createReplyRelay(ctx, { connector: 'discord', secrets: [] });
+  const seen = new RecentIds();
 
   await serveWebhook(ctx, {
     connector: 'discord',
     defaultPort: 8789,
     async handle(request, rawBody) {
-      if (!verify(request.headers.get('x-signature-timestamp'), rawBody, request.headers.get('x-signature-ed25519'))) {
-        ctx.logger.warn({ connector: 'discord' }, 'discord signature check failed; request rejected');
-        return errorResponse(401, 'E_CONNECTOR_SIGNATURE', 'invalid request signature');
+      const check = verify(request.headers.get('x-signature-timestamp'), rawBody, request.headers.get('x-signature-ed25519'));
+      if (!check.ok) {
+        ctx.logger.warn({ connector: 'discord', reason: check.reason }, 'discord signature check failed; request rejected');
+        return errorResponse(401, 'E_CONNECTOR_SIGNATURE', check.reason);
       }
       const body = parseJsonObject(rawBody);
       if (body instanceof Response) return body;
       const interaction = readInteraction(body);
       if (interaction.kind === 'ping') return jsonResponse(200, { type: PONG });
       if (interaction.kind === 'unsupported') return errorResponse(400, 'E_CONNECTOR_UNSUPPORTED', interaction.reason);
-      const { applicationId, token, event } = interaction;
+      const { applicationId, token } = interaction;
+      // Discord does not redeliver an interaction: the same id again is a replay of a signed request.
+      const interactionId = interaction.event.properties.interaction_id;
+      if (interactionId !== undefined && !seen.firstTime(interactionId)) {
+        ctx.logger.warn({ connector: 'discord', interactionId }, 'discord interaction already handled; not emitted again');
+        return errorResponse(409, 'E_CONNECTOR_DUPLICATE', `interaction ${interactionId} was already handled`);
+      }
+      // The daemon remembers the id too (24 h), past a restart of this connector.
+      const event = interactionId !== undefined ? { ...interaction.event, idempotencyKey: `discord-interaction:${interactionId}` } : interaction.event;
       relay.relay(event, async (text) => {
         const [first = '', ...rest] = splitMessage(text, DISCORD_MESSAGE_LIMIT);
         await api.editOriginal(applicationId, token, first);
