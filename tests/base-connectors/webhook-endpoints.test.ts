@@ -118,3 +118,47 @@ describe('discord: a signed interaction cannot be replayed', () => {
     expect(bot.events[0]?.idempotencyKey).toBe('discord-interaction:2001');
   });
 });
+
+describe('github: the unsigned headers do not decide what a signed body is', () => {
+  const secret = 'gh-secret';
+  const commentBody = JSON.stringify({
+    action: 'created',
+    repository: { full_name: 'acme/widgets' },
+    sender: { login: 'carol' },
+    issue: { number: 7, title: 'Issue 7', user: { login: 'dave' } },
+    comment: { id: 5007, body: 'please look', user: { login: 'carol' } },
+  });
+  const deliver = (url: string, event: string, deliveryId: string, body = commentBody) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': event,
+        'x-github-delivery': deliveryId,
+        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+      },
+      body,
+    });
+
+  test('a captured delivery posted again under new delivery ids is one turn', async () => {
+    const hooks = await run(github, { port: '0', replies: 'false' }, { WEBHOOK_SECRET: secret });
+    const answers = [];
+    for (const id of ['d-1', 'd-2', 'd-3']) answers.push((await (await deliver(hooks.url, 'issue_comment', id)).json()) as Record<string, unknown>);
+    expect(answers).toEqual([{ ok: true }, { ok: true, duplicate: true }, { ok: true, duplicate: true }]);
+    await hooks.stop();
+    running.splice(0);
+    expect(hooks.events).toHaveLength(1);
+    expect(hooks.events[0]?.idempotencyKey).toBe('issue_comment.created:5007');
+  });
+
+  test('an X-GitHub-Event that does not match the body is 400 and emits nothing', async () => {
+    const hooks = await run(github, { port: '0', replies: 'false' }, { WEBHOOK_SECRET: secret });
+    const opened = JSON.stringify({ action: 'opened', repository: { full_name: 'acme/widgets' }, issue: { number: 8, title: 't', user: { login: 'erin' } }, comment: { id: 1, body: 'x' } });
+    const response = await deliver(hooks.url, 'issues', 'd-9', opened);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('does not match the signed body');
+    await hooks.stop();
+    running.splice(0);
+    expect(hooks.events).toEqual([]);
+  });
+});

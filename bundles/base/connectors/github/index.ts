@@ -4,7 +4,10 @@
  * otherwise); JSON and form-encoded (`payload=`) deliveries are read; `ping` is answered 200;
  * a new issue, pull request or comment becomes a turn on `github:<owner/repo>#<number>` and the
  * agent's reply is posted as a comment there. A delivery id (`X-GitHub-Delivery`) already
- * handled — GitHub redelivers — is not emitted again.
+ * handled — GitHub redelivers — is not emitted again, nor is an event whose signed body names a
+ * comment / issue / pull request already handled (the delivery id is not signed, so a captured
+ * delivery could otherwise be replayed under a new one); an `X-GitHub-Event` (also unsigned) that
+ * does not match the body's shape is 400.
  *
  * Settings (config or secrets): `WEBHOOK_SECRET` (also SIGNING_SECRET / GITHUB_WEBHOOK_SECRET;
  * `verify: false` to run without one), `token` (also GITHUB_TOKEN; without it replies are off),
@@ -63,11 +66,19 @@ export default async function github(ctx: ConnectorContext): Promise<void> {
       const deliveryId = request.headers.get('x-github-delivery') ?? undefined;
       if (deliveryId !== undefined && !seen.firstTime(deliveryId)) return jsonResponse(200, { ok: true, duplicate: true });
       const delivery = githubDelivery(githubEvent, deliveryId, body, botLogin);
+      if (delivery.kind === 'mismatch') {
+        ctx.logger.warn({ connector: 'github', githubEvent, deliveryId: deliveryId ?? null }, 'github event header does not match the signed body; delivery rejected');
+        return errorResponse(400, 'E_CONNECTOR_BAD_BODY', delivery.reason);
+      }
       if (delivery.kind === 'ignored') {
         ctx.logger.debug({ connector: 'github', githubEvent, deliveryId: deliveryId ?? null, reason: delivery.reason }, 'github delivery ignored');
         return jsonResponse(200, { ok: true, ignored: delivery.reason });
       }
-      const { repo, number, event } = delivery;
+      const { repo, number, event, key } = delivery;
+      if (!seen.firstTime(key)) {
+        ctx.logger.debug({ connector: 'github', key, deliveryId: deliveryId ?? null }, 'github event already handled; not emitted again');
+        return jsonResponse(200, { ok: true, duplicate: true });
+      }
       relay.relay(event, async (text) => {
         for (const piece of splitMessage(text, GITHUB_COMMENT_LIMIT)) await api.createComment(repo, number, piece);
       });
