@@ -12,10 +12,21 @@ import { errorOf, storedToolResults, trackEngines, userEvent } from './helpers/e
 const engines = trackEngines();
 const TOKEN = 'Bearer s3cret-token';
 let server: Server<undefined>;
+/** Another origin (another port) that `/elsewhere` redirects to: it records what reached it. */
+let other: Server<undefined>;
+const reachedOther: Array<Record<string, string>> = [];
 let bundle: TempBundle;
 const seen: Array<{ method: string; path: string; search: string; headers: Record<string, string>; body: string }> = [];
 
 beforeAll(() => {
+  other = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      reachedOther.push(Object.fromEntries(request.headers));
+      return Response.json({ landed: true });
+    },
+  });
   server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -26,6 +37,7 @@ beforeAll(() => {
       if (url.pathname === '/items') return Response.json({ created: true }, { status: 201 });
       if (url.pathname === '/text') return new Response('plain words', { headers: { 'content-type': 'text/plain; charset=utf-8' } });
       if (url.pathname === '/redirect') return Response.redirect('http://10.1.2.3:9/inside', 302);
+      if (url.pathname === '/elsewhere') return Response.redirect(`http://127.0.0.1:${other.port}/landing`, 302);
       return new Response(`no such thing: ${'x'.repeat(3000)}`, { status: 404, statusText: 'Not Found' });
     },
   });
@@ -48,6 +60,7 @@ ${rules}
         call('text', 'tracker__text', '{}'),
         call('missing', 'tracker__missing', '{}'),
         call('bounce', 'tracker__bounce', '{}'),
+        call('away', 'tracker__away', '{}'),
       ].join('\n'),
     )}---
 apiVersion: goondan.ai/v1
@@ -84,6 +97,15 @@ spec:
       description: Redirects to a private address.
       parameters: { type: object, properties: {} }
       http: { method: GET, url: "{{config.baseUrl}}/redirect" }
+    - name: away
+      description: Redirects to another origin.
+      parameters: { type: object, properties: {} }
+      http:
+        method: GET
+        url: "{{config.baseUrl}}/elsewhere"
+        headers:
+          X-Tracker-Key: { valueFrom: { env: TRACKER_KEY } }
+          X-Tracker-Session: "session {{config.baseUrl}}"
 ---
 apiVersion: goondan.ai/v1
 kind: Agent
@@ -111,13 +133,14 @@ spec: { entryAgent: Agent/open, agents: [Agent/open, Agent/closed] }
 
 afterAll(() => {
   server.stop(true);
+  other.stop(true);
   bundle.remove();
 });
 
 async function agent(name: 'open' | 'closed') {
   const loaded = await loadBundle(bundle.dir, { env: {} });
   expect(loaded.errors).toEqual([]);
-  const plan = buildAgentPlan(loaded, 's', name, { TRACKER_TOKEN: TOKEN });
+  const plan = buildAgentPlan(loaded, 's', name, { TRACKER_TOKEN: TOKEN, TRACKER_KEY: 'k3y-secret' });
   return engines.start(plan, { swarm: buildSwarmPlan(loaded, 's') });
 }
 
@@ -132,6 +155,17 @@ describe('an export declared as an HTTP request needs no entry module', () => {
     expect(request?.headers.authorization).toBe(TOKEN);
     expect(request?.headers['x-query']).toBe('q is x&y=z');
     expect(JSON.stringify(h.logLines())).not.toContain('s3cret');
+  });
+
+  test('a redirect to another origin does not carry the declared headers (a secret may be under any name)', async () => {
+    const h = await agent('open');
+    const result = await h.engine.runTurn(userEvent('away'));
+    expect(JSON.parse(result.responseText)).toEqual({ landed: true });
+    expect(seen.findLast((r) => r.path === '/elsewhere')?.headers['x-tracker-key']).toBe('k3y-secret');
+    const landed = reachedOther.at(-1);
+    expect(landed?.['user-agent']).toBe('goondan-http-tool/0.1');
+    expect(landed?.['x-tracker-key']).toBeUndefined();
+    expect(landed?.['x-tracker-session']).toBeUndefined();
   });
 
   test('a JSON body keeps argument types, leaves out absent ones and renders text around placeholders', async () => {

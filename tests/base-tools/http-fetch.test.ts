@@ -50,6 +50,7 @@ function startServer(): ReturnType<typeof Bun.serve> {
           contentType: request.headers.get('content-type'),
           authorization: request.headers.get('authorization'),
           custom: request.headers.get('x-custom'),
+          headers: Object.fromEntries(request.headers),
           body: await request.text(),
         });
       }
@@ -159,6 +160,18 @@ describe('http-fetch redirects are followed, bounded and checked', () => {
     const out = await get(setup(), { url: `${base}/to-other-origin?target=${encodeURIComponent(target)}`, headers: { authorization: 'Bearer secret', 'x-custom': 'kept' } });
     expect(out.url).toBe(`${target}/echo`);
     expect(out.json).toMatchObject({ authorization: null, custom: 'kept' });
+  });
+
+  test('headers the operator configured (config.headers) and common API-key headers stay with the first origin', async () => {
+    const target = `http://127.0.0.1:${otherOrigin.port}`;
+    const t = setup({ headers: { 'X-Operator-Key': 'op-secret' } });
+    const headers = { 'private-token': 'glpat-secret', 'X-Api-Key': 'key-secret', 'x-custom': 'kept' };
+    const away = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(target)}`, headers })).json);
+    expect(away.headers).toMatchObject({ 'x-custom': 'kept' });
+    expect(JSON.stringify(away.headers)).not.toContain('secret');
+    // The same origin is the one they were configured for: kept there.
+    const home = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(base)}`, headers })).json);
+    expect(home.headers).toMatchObject({ 'x-operator-key': 'op-secret', 'private-token': 'glpat-secret', 'x-api-key': 'key-secret' });
   });
 });
 

@@ -20,6 +20,8 @@ export interface GuardedRequest {
   signal: AbortSignal;
   /** `config.allow` of the agent's tool ref: private hosts / CIDRs this agent may reach. */
   allow: readonly string[];
+  /** Headers not forwarded when a redirect leaves the URL's origin. */
+  originBoundHeaders: readonly string[];
 }
 
 const MAX_REDIRECTS = 5;
@@ -34,5 +36,6 @@ export function guardedFetch(request: GuardedRequest): Promise<FetchOutcome> {
     maxRedirects: MAX_REDIRECTS,
     signal: request.signal,
     targets: { allow: parseAllowList(request.allow), resolve: systemResolver },
+    originBoundHeaders: request.originBoundHeaders,
   });
 }

@@ -26,7 +26,10 @@ export function httpExportHandler(toolName: string, http: HttpRequestPlan): Tool
     let outcome;
     let body: BodyBytes;
     try {
-      outcome = await guardedFetch({ ...request, method: http.method, signal, allow: allowList(toolName, ctx) });
+      // Every declared header stays with the declared origin: the plan no longer says which came
+      // from a ValueSource, and a template one may carry {{config.token}}.
+      const originBoundHeaders = Object.keys(http.headers ?? {});
+      outcome = await guardedFetch({ ...request, method: http.method, signal, allow: allowList(toolName, ctx), originBoundHeaders });
       body = await readCapped(outcome.response, MAX_BODY_BYTES);
     } catch (error) {
       if (GoondanError.isInstance(error) || hasCode(error)) throw error;

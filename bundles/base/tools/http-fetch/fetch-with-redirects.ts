@@ -2,7 +2,8 @@
  * fetch with redirects followed by hand, so that every hop is checked (http/https only, and its
  * target address by `checkTarget`), the count is bounded, and the final URL is known. Each hop is
  * sent to the address that was checked. Like browsers: 303 (and 301/302 after POST) continue as
- * GET without a body; credentials are not forwarded to another origin.
+ * GET without a body; credentials are not forwarded to another origin — neither the standard
+ * credential headers nor any header the operator configured for the tool (`originBoundHeaders`).
  */
 import { BaseToolError, systemErrorCode } from '../tool-error.ts';
 import type { IpAddress } from './ip-address.ts';
@@ -18,6 +19,11 @@ export interface FetchRequest {
   signal: AbortSignal;
   /** Allow-list and resolver for the target check of every hop (the signal is `signal`). */
   targets: Omit<TargetCheck, 'signal'>;
+  /**
+   * Headers sent to the first origin only: the ones the operator configured (http-fetch's
+   * config.headers, a declared tool's http.headers), which may hold a secret under any name.
+   */
+  originBoundHeaders?: readonly string[];
 }
 
 export interface FetchOutcome {
@@ -27,7 +33,8 @@ export interface FetchOutcome {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** Never sent to another origin: the standard credential headers and the common API-key ones. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'private-token', 'x-auth-token', 'x-access-token'];
 
 /** Refuses anything but http(s) with `E_HTTP_SCHEME`. */
 export function checkScheme(url: URL, what: string): void {
@@ -86,7 +93,7 @@ export async function fetchWithRedirects(request: FetchRequest): Promise<FetchOu
       headers.delete('content-type');
       headers.delete('content-length');
     }
-    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    if (next.origin !== url.origin) for (const name of [...CREDENTIAL_HEADERS, ...(request.originBoundHeaders ?? [])]) headers.delete(name);
     previous = url;
     url = next;
   }

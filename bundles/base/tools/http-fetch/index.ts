@@ -81,6 +81,8 @@ async function request(ctx: ToolContext, method: 'GET' | 'POST', args: PostArgs)
       maxRedirects: config.maxRedirects ?? 5,
       signal,
       targets: { allow, resolve: systemResolver },
+      // The operator's headers are for the URL's origin (often an API key): not for where it redirects.
+      originBoundHeaders: Object.keys(config.headers ?? {}),
     });
     const received = await readCapped(response, maxBytes);
     const contentType = response.headers.get('content-type') ?? '';
