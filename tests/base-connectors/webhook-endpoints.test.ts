@@ -162,3 +162,19 @@ describe('github: the unsigned headers do not decide what a signed body is', () 
     expect(hooks.events).toEqual([]);
   });
 });
+
+describe('webhook: a delivery id counts only together with the signed body', () => {
+  test('the same Idempotency-Key with another body is another delivery; with the same body the same one', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: 's' });
+    const send = (text: string) => {
+      const body = JSON.stringify({ text, instanceKey: 'k' });
+      const signature = `sha256=${createHmac('sha256', 's').update(body).digest('hex')}`;
+      return fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': signature, 'idempotency-key': 'delivery-1' }, body });
+    };
+    for (const text of ['real message', 'real message', 'captured, replayed under the real id']) expect((await send(text)).status).toBe(202);
+    const [first, redelivery, other] = hook.events.map((event) => event.idempotencyKey);
+    expect(first).toStartWith('delivery-1:');
+    expect(redelivery).toBe(first);
+    expect(other).not.toBe(first);
+  });
+});

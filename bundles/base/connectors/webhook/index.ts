@@ -7,11 +7,12 @@
  * any of them — unless `verify: false` says that unsigned requests are meant (warned at start).
  * `?wait=true` (or `wait: true`) answers with the agent's reply instead of 202. A delivery id in
  * `Idempotency-Key`, `webhook-id` (Standard Webhooks), `X-GitHub-Delivery` or `X-Delivery-Id`
- * makes a redelivery run no second turn (with `wait`, it gets the original reply).
+ * makes a redelivery — the same id with the same body — run no second turn (with `wait`, it gets
+ * the original reply); the id is not signed, so it counts only together with the body's digest.
  * Settings (config or secrets): `WEBHOOK_SECRET`, `verify` (true), `host` (127.0.0.1), `port`
  * (8787), `path` (/), `instanceKey` (webhook), `wait`.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 import { ConnectorError } from '../common/connector-error.ts';
@@ -61,10 +62,16 @@ function parsePayload(raw: string, contentType: string): WebhookPayload | string
   return { text, properties, ...(instanceKey ? { instanceKey } : {}) };
 }
 
-function deliveryIdOf(headers: Headers): { idempotencyKey: string } | Record<string, never> {
+/**
+ * The delivery id headers are not covered by the signature: the key is the id together with a
+ * digest of the (signed) body, so that a captured id cannot be reused with another body to be
+ * answered with, or to suppress, the turn of the real delivery. A redelivery — same id, same
+ * body — has the same key.
+ */
+function deliveryIdOf(headers: Headers, rawBody: string): { idempotencyKey: string } | Record<string, never> {
   for (const name of DELIVERY_ID_HEADERS) {
     const value = headers.get(name)?.trim();
-    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: value };
+    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: `${value}:sha256-${createHash('sha256').update(rawBody).digest('hex')}` };
   }
   return {};
 }
@@ -116,7 +123,7 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
         // What the connector knows wins over what the body says: ingress rules match on `path`.
         properties: { ...payload.properties, path: url.pathname },
         instanceKey: payload.instanceKey ?? defaultKey,
-        ...deliveryIdOf(request.headers),
+        ...deliveryIdOf(request.headers, raw),
       };
       const wait = url.searchParams.get('wait') === 'true' || waitAlways;
       if (!wait) {
