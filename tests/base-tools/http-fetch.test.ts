@@ -166,11 +166,11 @@ describe('http-fetch redirects are followed, bounded and checked', () => {
     const target = `http://127.0.0.1:${otherOrigin.port}`;
     const t = setup({ headers: { 'X-Operator-Key': 'op-secret' } });
     const headers = { 'private-token': 'glpat-secret', 'X-Api-Key': 'key-secret', 'x-custom': 'kept' };
-    const away = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(target)}`, headers })).json);
+    const away = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(target)}`, headers })).json ?? null);
     expect(away.headers).toMatchObject({ 'x-custom': 'kept' });
     expect(JSON.stringify(away.headers)).not.toContain('secret');
     // The same origin is the one they were configured for: kept there.
-    const home = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(base)}`, headers })).json);
+    const home = asObject((await get(t, { url: `${base}/to-other-origin?target=${encodeURIComponent(base)}`, headers })).json ?? null);
     expect(home.headers).toMatchObject({ 'x-operator-key': 'op-secret', 'private-token': 'glpat-secret', 'x-api-key': 'key-secret' });
   });
 });
