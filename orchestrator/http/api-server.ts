@@ -158,7 +158,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     port: options.port,
     // SSE streams stay open far longer than Bun's default 10 s idle timeout.
     idleTimeout: 0,
-    // No route takes more (bodies are read with a bound, bounded-body.ts); Bun's default is 128 MB.
+    // No route takes more (bodies are read with a bound, shared/http/bounded-body.ts); Bun's default is 128 MB.
     maxRequestBodySize: 2 * MAX_BODY_BYTES,
     fetch: async (request) => {
       try {

@@ -6,7 +6,7 @@ import type { ErrorObject } from 'ajv';
 import { compiledValidator, type Validator } from '../../shared/validation/compiled-validator.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { errorResponse } from './http-errors.ts';
-import { readBoundedBody } from './bounded-body.ts';
+import { readBoundedBody } from '../../shared/http/bounded-body.ts';
 
 const options = { allErrors: true, strict: false } as const;
 

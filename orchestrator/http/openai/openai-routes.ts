@@ -15,7 +15,7 @@ import { chatCompletion, failedTurnStatus, openAiError, openAiErrorFrom } from '
 import { streamCompletion } from './stream-completion.ts';
 import { followRuntimeEvents, settledOrStop } from '../trace-stream.ts';
 import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
-import { readBoundedBody } from '../bounded-body.ts';
+import { readBoundedBody } from '../../../shared/http/bounded-body.ts';
 
 interface ChatMessage {
   role: string;
