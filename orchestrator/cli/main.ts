@@ -7,11 +7,15 @@ import { DaemonUnreachableError } from './daemon-unreachable-error.ts';
 import { SeveralDaemonsError } from './several-daemons-error.ts';
 import { EXIT } from './exit-codes.ts';
 import { type CommandEntry, commands } from './commands/index.ts';
+import { terminalLines } from '../../shared/terminal-text.ts';
 
+// What reaches a terminal's stdout (a model's reply, instance keys from chat users) cannot drive it:
+// its control characters are shown as escapes. A pipe gets the bytes as they are.
+const onScreen = process.stdout.isTTY === true ? terminalLines : (text: string) => text;
 const io: CliIo = {
-  stdout: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  stdout: (text) => process.stdout.write(onScreen(text.endsWith('\n') ? text : `${text}\n`)),
   stderr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
-  write: (text) => process.stdout.write(text),
+  write: (text) => process.stdout.write(onScreen(text)),
 };
 
 function globalHelp(list: readonly CommandEntry[]): string {
