@@ -159,7 +159,7 @@ export function startApiServer(options: ApiServerOptions): Server<undefined> {
     // SSE streams stay open far longer than Bun's default 10 s idle timeout.
     idleTimeout: 0,
     // No route takes more (bodies are read with a bound, shared/http/bounded-body.ts); Bun's default is 128 MB.
-    maxRequestBodySize: 2 * MAX_BODY_BYTES,
+    maxRequestBodySize: 8 * MAX_BODY_BYTES,
     fetch: async (request) => {
       try {
         return await handle(request);

@@ -74,7 +74,8 @@ function textOf(message: ChatMessage): string {
 async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Response> {
   const read = await readBoundedBody(request, MAX_BODY_BYTES);
   if (!read.ok && read.reason === 'too-large') return openAiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', 'request_too_large');
-  const text = read.ok ? new TextDecoder().decode(read.bytes) : '';
+  if (!read.ok) return openAiError(400, 'the request body could not be read (the client aborted the upload)', 'invalid_request_error', 'body_aborted');
+  const text = new TextDecoder().decode(read.bytes);
   let body: unknown;
   try {
     body = JSON.parse(text);
