@@ -67,6 +67,12 @@ export interface ClusterInboxOptions {
 interface InFlight {
   msg: JsMsg;
   partition: number;
+  /**
+   * The same request published again while this one is in progress (its requester's instance moved
+   * to another node and resumed its call): handed on once this one is done, so that it is answered
+   * from the turn this one ran — to the node that asks now, not the one that asked first.
+   */
+  again?: Array<{ msg: JsMsg; envelope: InboxEnvelope }>;
 }
 
 export class ClusterInbox {
@@ -102,7 +108,8 @@ export class ClusterInbox {
     h.set('Gdn-Origin', envelope.origin);
     const subject = this.options.names.inboxSubject(partition, envelope.target);
     const data = JSON.stringify(envelope);
-    await retryUntil(() => this.options.js.publish(subject, data, { msgID: envelope.event.id, headers: h, timeout: PUBLISH_ATTEMPT_MS }), {
+    const msgID = publishId(envelope);
+    await retryUntil(() => this.options.js.publish(subject, data, { msgID, headers: h, timeout: PUBLISH_ATTEMPT_MS }), {
       until: Date.now() + PUBLISH_PATIENCE_MS,
       pauseMs: PUBLISH_RETRY_MS,
       final: (error) => error instanceof JetStreamApiError,
@@ -141,8 +148,10 @@ export class ClusterInbox {
     for (const [eventId, entry] of this.inFlight) {
       if (entry.partition !== partition) continue;
       this.inFlight.delete(eventId);
-      if (giveBack) entry.msg.nak();
-      dropped += 1;
+      for (const msg of messagesOf(entry)) {
+        if (giveBack) msg.nak();
+        dropped += 1;
+      }
     }
     return dropped;
   }
@@ -163,17 +172,21 @@ export class ClusterInbox {
     return this.inFlight.has(eventId);
   }
 
-  /** The turn is folded and replicated: the message is done. */
+  /** The turn is folded and replicated: the message is done (and the same request sent again since goes on). */
   ack(eventId: string): void {
     const entry = this.inFlight.get(eventId);
     if (!entry) return;
     this.inFlight.delete(eventId);
     entry.msg.ack();
+    const [next, ...rest] = entry.again ?? [];
+    if (!next) return;
+    this.inFlight.set(eventId, { msg: next.msg, partition: entry.partition, ...(rest.length > 0 ? { again: rest } : {}) });
+    void this.handOn(next.envelope, entry.partition);
   }
 
   /** Tells JetStream the running turns are still being worked on (each tick). */
   keepAlive(): void {
-    for (const entry of this.inFlight.values()) entry.msg.working();
+    for (const entry of this.inFlight.values()) for (const msg of messagesOf(entry)) msg.working();
   }
 
   close(): void {
@@ -200,9 +213,11 @@ export class ClusterInbox {
       }
       const eventId = envelope.event.id;
       const known = this.inFlight.get(eventId);
+      if (known) {
+        this.alsoInFlight(known, msg, envelope, partition);
+        continue;
+      }
       this.inFlight.set(eventId, { msg, partition });
-      // A redelivery of a message still in progress here: the newer delivery is the one to ack.
-      if (known) continue;
       try {
         await this.order.accept({ seq: msg.seq, subject: msg.subject, deliver: () => this.handOn(envelope, partition) });
       } catch (error) {
@@ -223,9 +238,32 @@ export class ClusterInbox {
     } catch (error) {
       this.options.logger.error({ partition, eventId, err: error }, 'could not hand a cluster inbox event to its instance; it will be redelivered');
       // The latest delivery: one held long enough may have come again meanwhile.
-      this.inFlight.get(eventId)?.msg.nak(1_000);
+      const entry = this.inFlight.get(eventId);
+      if (entry) for (const msg of messagesOf(entry)) msg.nak(1_000);
       this.inFlight.delete(eventId);
     }
+  }
+
+  /**
+   * A message for an event already in progress here. The same message again (redelivered): the
+   * newer delivery is the one to ack. Another message with the event (a request published again by
+   * its requester's new node): it waits for the first one's turn, then goes on (ack()).
+   */
+  private alsoInFlight(known: InFlight, msg: JsMsg, envelope: InboxEnvelope, partition: number): void {
+    if (known.msg.seq === msg.seq) {
+      known.msg = msg;
+      return;
+    }
+    const again = known.again?.find((entry) => entry.msg.seq === msg.seq);
+    if (again) {
+      again.msg = msg;
+      return;
+    }
+    (known.again ??= []).push({ msg, envelope });
+    this.options.logger.info(
+      { partition, eventId: envelope.event.id, origin: envelope.origin, seq: msg.seq, first: known.msg.seq },
+      'a request sent again while its first delivery is in progress waits for that turn; it is then answered from it',
+    );
   }
 
   /**
@@ -234,7 +272,7 @@ export class ClusterInbox {
    */
   private async olderInStream(subject: string, below: number): Promise<number[]> {
     const here = new Set<number>();
-    for (const { msg } of this.inFlight.values()) if (msg.subject === subject) here.add(msg.seq);
+    for (const entry of this.inFlight.values()) for (const msg of messagesOf(entry)) if (msg.subject === subject) here.add(msg.seq);
     const older: number[] = [];
     for (let from = 1; from < below; ) {
       // `next_by_subj` is in the server's API (2.9+), not in the client's types.
@@ -245,4 +283,23 @@ export class ClusterInbox {
     }
     return older;
   }
+}
+
+function messagesOf(entry: InFlight): JsMsg[] {
+  return [entry.msg, ...(entry.again ?? []).map((again) => again.msg)];
+}
+
+/**
+ * JetStream's de-duplication id. An event from outside keeps its id: a retry under its idempotency
+ * key, from any node, is stored once. A request from an agent is published under a fresh id each
+ * time the agent sends it: its id stays the same across a resumed call (the callee runs it once,
+ * and answers it again from its history), and the re-send after the requester's instance moved to
+ * another node must reach the callee. Under the event id alone, JetStream took it for a duplicate
+ * of the first (within its 120 s window), acknowledged it and never delivered it: the first reply
+ * had gone to the dead node, and the resumed call waited out its timeout. Retries of one publish
+ * (no answer from NATS) share the id, so a publish that landed unanswered is still stored once.
+ */
+function publishId(envelope: InboxEnvelope): string {
+  const { event, kind } = envelope;
+  return kind === 'request' && event.source.kind === 'agent' ? `${event.id}.${crypto.randomUUID()}` : event.id;
 }
