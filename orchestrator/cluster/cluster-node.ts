@@ -31,13 +31,14 @@ import { clusterProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
-import { InstanceDeletion } from './instance-deletion.ts';
+import { DeletionRefusedError, InstanceDeletion } from './instance-deletion.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
 import { ClusterInspect } from './cluster-inspect.ts';
 import { localConversation, localInstances, localTraceEvents, localTraces } from '../inspect/inspect-routes.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
@@ -81,6 +82,8 @@ export class ClusterNode {
   private core: OrchestratorCore | undefined;
   /** Connections one node at a time holds (pollers): granted by the holder of their partition. */
   private readonly exclusive: ExclusiveConnections<ManagedProcess>;
+  /** This node's deletions of instances under way, by instance key (one at a time per key). */
+  private readonly localDeletions = new Map<string, Promise<unknown>>();
 
   private constructor(
     readonly options: ClusterOptions,
@@ -108,9 +111,9 @@ export class ClusterNode {
       nodeId: options.nodeId,
       logger: deps.logger,
       gracePeriodMs: deps.gracePeriodMs,
-      liveNodes: () => this.membership.live().length,
+      liveNodes: () => this.membership.live(),
       deleteHere: (instanceKey, agents) => this.deleteHere(instanceKey, agents),
-      dropSnapshot: (id) => this.replica.remove(this.owner.partitionOf(id), id),
+      tombstone: (id) => this.replica.tombstone(this.owner.partitionOf(id), id),
     });
     this.owner = new PartitionOwner({
       inbox,
@@ -174,6 +177,8 @@ export class ClusterNode {
       memberView.refresh();
       leaseView.refresh();
       void inbox.resumeAll();
+      // Deletions made while this node was cut off.
+      void node?.sweepDeleted();
     });
     return node;
   }
@@ -196,6 +201,7 @@ export class ClusterNode {
   async start(core: OrchestratorCore, localRows: () => Promise<ProcessRow[]>): Promise<void> {
     this.core = core;
     this.owner.attach(core);
+    this.replica.listen({ deletedElsewhere: (id) => this.deletedElsewhere(id) });
     this.subscriptions.push(
       this.nc.subscribe(this.names.nodeReplies(this.options.nodeId), {
         callback: (error, msg) => {
@@ -221,6 +227,26 @@ export class ClusterNode {
     await this.membership.heartbeat();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
+    // Deletions made while this node was down.
+    void this.sweepDeleted();
+  }
+
+  /** Removes copies of instances the cluster deleted while this node was down or cut off (state-replica.ts). */
+  private async sweepDeleted(): Promise<void> {
+    try {
+      const local = localInstances(this.deps.stateRoot, this.deps.workspaceId).map((entry) => ({ agent: entry.agent, instanceKey: entry.instanceKey }));
+      await this.replica.sweep((id) => this.owner.partitionOf(id), local);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not check this node’s instances against the cluster’s deletions; they are checked when restored');
+    }
+  }
+
+  /** A write here met the tombstone: the instance was deleted while it ran here (its copy goes, unless a deletion here is under way). */
+  private deletedElsewhere(id: AgentId): void {
+    if (this.localDeletions.has(id.instanceKey)) return;
+    void this.deleteHere(id.instanceKey, [id.agent]).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error, agent: id.agent, instanceKey: id.instanceKey }, 'could not delete here an instance the cluster deleted'),
+    );
   }
 
   /** An event from outside: one under an Idempotency-Key is claimed for the cluster first (keyed-submission.ts). */
@@ -252,20 +278,36 @@ export class ClusterNode {
     try {
       return await this.deletion.delete(instanceKey, agents);
     } catch (error) {
+      const refused = error instanceof DeletionRefusedError;
       throw new GoondanError('CLUSTER_UNAVAILABLE', 'system', `instance '${instanceKey}' could not be deleted across the cluster: ${(error as Error).message}`, {
-        suggestion: 'retry once this node is connected to NATS (see /readyz); nothing of the instance was deleted from the cluster',
+        suggestion: refused
+          ? 'retry once this node is connected to NATS (see /readyz); the instance was not deleted'
+          : 'retry once this node is connected to NATS (see /readyz); the cluster’s store has the deletion, and the nodes remove their copies when they next hold the instance',
       });
     }
   }
 
-  /** This node's part of a deletion: its processes stopped, its files gone, its last state write done. */
+  /** This node's part of a deletion: its processes stopped, its files gone, its last state write done (one at a time per key). */
   private async deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }> {
+    const previous = this.localDeletions.get(instanceKey);
+    const run = (previous ?? Promise.resolve()).catch(() => undefined).then(() => this.deleteHereNow(instanceKey, agents));
+    this.localDeletions.set(instanceKey, run);
+    try {
+      return await run;
+    } finally {
+      if (this.localDeletions.get(instanceKey) === run) this.localDeletions.delete(instanceKey);
+    }
+  }
+
+  private async deleteHereNow(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }> {
     if (!this.core) throw new Error('cluster node not started');
     const done = await this.core.deleteInstance(instanceKey, agents);
     for (const agent of agents) {
       this.owner.forgetInstance({ agent, instanceKey });
-      await this.replica.idle({ agent, instanceKey });
+      // A write the stopped process still had under way stores nothing (the tombstone refuses it anyway).
+      this.replica.deletedHere({ agent, instanceKey });
     }
+    await Promise.all(agents.map((agent) => this.replica.idle({ agent, instanceKey })));
     return { stopped: done.stopped, deleted: done.deleted, discarded: done.discarded };
   }
 
@@ -311,6 +353,7 @@ export class ClusterNode {
       nodeId: this.options.nodeId,
       publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) }),
       sendReply: (node, event, until) => this.sendReply(node, event, until),
+      replyStored: (callee, eventId) => this.owner.replyStored(callee, eventId),
       admitConnectorEvent: (key, candidate, waitMs) => admitConnectorEvent({ claims: this.claims, nodeId: this.options.nodeId }, key, candidate, waitMs),
     };
   }

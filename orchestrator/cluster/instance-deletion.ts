@@ -4,10 +4,18 @@
  * instance's owner it deleted nothing (and said `deleted: []`); asked on the owner it deleted the
  * files but not the state snapshot in JetStream KV, which the next owner restored after a
  * takeover — a deleted conversation came back. Now every node stops its processes of the instance
- * and deletes its files (scatter/gather over core NATS, as the process table is gathered), waiting
- * for the instance's last state write; then the snapshots go from the bucket.
+ * and deletes its files (scatter/gather over core NATS, as the process table is gathered).
+ *
+ * The cluster's record goes first: the snapshot gives way to a tombstone (state-replica.ts) before
+ * any node is asked. Dropped at the end, as it was, a node that took the instance over while the
+ * others were asked restored the old conversation from the snapshot and stored it again, and a node
+ * that was down kept its files and brought the conversation back when it returned. The tombstone
+ * makes both remove their copies, so waiting for a node that cannot answer buys nothing: each node
+ * says at once that it got the request (a receipt), the deletion waits for the final answers of
+ * the nodes that did (a running turn drains for up to the grace period), and names the live nodes
+ * that did not (`unreachable`).
  */
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -28,6 +36,12 @@ interface NodeDeletion {
   discarded?: string[];
 }
 
+/** Sent the moment a node gets the request, before its part is done. */
+interface Receipt {
+  node: string;
+  receipt: true;
+}
+
 const isRequest = compiledValidator<DeleteRequest>({
   schema: { type: 'object', required: ['instanceKey', 'agents'], properties: { instanceKey: { type: 'string', minLength: 1 }, agents: { type: 'array', items: { type: 'string' } } } },
 });
@@ -44,8 +58,19 @@ const isDeletion = compiledValidator<NodeDeletion>({
   },
 });
 
+const isReceipt = compiledValidator<Receipt>({
+  schema: { type: 'object', required: ['node', 'receipt'], properties: { node: { type: 'string', minLength: 1 }, receipt: { const: true } } },
+});
+
 /** Nodes stop a draining turn for up to the swarm's grace period: wait that long for their answers, and a little more. */
 const ANSWER_MARGIN_MS = 3_000;
+/** A live node's receipt comes in a round trip; one that has not come by then is from a node that is down or cut off. */
+const RECEIPT_WAIT_MS = 2_000;
+
+/** The cluster's store did not take the deletion: nothing was deleted. */
+export class DeletionRefusedError extends Error {
+  override name = 'DeletionRefusedError';
+}
 
 export interface InstanceDeletionDeps {
   nc: NatsConnection;
@@ -54,10 +79,10 @@ export interface InstanceDeletionDeps {
   logger: RootLogger;
   /** This node's own deletion (stops processes, removes files, forgets what it restored); resolves once the instance's last state write is done. */
   deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }>;
-  /** Removes the instance's state snapshot from the cluster. */
-  dropSnapshot(id: AgentId): Promise<void>;
-  /** How many nodes are live (how many answers to wait for). */
-  liveNodes(): number;
+  /** Replaces the instance's state snapshot in the cluster with its tombstone. */
+  tombstone(id: AgentId): Promise<void>;
+  /** The live nodes (whose receipts to wait for). */
+  liveNodes(): string[];
   /** The swarm's shutdown grace period (a running turn drains for up to it). */
   gracePeriodMs(): number;
 }
@@ -65,35 +90,75 @@ export interface InstanceDeletionDeps {
 export class InstanceDeletion {
   constructor(private readonly deps: InstanceDeletionDeps) {}
 
-  /** Every node's part, then the snapshots; throws when this node's own answer did not come back (NATS away). */
+  /**
+   * The tombstones, then every node's part. Throws DeletionRefusedError when the tombstones could
+   * not be written (nothing deleted), another error when this
+   * node's own answer did not come back (the tombstones are written: a retry finishes the rest).
+   */
   async delete(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
-    const { nc, subject } = this.deps;
-    const replies = await nc.requestMany(subject, JSON.stringify({ instanceKey, agents: [...agents] } satisfies DeleteRequest), {
-      // Every live node answers (this one too); a node that died meanwhile is waited for until maxWait.
-      strategy: 'count',
-      maxMessages: Math.max(1, this.deps.liveNodes()),
-      maxWait: this.deps.gracePeriodMs() + ANSWER_MARGIN_MS,
-    });
-    const nodes: NodeDeletion[] = [];
-    for await (const reply of replies) {
-      const value = messageJson(reply);
-      if (isDeletion(value)) nodes.push(value);
-      else this.deps.logger.warn('dropped a malformed instance-deletion answer from another node');
+    try {
+      await Promise.all(agents.map((agent) => this.deps.tombstone({ agent, instanceKey })));
+    } catch (error) {
+      throw new DeletionRefusedError(`the cluster's store did not take the deletion: ${(error as Error).message}`);
     }
+    const live = this.deps.liveNodes();
+    const nodes = await this.ask({ instanceKey, agents: [...agents] }, live);
     if (!nodes.some((node) => node.node === this.deps.nodeId)) throw new Error('the other nodes could not be asked (NATS did not carry the request)');
-    for (const agent of agents) await this.deps.dropSnapshot({ agent, instanceKey });
+    const answered = new Set(nodes.map((node) => node.node));
     return {
       instanceKey,
       stopped: nodes.reduce((sum, node) => sum + node.stopped, 0),
       deleted: nodes.flatMap((node) => node.deleted.map((path) => `${node.node}:${path}`)),
       discarded: nodes.flatMap((node) => node.discarded ?? []),
-      nodes: nodes.map((node) => node.node).sort(),
+      nodes: [...answered].sort(),
+      // Their copies go when they next hold the instance or reconnect (the tombstone says so).
+      unreachable: live.filter((node) => !answered.has(node)).sort(),
     };
+  }
+
+  /** Final answers of every node that sent a receipt (in time), each waited for up to the grace period. */
+  private ask(request: DeleteRequest, live: readonly string[]): Promise<NodeDeletion[]> {
+    const { nc, subject, logger } = this.deps;
+    const inbox = createInbox();
+    const receipts = new Set<string>();
+    const answers = new Map<string, NodeDeletion>();
+    return new Promise((resolve) => {
+      let receiptsDue = false;
+      const finish = () => {
+        clearTimeout(receiptTimer);
+        clearTimeout(deadline);
+        subscription.unsubscribe();
+        resolve([...answers.values()]);
+      };
+      const check = () => {
+        const receiptsIn = receiptsDue || live.every((node) => receipts.has(node));
+        if (receiptsIn && [...receipts].every((node) => answers.has(node))) finish();
+      };
+      const subscription = nc.subscribe(inbox, {
+        callback: (error, msg) => {
+          if (error) return;
+          const value = messageJson(msg);
+          if (isReceipt(value)) receipts.add(value.node);
+          else if (isDeletion(value)) {
+            receipts.add(value.node);
+            answers.set(value.node, value);
+          } else logger.warn('dropped a malformed instance-deletion answer from another node');
+          check();
+        },
+      });
+      const receiptTimer = setTimeout(() => {
+        receiptsDue = true;
+        check();
+      }, RECEIPT_WAIT_MS);
+      const deadline = setTimeout(finish, this.deps.gracePeriodMs() + ANSWER_MARGIN_MS);
+      nc.publish(subject, JSON.stringify(request), { reply: inbox });
+    });
   }
 
   /** Answers other nodes' deletions with this node's part. */
   serve(): Subscription {
     return serveRequests(this.deps.nc, this.deps.subject, isRequest, this.deps.logger, (request, msg) => {
+      msg.respond(JSON.stringify({ node: this.deps.nodeId, receipt: true } satisfies Receipt));
       this.deps
         .deleteHere(request.instanceKey, request.agents)
         .then((done) => msg.respond(JSON.stringify({ node: this.deps.nodeId, ...done } satisfies NodeDeletion)))

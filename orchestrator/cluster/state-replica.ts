@@ -6,8 +6,16 @@
  * the revision it last read or wrote, so a node that lost the instance can never overwrite the
  * new owner's state (fencing). A new owner restores the snapshot before the instance starts.
  * The tools' workdir is not moved (see deploy/cluster/README.md).
+ *
+ * A deleted instance leaves its key's delete marker in the bucket (written first by
+ * instance-deletion.ts): the tombstone. Its revision is newer than every copy of the deleted
+ * conversation, so a node that restores over it removes the copy it has (before, a tombstone read
+ * like "never replicated" and the node's own files came back, e.g. a node that was down during the
+ * delete), and a write based on an older revision is refused by it (a takeover that restored the
+ * old snapshot cannot store it again). A new conversation under the same key writes on from the
+ * tombstone's revision, so the marker never blocks it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { KV } from '@nats-io/kv';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
@@ -43,11 +51,24 @@ interface Shipped {
   digest: bigint | number;
   /** Compare-and-sets since the last answered one whose answers never came (NATS restarted, a timeout): one may have landed. */
   unanswered?: Uint8Array[];
+  /** The cluster deleted the instance after this node's copy: nothing of it is stored again until it is restored afresh. */
+  gone?: boolean;
+}
+
+/** What the node does when an instance's state arrives or leaves (cluster-node.ts: its pending approvals follow it). */
+export interface ReplicaListener {
+  /** The instance's files are the cluster's now (restored, or removed for a tombstone), before it starts here. */
+  restored?(id: AgentId): void;
+  /** The instance left this node (handed over, lost, deleted, or swept for a tombstone). */
+  left?(id: AgentId): void;
+  /** A state write here found the instance deleted in the cluster since this node's copy. */
+  deletedElsewhere?(id: AgentId): void;
 }
 
 export class StateReplica {
   private readonly shipped = new Map<string, Shipped>();
   private readonly chains = new Map<string, Promise<void>>();
+  private listener: ReplicaListener | undefined;
 
   constructor(
     private readonly kv: KV,
@@ -57,15 +78,30 @@ export class StateReplica {
     private readonly logger: RootLogger,
   ) {}
 
+  listen(listener: ReplicaListener): void {
+    this.listener = listener;
+  }
+
   /** Before the instance starts on this node: its files become the cluster's latest snapshot. */
   async restore(partition: number, id: AgentId): Promise<void> {
     const root = instancePaths(this.stateRoot, this.workspaceId, id.agent, id.instanceKey).root;
     const entry = await this.kv.get(this.names.stateKey(partition, id));
     // The local inbox file is a cache of JetStream's inbox, which redelivers what is unfinished.
     rmSync(join(root, 'inbox.jsonl'), { force: true });
-    if (!entry || entry.operation !== 'PUT') {
+    if (!entry) {
       // Never replicated: whatever is on disk (e.g. a single-node run's state) becomes the first snapshot.
-      this.shipped.set(agentKey(id), { revision: entry?.revision ?? null, digest: -1 });
+      this.shipped.set(agentKey(id), { revision: null, digest: -1 });
+      this.listener?.restored?.(id);
+      return;
+    }
+    if (entry.operation !== 'PUT') {
+      // The tombstone of a deletion, newer than any copy here: that copy is of the deleted
+      // conversation (or of a start never stored), not to come back. The next write goes on from it.
+      const had = existsSync(root);
+      rmSync(root, { recursive: true, force: true });
+      this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1 });
+      if (had) this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision }, 'the cluster deleted this instance: removed the copy held here; it starts afresh');
+      this.listener?.restored?.(id);
       return;
     }
     const snapshot = decode(entry.value);
@@ -79,6 +115,7 @@ export class StateReplica {
     }
     this.shipped.set(agentKey(id), { revision: entry.revision, digest: Bun.hash(JSON.stringify(snapshot.files)) });
     this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision, files: Object.keys(snapshot.files).length }, 'restored instance state from the cluster');
+    this.listener?.restored?.(id);
   }
 
   /** Replicates the instance's files as they are now; syncs of one instance run in order. */
@@ -93,6 +130,13 @@ export class StateReplica {
   /** The instance left this node: the next restore reads the bucket again. */
   forget(id: AgentId): void {
     this.shipped.delete(agentKey(id));
+    this.listener?.left?.(id);
+  }
+
+  /** Whether this node restored the instance and may store its state (not deleted meanwhile). */
+  holds(id: AgentId): boolean {
+    const known = this.shipped.get(agentKey(id));
+    return known !== undefined && known.gone !== true;
   }
 
   /** Once the instance's state writes under way here are done (its last one may follow its process's stop). */
@@ -100,11 +144,37 @@ export class StateReplica {
     await this.chains.get(agentKey(id))?.catch(() => undefined);
   }
 
-  /** The instance was deleted: its snapshot goes, so that no node restores it. */
-  async remove(partition: number, id: AgentId): Promise<void> {
-    await this.idle(id);
+  /**
+   * The instance is deleted: its key's snapshot gives way to the tombstone, at once — before any
+   * node is asked, so that no takeover meanwhile restores the conversation or stores it again.
+   */
+  async tombstone(partition: number, id: AgentId): Promise<void> {
     await this.kv.delete(this.names.stateKey(partition, id));
-    this.forget(id);
+  }
+
+  /** This node deleted its copy: a late write of the old process stores nothing (the next restore starts afresh). */
+  deletedHere(id: AgentId): void {
+    this.shipped.set(agentKey(id), { revision: null, digest: -1, gone: true });
+  }
+
+  /**
+   * Copies here of instances the cluster deleted (a node that was down or cut off during the
+   * delete): removed, so that they are neither listed nor shown. An instance this node runs is
+   * left alone (its own writes meet the tombstone). Returns the ones removed.
+   */
+  async sweep(partitionOf: (id: AgentId) => number, local: readonly AgentId[]): Promise<AgentId[]> {
+    const removed: AgentId[] = [];
+    for (const id of local) {
+      if (this.shipped.has(agentKey(id))) continue;
+      const entry = await this.kv.get(this.names.stateKey(partitionOf(id), id));
+      // Checked again after the read: a restore may have begun meanwhile.
+      if (!entry || entry.operation === 'PUT' || this.shipped.has(agentKey(id))) continue;
+      rmSync(instancePaths(this.stateRoot, this.workspaceId, id.agent, id.instanceKey).root, { recursive: true, force: true });
+      this.listener?.left?.(id);
+      removed.push(id);
+    }
+    if (removed.length > 0) this.logger.info({ instances: removed.map((id) => agentKey(id)) }, 'removed copies of instances the cluster deleted while this node was away');
+    return removed;
   }
 
   private async ship(partition: number, id: AgentId): Promise<void> {
@@ -113,13 +183,15 @@ export class StateReplica {
     const text = JSON.stringify(files);
     const digest = Bun.hash(text);
     const known = this.shipped.get(agentKey(id));
+    if (known?.gone) return;
     if (known && known.digest === digest) return;
     const value = Bun.gzipSync(new TextEncoder().encode(JSON.stringify({ v: 1, files, write: crypto.randomUUID() } satisfies Snapshot)));
     const stateKey = this.names.stateKey(partition, id);
     let revision: number;
     try {
       if (known === undefined) revision = await this.kv.put(stateKey, value);
-      else if (known.revision === null) revision = await this.kv.create(stateKey, value);
+      // Only while the key has never been written: `create` would also write over a tombstone.
+      else if (known.revision === null) revision = await this.kv.put(stateKey, value, { previousSeq: 0 });
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
       if (!isWrongRevision(error)) {
@@ -128,10 +200,24 @@ export class StateReplica {
         throw error;
       }
       if (await this.landedUnanswered(stateKey, id, known)) return this.ship(partition, id);
+      if (await this.deletedSince(stateKey, known)) {
+        // Deleted while it ran here (e.g. the turn a deletion lets finish): the turn is done, its
+        // state is not stored again; the node removes its copy (cluster-node.ts).
+        this.shipped.set(agentKey(id), { revision: known?.revision ?? null, digest, gone: true });
+        this.logger.info({ agent: id.agent, instanceKey: id.instanceKey }, 'the cluster deleted this instance while it ran here: its state is not stored again');
+        this.listener?.deletedElsewhere?.(id);
+        return;
+      }
       this.shipped.delete(agentKey(id));
       throw new StateFencedError(`the state of ${agentKey(id)} was written by another node: ${(error as Error).message}`);
     }
     this.shipped.set(agentKey(id), { revision, digest });
+  }
+
+  /** The key's latest entry is a tombstone written after the revision this node's copy is of. */
+  private async deletedSince(stateKey: string, known: Shipped | undefined): Promise<boolean> {
+    const entry = await this.kv.get(stateKey);
+    return entry !== null && entry.operation !== 'PUT' && entry.revision > (known?.revision ?? 0);
   }
 
   /** Our earlier write whose answer was lost is the stored one: its revision becomes the one to write on. */
