@@ -112,6 +112,7 @@ export class ClusterNode {
       logger: deps.logger,
       gracePeriodMs: deps.gracePeriodMs,
       liveNodes: () => this.membership.live(),
+      connected: () => this.connected(),
       deleteHere: (instanceKey, agents) => this.deleteHere(instanceKey, agents),
       tombstone: (id) => this.replica.tombstone(this.owner.partitionOf(id), id),
     });

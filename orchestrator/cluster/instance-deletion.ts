@@ -13,7 +13,7 @@
  * makes both remove their copies, so waiting for a node that cannot answer buys nothing: each node
  * says at once that it got the request (a receipt), the deletion waits for the final answers of
  * the nodes that did (a running turn drains for up to the grace period), and names the live nodes
- * that did not (`unreachable`).
+ * that did not (`unreachable`). A node cut off from NATS refuses at once.
  */
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
@@ -67,7 +67,7 @@ const ANSWER_MARGIN_MS = 3_000;
 /** A live node's receipt comes in a round trip; one that has not come by then is from a node that is down or cut off. */
 const RECEIPT_WAIT_MS = 2_000;
 
-/** The cluster's store did not take the deletion: nothing was deleted. */
+/** This node cannot reach NATS: nothing was deleted. */
 export class DeletionRefusedError extends Error {
   override name = 'DeletionRefusedError';
 }
@@ -81,6 +81,8 @@ export interface InstanceDeletionDeps {
   deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }>;
   /** Replaces the instance's state snapshot in the cluster with its tombstone. */
   tombstone(id: AgentId): Promise<void>;
+  /** Whether this node is connected to NATS now. */
+  connected(): boolean;
   /** The live nodes (whose receipts to wait for). */
   liveNodes(): string[];
   /** The swarm's shutdown grace period (a running turn drains for up to it). */
@@ -91,11 +93,12 @@ export class InstanceDeletion {
   constructor(private readonly deps: InstanceDeletionDeps) {}
 
   /**
-   * The tombstones, then every node's part. Throws DeletionRefusedError when the tombstones could
-   * not be written (nothing deleted), another error when this
+   * The tombstones, then every node's part. Throws DeletionRefusedError when this node is cut off
+   * from NATS or the tombstones could not be written (nothing deleted), another error when this
    * node's own answer did not come back (the tombstones are written: a retry finishes the rest).
    */
   async delete(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+    if (!this.deps.connected()) throw new DeletionRefusedError('this node is not connected to NATS');
     try {
       await Promise.all(agents.map((agent) => this.deps.tombstone({ agent, instanceKey })));
     } catch (error) {

@@ -5,7 +5,8 @@
  *   node), and when the owner came back its own files brought the deleted conversation back (the
  *   snapshot's delete marker read like "never replicated");
  * - a delete while a takeover happened: the new owner restored the conversation from the snapshot,
- *   still there until the delete ended, and stored it again — the instance went on with it.
+ *   still there until the delete ended, and stored it again — the instance went on with it;
+ * - a node cut off from NATS answered a delete only after 13 s.
  * Now the snapshot gives way to a tombstone first, every restore respects it (a new conversation
  * under the key writes on from it), and nobody waits for a node that cannot answer.
  */
@@ -126,5 +127,23 @@ describe('cluster: deleting an instance while a node is down or taking over', ()
     expect(await userMessages(n2, key)).toEqual(['count two', 'count three']);
     expect(await storedInCluster(h, 'remember apples')).toBe(false);
     expect(await storedInCluster(h, 'count three')).toBe(true);
+  });
+
+  test('a node cut off from NATS refuses a delete at once (503), without waiting for the other nodes', async () => {
+    const h = await harness();
+    const node = await startNode(h, 'n1', { leaseSeconds: '15' });
+    expect(await node.send({ input: 'remember apples', instanceKey: 'cut' })).toMatchObject({ status: 200 });
+    await h.nats.kill9();
+    await waitFor('/readyz to say cluster-disconnected', async () => (await node.api('/readyz')).status, (status) => status === 503);
+
+    const started = performance.now();
+    const response = await node.api('/v1/instances/cut', { method: 'DELETE' });
+    const tookMs = performance.now() - started;
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: { code: 'CLUSTER_UNAVAILABLE' } });
+    // Before: 13 s (the grace period and a margin, waiting for answers that could not come).
+    expect(tookMs).toBeLessThan(GRACE_MS / 2);
+    // Nothing was deleted here either.
+    expect(await userMessages(node, 'cut')).toEqual(['remember apples']);
   });
 });
