@@ -14,6 +14,8 @@ import { retryUntil } from './retry-until.ts';
 import { StateFencedError, type StateReplica } from './state-replica.ts';
 
 const SETTLE_RETRY_MS = 500;
+/** Outcomes of recent state writes remembered for a reply that asks after its turn's write (rare). */
+const MAX_REMEMBERED_WRITES = 1_024;
 /** How long a tool call waits for its state to be stored before it fails without running. */
 const STATE_SYNC_PATIENCE_MS = 30_000;
 
@@ -36,6 +38,10 @@ export class PartitionOwner {
   /** Instances whose state this node restored (and therefore may run), by agentKey. */
   private readonly restored = new Map<string, { id: AgentId; partition: number }>();
   private readonly handingOver = new Set<string>();
+  /** Replies waiting for the state write of the turn they end, by event id (replyStored). */
+  private readonly storing = new Map<string, { partition: number; waiters: Array<(stored: boolean) => void> }>();
+  /** Whether the state write after an event's turn landed, for the most recent events. */
+  private readonly written = new Map<string, boolean>();
 
   constructor(private readonly options: PartitionOwnerOptions) {}
 
@@ -60,6 +66,8 @@ export class PartitionOwner {
       await this.options.replica.restore(partition, envelope.target);
       this.restored.set(key, { id: envelope.target, partition });
     }
+    // Run here again (given back, lost and claimed again): what its last run's write came to is past.
+    this.written.delete(envelope.event.id);
     core.router.deliverHere(envelope.target, envelope.event, envelope.from, envelope.origin);
   }
 
@@ -69,14 +77,53 @@ export class PartitionOwner {
    */
   settled(id: AgentId, eventId: string): void {
     const partition = this.partitionOf(id);
+    // Lost meanwhile (its processes' last messages can still arrive): the new owner's state is not ours to write.
+    if (!this.restored.has(agentKey(id))) {
+      this.wrote(eventId, false);
+      return;
+    }
     this.options.replica.sync(partition, id).then(
-      () => this.options.inbox.ack(eventId),
+      () => {
+        this.wrote(eventId, true);
+        this.options.inbox.ack(eventId);
+      },
       (error: unknown) => {
         this.syncFailed(partition, id, error);
-        if (error instanceof StateFencedError || !this.options.inbox.isInFlight(eventId)) return;
-        setTimeout(() => this.options.inbox.isInFlight(eventId) && this.settled(id, eventId), SETTLE_RETRY_MS).unref?.();
+        if (error instanceof StateFencedError || !this.options.inbox.isInFlight(eventId)) {
+          this.wrote(eventId, false);
+          return;
+        }
+        setTimeout(() => (this.options.inbox.isInFlight(eventId) ? this.settled(id, eventId) : this.wrote(eventId, false)), SETTLE_RETRY_MS).unref?.();
       },
     );
+  }
+
+  /**
+   * A reply of the turn that ran `eventId` here may leave once that turn's state is in the cluster
+   * (true), and never when its write was fenced or the partition left this node (false): the event
+   * then runs again on the new owner, whose answer is the one that counts. It waits for the write
+   * the turn's ack makes anyway (settled), not for one of its own.
+   */
+  replyStored(id: AgentId, eventId: string): Promise<boolean> {
+    const known = this.written.get(eventId);
+    if (known !== undefined) return Promise.resolve(known);
+    if (!this.restored.has(agentKey(id))) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let waiting = this.storing.get(eventId);
+      if (!waiting) this.storing.set(eventId, (waiting = { partition: this.partitionOf(id), waiters: [] }));
+      waiting.waiters.push(resolve);
+    });
+  }
+
+  private wrote(eventId: string, stored: boolean): void {
+    if (this.written.size >= MAX_REMEMBERED_WRITES) {
+      const oldest = this.written.keys().next().value;
+      if (oldest !== undefined) this.written.delete(oldest);
+    }
+    this.written.set(eventId, stored);
+    const waiting = this.storing.get(eventId);
+    this.storing.delete(eventId);
+    for (const resolve of waiting?.waiters ?? []) resolve(stored);
   }
 
   /** Before a tool acts: retried while NATS is away (a server restart takes seconds), up to a limit. */
@@ -132,6 +179,8 @@ export class PartitionOwner {
   private forget(partition: number, procs: ManagedProcess[]): void {
     const core = this.requireCore();
     for (const proc of procs) this.handingOver.delete(proc.key);
+    // Turns whose state was not written here by now never will be: their replies stay unsent.
+    for (const [eventId, waiting] of this.storing) if (waiting.partition === partition) this.wrote(eventId, false);
     for (const [key, entry] of this.restored) {
       if (entry.partition !== partition) continue;
       this.restored.delete(key);

@@ -40,6 +40,10 @@ export class PendingRequests {
     this.entries.set(request.correlationId, { request, timer });
   }
 
+  has(correlationId: string): boolean {
+    return this.entries.has(correlationId);
+  }
+
   /** Removes and returns the entry; undefined for unknown or already answered correlationIds. */
   take(correlationId: string): PendingRequest | undefined {
     const entry = this.entries.get(correlationId);

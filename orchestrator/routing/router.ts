@@ -62,6 +62,11 @@ export interface ClusterRouting {
   publish(target: AgentId, event: AgentEvent, from: string, kind: 'request' | 'send'): Promise<void>;
   /** To the node whose caller waits, until `until` (the caller's deadline, ms since the epoch). */
   sendReply(node: string, event: AgentEvent, until: number): void;
+  /**
+   * Resolves true once the state of `callee`'s turn for `eventId` is stored in the cluster, false
+   * when it never will be from this node (fenced by another node's write, the partition lost).
+   */
+  replyStored(callee: AgentId, eventId: string): Promise<boolean>;
   /** A connector's event under its idempotency key, claimed for the whole cluster (keyed-submission.ts). */
   admitConnectorEvent(key: string, candidate: { eventId: string; agent: string; instanceKey: string; traceId: string }, waitMs: number): Promise<ConnectorAdmission>;
 }
@@ -152,7 +157,7 @@ export class Router {
     this.unsynced = new UnsyncedReplies({
       supervisor: deps.supervisor,
       logger: deps.logger,
-      answer: (request, outcome, event) => this.answer(request, outcome, event),
+      answer: (request, outcome, event, callee) => this.release(request, outcome, event, callee),
       syncInstanceRecords: (id) => deps.syncInstanceRecords?.(id),
     });
     this.connectorEvents = new ConnectorEvents({
@@ -364,7 +369,44 @@ export class Router {
       this.unsynced.route(request, callee, outcome, event);
       return;
     }
-    this.answer(request, outcome, event);
+    this.release(request, outcome, event, callee?.id);
+  }
+
+  /**
+   * A callee's reply on its way to its requester. In cluster mode one that leaves the swarm's agents
+   * on this node — for an HTTP caller, a connector, a caller on another node — goes only once the
+   * state of the turn it ends is stored in the cluster: a node cut off long enough that another
+   * took its partitions over could finish a turn there and answer, then have its state write
+   * refused, the event run again on the new owner and end with another stored answer. Withheld, the
+   * request waits again here for the new owner's answer (a caller on another node gets it from the
+   * new owner directly). It waits for the write the turn's ack makes anyway. An agent asking on this
+   * node gets the reply at once, as without a cluster (unsynced-replies.ts).
+   */
+  private release(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent, callee: AgentId | undefined): void {
+    const { cluster } = this.deps;
+    if (!cluster || !callee || this.isLiveAgent(request.requester)) {
+      this.answer(request, outcome, event);
+      return;
+    }
+    const stored = within(cluster.replyStored(callee, request.requestEventId), Math.max(0, request.deadline - Date.now()), () => false);
+    void stored.then((ok) => {
+      if (ok) {
+        this.answer(request, outcome, event);
+        return;
+      }
+      this.deps.logger.warn(
+        { correlationId: request.correlationId, eventId: request.requestEventId, callee: agentKey(callee), traceId: request.traceId },
+        'withheld a reply whose turn could not be stored in the cluster (the instance is another node’s now, which runs the event again and answers)',
+      );
+      // A remote caller's node waits itself; one here waits again, until its own deadline.
+      if (request.requester.kind !== 'remote' && !this.pending.has(request.correlationId)) this.pending.add(request, (expired) => this.expired(expired));
+    });
+  }
+
+  private isLiveAgent(requester: Requester): boolean {
+    if (requester.kind !== 'process') return false;
+    const proc = this.deps.supervisor.byKey(requester.key);
+    return proc?.kind === 'agent' && proc.incarnation === requester.incarnation && proc.alive;
   }
 
   /** A child exited: replies it answered before its turn was on disk, or waited on, are settled here. */
@@ -448,13 +490,15 @@ export class Router {
         sentAt: Date.now(),
         deadline: Date.now() + timeout,
       },
-      (request) => {
-        // A caller on another node: its own node enforces the deadline; this entry only expires.
-        if (request.requester.kind === 'remote') return;
-        this.deps.logger.warn({ correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
-        this.answer(request, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${target.agent}' did not answer within ${timeout} ms`, request.traceId));
-      },
+      (request) => this.expired(request, timeout),
     );
+  }
+
+  private expired(request: PendingRequest, timeout = request.deadline - request.sentAt): void {
+    // A caller on another node: its own node enforces the deadline; this entry only expires.
+    if (request.requester.kind === 'remote') return;
+    this.deps.logger.warn({ correlationId: request.correlationId, target: request.targetKey, timeoutMs: timeout, traceId: request.traceId }, 'request timed out');
+    this.answer(request, errorOutcome('AGENT_REQUEST_TIMEOUT', `'${request.targetAgent}' did not answer within ${timeout} ms`, request.traceId));
   }
 
   private answer(request: PendingRequest, outcome: ReplyOutcome, original?: AgentEvent): void {

@@ -25,8 +25,8 @@ import type { PendingRequest } from './pending-requests.ts';
 export interface UnsyncedRepliesDeps {
   supervisor: Pick<Supervisor, 'byKey'>;
   logger: RootLogger;
-  /** Delivers the outcome to the requester (requester-replies.ts). */
-  answer(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent): void;
+  /** Delivers the outcome of `callee`'s turn to the requester (requester-replies.ts). */
+  answer(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent, callee: AgentId): void;
   /** fsyncs the records of `callee` (its process may be gone). */
   syncInstanceRecords(callee: AgentId): void;
 }
@@ -54,7 +54,7 @@ export class UnsyncedReplies {
     const requester = this.liveAgentRequester(request);
     const { correlationId } = request;
     if (requester) {
-      this.deps.answer(request, outcome, event);
+      this.deps.answer(request, outcome, event, callee.id);
       this.deps.logger.debug({ correlationId, callee: callee.key, requester: requester.key }, 'reply forwarded before its callee synced its turn');
       const { incarnation } = requester;
       const notice = controlEvent('runtime.reply.synced', ORCHESTRATOR_SOURCE, { correlationId });
@@ -69,7 +69,8 @@ export class UnsyncedReplies {
       return;
     }
     const { unsynced: _unsynced, ...synced } = outcome;
-    this.hold(callee, request.requestEventId, { release: () => this.deps.answer(request, synced, syncedReply(event)) });
+    const calleeId = callee.id;
+    this.hold(callee, request.requestEventId, { release: () => this.deps.answer(request, synced, syncedReply(event), calleeId) });
   }
 
   /** `runtime.turn.completed` from `calleeKey`: the turn that answered `eventId` is on disk. */
