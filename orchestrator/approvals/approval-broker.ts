@@ -68,6 +68,7 @@ export class ApprovalBroker {
   private readonly instances = new Map<string, InstanceApprovals>();
   private readonly waiters = new Map<string, Waiter>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly saveListeners: Array<(agent: string, instanceKey: string) => void> = [];
 
   constructor(private readonly options: ApprovalBrokerOptions) {}
 
@@ -165,6 +166,31 @@ export class ApprovalBroker {
     this.instances.delete(agentKey({ agent, instanceKey }));
   }
 
+  /**
+   * Cluster mode: the instance's state was restored on this node (after a takeover, a hand-over):
+   * its approvals are the ones its restored approvals.json holds — same ids, createdAt, expiresAt
+   * and session grants — and time out from their createdAt.
+   */
+  adopt(agent: string, instanceKey: string): void {
+    this.forget(agent, instanceKey);
+    const state = this.options.store?.load(agent, instanceKey, (path) => this.options.logger.warn({ file: path }, 'skipped an unreadable approvals file'));
+    if (!state) return;
+    this.instances.set(agentKey(state), state);
+    const pending = state.records.filter((record) => !record.decision);
+    for (const record of pending) this.armTimer(record);
+    if (pending.length > 0) this.options.logger.info({ agent, instanceKey, pending: pending.length }, 'took over pending approvals with the instance');
+  }
+
+  /** Cluster mode at start: the approvals read from disk are of instances another node may run now; each comes back with its instance (adopt). */
+  forgetAll(): void {
+    for (const state of [...this.instances.values()]) this.forget(state.agent, state.instanceKey);
+  }
+
+  /** Called after each write of an instance's approvals (cluster mode stores them with the instance's state). */
+  onSaved(listener: (agent: string, instanceKey: string) => void): void {
+    this.saveListeners.push(listener);
+  }
+
   /** Daemon stop: timers end; the records stay on disk. */
   clear(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -237,7 +263,9 @@ export class ApprovalBroker {
       this.options.store?.save(state);
     } catch (error) {
       this.options.logger.error({ err: error, agent: state.agent, instanceKey: state.instanceKey }, 'cannot write the approvals file');
+      return;
     }
+    for (const listener of this.saveListeners) listener(state.agent, state.instanceKey);
   }
 }
 

@@ -94,6 +94,20 @@ export class ApprovalStore {
     return out;
   }
 
+  /** One instance's approvals (cluster mode: as its restored state has them); undefined when it has none. */
+  load(agent: string, instanceKey: string, onBadFile: (path: string) => void): InstanceApprovals | undefined {
+    const path = this.pathOf(agent, instanceKey);
+    if (!existsSync(path)) return undefined;
+    try {
+      const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+      if (isInstanceApprovals(value) && value.agent === agent && value.instanceKey === instanceKey) return value;
+    } catch {
+      // reported below
+    }
+    onBadFile(path);
+    return undefined;
+  }
+
   private pathOf(agent: string, instanceKey: string): string {
     return join(instancePaths(this.stateRoot, this.workspaceId(), agent, instanceKey).root, FILE);
   }

@@ -202,7 +202,7 @@ export class ClusterNode {
   async start(core: OrchestratorCore, localRows: () => Promise<ProcessRow[]>): Promise<void> {
     this.core = core;
     this.owner.attach(core);
-    this.replica.listen({ deletedElsewhere: (id) => this.deletedElsewhere(id) });
+    this.followApprovals(core);
     this.subscriptions.push(
       this.nc.subscribe(this.names.nodeReplies(this.options.nodeId), {
         callback: (error, msg) => {
@@ -230,6 +230,29 @@ export class ClusterNode {
     this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
     // Deletions made while this node was down.
     void this.sweepDeleted();
+  }
+
+  /**
+   * Pending approvals are part of an instance's state (approvals.json travels in its snapshot): the
+   * node that runs the instance holds them, with their ids, createdAt and session grants, also after
+   * a takeover. Those read from disk at start are of instances this node does not run yet: each
+   * comes back when its instance is restored here, as the cluster has it.
+   */
+  private followApprovals(core: OrchestratorCore): void {
+    core.approvals.forgetAll();
+    this.replica.listen({
+      restored: (id) => core.approvals.adopt(id.agent, id.instanceKey),
+      left: (id) => core.approvals.forget(id.agent, id.instanceKey),
+      deletedElsewhere: (id) => this.deletedElsewhere(id),
+    });
+    // An approval asked or decided is stored at once: the node may die while the turn waits.
+    core.approvals.onSaved((agent, instanceKey) => {
+      const id = { agent, instanceKey };
+      if (!this.replica.holds(id)) return;
+      this.replica.sync(this.owner.partitionOf(id), id).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, agent, instanceKey }, 'could not store an approval in the cluster now; the next state write of the instance carries it');
+      });
+    });
   }
 
   /** Removes copies of instances the cluster deleted while this node was down or cut off (state-replica.ts). */

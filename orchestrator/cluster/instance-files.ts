@@ -1,6 +1,6 @@
 /**
  * The files of an instance root that are its state, as the cluster replicates them (the inbox is
- * JetStream's; the tools' workdir stays on its node). The agent process writes them while the
+ * JetStream's; the tools' workdir stays on its node; runtime-events.jsonl is its node's trace record). The agent process writes them while the
  * daemon reads them, in steps each of which a restore recovers from (a fold appends to the base
  * before it clears the events; a rewrite commits at one rename): a snapshot must be of one instant,
  * not of two steps, so a read that a change crossed is read again.
@@ -19,6 +19,9 @@ const STATE_FILES = [
   'messages/tool-journal.jsonl',
   'messages/async-replies.jsonl',
   'metadata.json',
+  // Pending approvals and session grants (approval-store.ts, written by the daemon): an approval keeps
+  // its id and createdAt across a takeover.
+  'approvals.json',
 ];
 const STATE_DIRS = ['extensions'];
 /** Reads a busy instance gets before its files are taken as they are (each read takes microseconds). */

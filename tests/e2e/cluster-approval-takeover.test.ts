@@ -1,0 +1,86 @@
+/**
+ * Cluster mode: a pending tool approval survives a takeover, with a real `nats-server -js` and real
+ * nodes (3 s leases). Before, approvals.json was not part of the replicated instance state: after
+ * the owner was killed, the new owner asked again under a new id with a new createdAt/expiresAt,
+ * the person's decision for the id they had been shown got 404, and "approve for this session"
+ * grants were lost (the same call asked again). Now the approval keeps its id, createdAt and
+ * expiresAt, is decided under that id on the new owner, and the session grant holds there.
+ */
+import { afterEach, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
+import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
+import { startNatsServer } from '../helpers/nats-server.ts';
+import { PARTITIONS, spreadOver } from './cluster-spread.ts';
+import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
+
+const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Listed {
+  id: string;
+  node?: string;
+  toolName: string;
+  instanceKey: string;
+  createdAt: string;
+  expiresAt: string;
+  args: Record<string, unknown>;
+}
+
+async function pending(node: Daemon): Promise<Listed[]> {
+  return ((await (await node.api('/v1/approvals')).json()) as { approvals: Listed[] }).approvals;
+}
+
+async function decide(node: Daemon, id: string, scope: 'once' | 'session'): Promise<number> {
+  const response = await node.api(`/v1/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve', scope }) });
+  return response.status;
+}
+
+async function eventStatus(node: Daemon, eventId: unknown): Promise<Record<string, unknown>> {
+  return (await (await node.api(`/v1/events/${String(eventId)}`)).json()) as Record<string, unknown>;
+}
+
+test('a pending approval keeps its id, createdAt and expiresAt across a takeover and is decided under that id; a session grant holds on the new owner', async () => {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const start = async (nodeId: string) => {
+    const daemon = await startDaemon(BUNDLE, {
+      env: { GOONDAN_WARM_POOL: '0', GOONDAN_APPROVALS: 'http', GOONDAN_LOG_LEVEL: 'info' },
+      args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '3'],
+    });
+    cleanups.push(() => daemon.cleanup());
+    return daemon;
+  };
+  const [a, b] = [await start('na'), await start('nb')];
+  await spreadOver([['na', a], ['nb', b]]);
+  const key = Array.from({ length: 200 }, (_, i) => `w${i}`).find((k) => rendezvousOwner(partitionOf({ agent: 'writer', instanceKey: k }, PARTITIONS), ['na', 'nb']) === 'nb');
+  if (key === undefined) throw new Error('no writer instance key owned by nb among 200');
+
+  // On nb: a.txt approved for the session.
+  const first = await a.send({ input: 'write a.txt', instanceKey: key, wait: false });
+  const [granted] = await waitFor('the first approval listed', () => pending(a), (approvals) => approvals.length === 1);
+  expect(granted).toMatchObject({ node: 'nb', args: { path: 'a.txt' } });
+  expect(await decide(a, String(granted?.id), 'session')).toBe(200);
+  await waitFor('the first write done', () => eventStatus(a, first.body.eventId), (record) => record.status === 'done');
+
+  // On nb: b.txt waits for a person when nb is killed.
+  const second = await a.send({ input: 'write b.txt', instanceKey: key, wait: false });
+  const [asked] = await waitFor('the second approval listed, held by nb', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'nb');
+  if (!asked) throw new Error('no approval listed');
+  await b.stop('SIGKILL');
+
+  // na takes the instance over: the same approval, not a new one.
+  const [taken] = await waitFor('the approval listed again, held by na', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'na');
+  expect(taken).toMatchObject({ id: asked.id, createdAt: asked.createdAt, expiresAt: asked.expiresAt, args: { path: 'b.txt' } });
+  expect(await decide(a, asked.id, 'once')).toBe(200);
+  const done = await waitFor('the second write done on na', () => eventStatus(a, second.body.eventId), (record) => record.status === 'done');
+  expect(done).toMatchObject({ reply: { status: 'ok', output: 'wrote: b.txt' } });
+
+  // The session grant came along: the same call runs on na without asking.
+  const third = await a.send({ input: 'write a.txt', instanceKey: key, timeoutMs: 20_000 });
+  expect(third).toMatchObject({ status: 200, body: { status: 'ok', output: 'wrote: a.txt' } });
+  expect(await pending(a)).toEqual([]);
+});
