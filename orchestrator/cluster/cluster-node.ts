@@ -56,6 +56,9 @@ export interface ClusterNodeDeps {
  */
 const KV_REQUEST_TIMEOUT_MS = 2_000;
 
+/** Refused events remembered (findEvent answers 404 for them, not "unknown"). */
+const MAX_REFUSED_REMEMBERED = 10_000;
+
 /** Renewal and heartbeat period: a fifth of the lease timeout, within 200 ms – 2 s. */
 function tickMs(leaseTimeoutMs: number): number {
   return Math.min(2_000, Math.max(200, Math.round(leaseTimeoutMs / 5)));
@@ -75,6 +78,8 @@ export class ClusterNode {
   private readonly relay: TraceRelay;
   private readonly deletion: InstanceDeletion;
   private readonly lookup: EventLookup;
+  /** Events whose publish the cluster refused here, most recent last (findEvent). */
+  private readonly refusedHere = new Set<string>();
   /** Pending approvals of every node (GET /v1/approvals, decisions) — cluster-approvals.ts. */
   readonly approvals: ClusterApprovals;
   /** Instances and conversations every node holds (the studio's views) — cluster-inspect.ts. */
@@ -102,7 +107,7 @@ export class ClusterNode {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
-    this.lookup = new EventLookup(nc, names.eventLookupSubject, deps.logger);
+    this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, members: () => this.membership.known(), logger: deps.logger });
     this.approvals = new ClusterApprovals(nc, names.approvalSubjects, options.nodeId, deps.logger);
     this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger);
     this.deletion = new InstanceDeletion({
@@ -289,11 +294,13 @@ export class ClusterNode {
   private submitHere(submission: ExternalSubmission, core: OrchestratorCore): Submitted | Promise<Submitted> {
     const key = submission.idempotencyKey;
     if (key === undefined) return core.submit(submission);
-    return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s) }, submission, key);
+    return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s), refused: (id) => this.refused(id) }, submission, key);
   }
 
   /** The record of an event another node accepted (`GET /v1/events/{id}` on any node). */
   findEvent(eventId: string): Promise<EventRecord | undefined> {
+    // Refused here (its caller got 503): not accepted, whatever the other nodes can say.
+    if (this.refusedHere.has(eventId)) return Promise.resolve(undefined);
     return this.lookup.find(eventId);
   }
 
@@ -375,11 +382,23 @@ export class ClusterNode {
   private routing(): ClusterRouting {
     return {
       nodeId: this.options.nodeId,
-      publish: (target, event, from, kind) => this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) }),
+      publish: (target, event, from, kind) => {
+        const published = this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) });
+        published.catch(() => this.refused(event.id));
+        return published;
+      },
       sendReply: (node, event, until) => this.sendReply(node, event, until),
       replyStored: (callee, eventId) => this.owner.replyStored(callee, eventId),
       admitConnectorEvent: (key, candidate, waitMs) => admitConnectorEvent({ claims: this.claims, nodeId: this.options.nodeId }, key, candidate, waitMs),
     };
+  }
+
+  private refused(eventId: string): void {
+    if (this.refusedHere.size >= MAX_REFUSED_REMEMBERED) {
+      const oldest = this.refusedHere.values().next().value;
+      if (oldest !== undefined) this.refusedHere.delete(oldest);
+    }
+    this.refusedHere.add(eventId);
   }
 
   private sendReply(node: string, event: AgentEvent, until: number): void {

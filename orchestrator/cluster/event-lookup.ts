@@ -2,16 +2,22 @@
  * Cluster mode: `GET /v1/events/{id}` on any node. An event's record is kept by the node that
  * accepted it; behind a load balancer the client's poll after a 202 reached another node, which
  * answered 404 for an event that was running. A node that does not hold the record now asks the
- * others over core NATS; the one that holds it answers (the rest stay silent).
+ * others over core NATS, and every node answers: with the record, or that it has none.
+ *
+ * "No accepted event" (404) is said only when every node of the cluster said it has none. A node
+ * that does not answer (killed, cut off) may hold the record, and so may every node when this one
+ * cannot reach NATS: the answer is then CLUSTER_UNAVAILABLE (503), "unknown, retry" — never a 404 a
+ * poller would take for "not accepted" and send the event again under a new key (a second run).
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { EventLedger, EventRecord } from '../delivery/event-ledger.ts';
+import { GoondanError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
 import { serveRequests } from './serve-requests.ts';
 
-/** How long an unknown id is looked for: a holder answers in a round trip. */
+/** How long the answers are waited for: every node answers in a round trip. */
 const LOOKUP_WAIT_MS = 1_000;
 
 const isQuestion = compiledValidator<{ eventId: string }>({ schema: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', minLength: 1 } } } });
@@ -23,29 +29,73 @@ const isRecord = compiledValidator<EventRecord>({
     properties: { eventId: { type: 'string' }, state: { enum: ['queued', 'running', 'done', 'dead'] }, agent: { type: 'string' }, instanceKey: { type: 'string' }, traceId: { type: 'string' }, acceptedAt: { type: 'string' } },
   },
 });
+/** A node's answer: its record of the event, or none. */
+const isAnswer = compiledValidator<{ node: string; record?: unknown }>({
+  schema: { type: 'object', required: ['node'], properties: { node: { type: 'string', minLength: 1 } } },
+});
+
+export interface EventLookupOptions {
+  nc: NatsConnection;
+  subject: string;
+  nodeId: string;
+  /** Every node the cluster knows of (live or not heard from lately, not those that left): each may hold the record. */
+  members(): string[];
+  logger: RootLogger;
+}
 
 export class EventLookup {
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly subject: string,
-    private readonly logger: RootLogger,
-  ) {}
+  constructor(private readonly options: EventLookupOptions) {}
 
-  /** The record from the node that holds it; undefined when none answers in time (or NATS is away). */
+  /**
+   * The record from the node that holds it; undefined when every node said it has none. Throws
+   * CLUSTER_UNAVAILABLE when that cannot be known (NATS away, a node that does not answer).
+   */
   async find(eventId: string): Promise<EventRecord | undefined> {
+    const { nc, subject, nodeId } = this.options;
+    const members = new Set([...this.options.members(), nodeId]);
+    const answered = new Set<string>();
+    let found: EventRecord | undefined;
+    let failure: unknown;
     try {
-      const answer = messageJson(await this.nc.request(this.subject, JSON.stringify({ eventId }), { timeout: LOOKUP_WAIT_MS }));
-      return isRecord(answer) && answer.eventId === eventId ? answer : undefined;
-    } catch {
-      return undefined;
+      const replies = await nc.requestMany(subject, JSON.stringify({ eventId }), { strategy: 'count', maxMessages: members.size, maxWait: LOOKUP_WAIT_MS });
+      for await (const reply of replies) {
+        const value = messageJson(reply);
+        // A node of an earlier version answers with the bare record (and says nothing without one).
+        const record = isAnswer(value) ? value.record : value;
+        if (isAnswer(value)) answered.add(value.node);
+        if (isRecord(record) && record.eventId === eventId && (!found || settledness(record) > settledness(found))) found = record;
+      }
+    } catch (error) {
+      failure = error;
     }
+    if (found) return found;
+    if (!answered.has(nodeId)) {
+      const why = failure instanceof Error ? failure.message : 'no answer came back';
+      throw unknown(eventId, `this node cannot reach the rest of the cluster over NATS (${why}), and another node may have accepted it`);
+    }
+    const silent = [...members].filter((node) => !answered.has(node)).sort();
+    if (silent.length === 0) return undefined;
+    throw unknown(eventId, `node${silent.length > 1 ? 's' : ''} ${silent.join(', ')}, which may have accepted it, did not answer`);
   }
 
-  /** Answers for the events this node's ledger holds; silent for the others. */
+  /** Answers every question: with the record when this node's ledger holds it, else that it has none. */
   serve(ledger: EventLedger): Subscription {
-    return serveRequests(this.nc, this.subject, isQuestion, this.logger, (question, msg) => {
+    const { nc, subject, nodeId, logger } = this.options;
+    return serveRequests(nc, subject, isQuestion, logger, (question, msg) => {
       const record = ledger.get(question.eventId);
-      if (record) msg.respond(JSON.stringify(record));
+      msg.respond(JSON.stringify(record ? { node: nodeId, record } : { node: nodeId }));
     });
   }
+}
+
+/** A record further along wins (a node that ran the event may know more than one that queued it). */
+function settledness(record: EventRecord): number {
+  return { queued: 0, running: 1, done: 2, dead: 2 }[record.state];
+}
+
+function unknown(eventId: string, why: string): GoondanError {
+  return new GoondanError('CLUSTER_UNAVAILABLE', 'system', `whether event '${eventId}' was accepted is unknown here: ${why}`, {
+    suggestion: 'retry the lookup shortly (the node may be restarting, or its partitions being taken over); do not send the event again under a new Idempotency-Key',
+    details: { eventId },
+  });
 }

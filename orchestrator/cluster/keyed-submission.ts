@@ -5,11 +5,14 @@
  * - claimed by another node: answered from that node's ledger (its reply, or 202 for `wait: false`),
  *   marked replayed; if that node no longer knows the event (refused there), this node takes the
  *   claim over and submits it under the same id, which JetStream stores once;
- * - NATS or the accepting node does not answer: 503, nothing submitted (a second run is worse).
+ * - NATS does not answer: 503, nothing submitted (a second run is worse);
+ * - the accepting node does not answer: 503 saying the event's outcome is unknown (it was accepted),
+ *   not that the cluster did not accept it.
  * A connector's event under its delivery id (a webhook redelivered to another node) is admitted the
  * same way (admitConnectorEvent), except that it runs when the key cannot be claimed: the provider
  * has been told it arrived, so not running it would lose it.
  */
+import { GoondanError } from '../../shared/errors/index.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../shared/ipc/request-metadata.ts';
 import { errorOutcome, type ReplyOutcome } from '../../shared/ipc/reply-events.ts';
@@ -25,6 +28,8 @@ export interface KeyedSubmissionDeps {
   nodeId: string;
   /** This node's own submission path (router.submit). */
   submit(submission: ExternalSubmission): Submitted;
+  /** An event refused here, never submitted (GET /v1/events/{id} says 404 for it, not "unknown"). */
+  refused?(eventId: string): void;
 }
 
 export async function submitKeyed(deps: KeyedSubmissionDeps, submission: ExternalSubmission, key: string): Promise<Submitted> {
@@ -51,6 +56,7 @@ export async function submitKeyed(deps: KeyedSubmissionDeps, submission: Externa
     const { node: _here, ...record } = candidate;
     ledger.accepted({ ...record, idempotencyKey: key });
     ledger.refused(candidate.eventId, errorOutcome('CLUSTER_UNAVAILABLE', reason, candidate.traceId));
+    deps.refused?.(candidate.eventId);
     return notAccepted(candidate, reason);
   }
   if (result.kind === 'ours') return here(result.claim);
@@ -61,7 +67,16 @@ export async function submitKeyed(deps: KeyedSubmissionDeps, submission: Externa
   try {
     remote = await deps.claims.outcomeFrom(claim.node, claim.eventId, submission.wait ? (submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) : 0);
   } catch (error) {
-    return notAccepted(claim, `the event under this Idempotency-Key was accepted by node ${claim.node}, which does not answer (${(error as Error).message}); retry later`);
+    // Accepted there, perhaps run and answered by now: not "not accepted", and nothing is sent again.
+    throw new GoondanError(
+      'CLUSTER_UNAVAILABLE',
+      'system',
+      `the event under this Idempotency-Key (${claim.eventId}) was accepted by node ${claim.node}, which does not answer (${(error as Error).message}): its outcome is unknown here`,
+      {
+        suggestion: `retry with the same Idempotency-Key shortly (node ${claim.node} may be restarting), or ask GET /v1/events/${claim.eventId}; do not send it under a new key`,
+        details: { eventId: claim.eventId, node: claim.node },
+      },
+    );
   }
   if (!remote.known) {
     if (await deps.claims.takeOver(key, claim, result.revision).catch(() => false)) return here(claim);

@@ -58,6 +58,16 @@ export class Membership {
     return nodes.sort();
   }
 
+  /**
+   * Every node with a record in the bucket, live or not heard from lately (a node killed keeps its
+   * record; one that drained and left does not): those that may hold what they accepted.
+   */
+  known(): string[] {
+    const nodes = new Set([this.nodeId]);
+    for (const [key, entry] of this.observer.entries) if (entry.operation === 'PUT') nodes.add(key);
+    return [...nodes].sort();
+  }
+
   async leave(): Promise<void> {
     await this.kv.delete(this.nodeId);
   }
