@@ -16,6 +16,7 @@ let daemon: Daemon | undefined;
 beforeAll(async () => {
   daemon = await startDaemon(`${REPO_ROOT}/tests/fixtures/e2e/swarm`);
   process.kill(daemon.proc.pid, 'SIGSTOP');
+  for (const [args, answerMs] of COMMANDS) void timed(args, answerMs);
 }, DAEMON_TEST_MS);
 afterAll(async () => {
   if (!daemon) return;
@@ -24,12 +25,29 @@ afterAll(async () => {
   daemon.cleanup();
 }, DAEMON_TEST_MS);
 
-async function timed(args: string[], answerMs = ANSWER_MS): Promise<CliRun & { ms: number }> {
+/** The runs, started together (each waits seconds for a daemon that never answers): a test awaits its own. */
+const runs = new Map<string, Promise<CliRun & { ms: number }>>();
+
+function timed(args: string[], answerMs = ANSWER_MS): Promise<CliRun & { ms: number }> {
+  const key = `${answerMs} ${args.join(' ')}`;
+  const known = runs.get(key);
+  if (known) return known;
   if (!daemon) throw new Error('the daemon has not started');
   const started = Date.now();
-  const run = await goondan([...args, '--state-root', daemon.stateRoot], { env: { GOONDAN_CLI_ANSWER_TIMEOUT_MS: String(answerMs) } });
-  return { ...run, ms: Date.now() - started };
+  const run = goondan([...args, '--state-root', daemon.stateRoot], { env: { GOONDAN_CLI_ANSWER_TIMEOUT_MS: String(answerMs) } }).then((result) => ({ ...result, ms: Date.now() - started }));
+  runs.set(key, run);
+  return run;
 }
+
+const COMMANDS: Array<[string[], number?]> = [
+  [['send', 'hi']],
+  [['send', 'hi', '--timeout', '2000'], 600_000],
+  [['send', 'hi', '--json', '--timeout', '2000'], 600_000],
+  [['send', 'hi', '--json']],
+  [['send', 'hi', '--no-wait']],
+  [['restart', '--fresh', '--yes']],
+  [['instance', 'delete', 'some-key']],
+];
 
 function expectGivenUp(run: CliRun & { ms: number }, command: string, what: string): void {
   expect(run.code).toBe(1);
