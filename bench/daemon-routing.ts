@@ -42,7 +42,7 @@ async function rawRelay(sinks: number, events: number): Promise<number> {
     };
     const bySinkKey = new Map<string, ReturnType<typeof spawnChild>>();
     for (let i = 0; i < sinks; i++) {
-      const key = `sink-${i}`;
+      const key = `flood/sink-${i}`;
       bySinkKey.set(
         key,
         spawnChild(['sink', String(events), key], (message) => {
@@ -108,7 +108,7 @@ async function routedThroughput(bench: RoutingBench, stateRoot: string, sinks: n
     if (message.type === 'event' && message.payload.type === 'runtime.turn.completed' && ++acked === events) done(events / ((performance.now() - t0) / 1000));
   };
   // Every sink instance is started before the clock runs: this measures routing, not spawning.
-  const children = Array.from({ length: sinks }, (_, i) => core.supervisor.ensure('agent', 'sink', `sink-${i}`));
+  const children = Array.from({ length: sinks }, (_, i) => core.supervisor.ensure('agent', 'sink', `flood/sink-${i}`));
   const flood = core.supervisor.ensure('agent', 'flood', 'flood');
   children.push(flood);
   while (!children.every((child) => child.ready)) await Bun.sleep(1);
