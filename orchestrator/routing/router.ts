@@ -34,6 +34,7 @@ import { ControlHandler } from './control-handler.ts';
 import { targetOf } from './default-target.ts';
 import { InstanceOwners } from './instance-owners.ts';
 import { AgentCallChecks } from './agent-call-checks.ts';
+import { ReplyRelease } from './reply-release.ts';
 import { ConnectorEvents } from './connector-events.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
@@ -133,6 +134,7 @@ export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
   private readonly callChecks: AgentCallChecks;
+  private readonly releases: ReplyRelease;
   private readonly control: ControlHandler;
   private readonly replyDeltas: ReplyDeltaRelay;
   private readonly replies: RequesterReplies;
@@ -143,6 +145,14 @@ export class Router {
 
   constructor(private readonly deps: RouterDeps) {
     this.callChecks = new AgentCallChecks({ swarm: () => deps.swarm(), supervisor: deps.supervisor, clustered: deps.cluster !== undefined });
+    this.releases = new ReplyRelease({
+      cluster: deps.cluster,
+      supervisor: deps.supervisor,
+      logger: deps.logger,
+      pending: this.pending,
+      answer: (request, outcome, event) => this.answer(request, outcome, event),
+      expired: (request) => this.expired(request),
+    });
     this.replyDeltas = new ReplyDeltaRelay(deps.runtimeEvents);
     const { cluster } = deps;
     this.replies = new RequesterReplies({
@@ -372,41 +382,8 @@ export class Router {
     this.release(request, outcome, event, callee?.id);
   }
 
-  /**
-   * A callee's reply on its way to its requester. In cluster mode one that leaves the swarm's agents
-   * on this node — for an HTTP caller, a connector, a caller on another node — goes only once the
-   * state of the turn it ends is stored in the cluster: a node cut off long enough that another
-   * took its partitions over could finish a turn there and answer, then have its state write
-   * refused, the event run again on the new owner and end with another stored answer. Withheld, the
-   * request waits again here for the new owner's answer (a caller on another node gets it from the
-   * new owner directly). It waits for the write the turn's ack makes anyway. An agent asking on this
-   * node gets the reply at once, as without a cluster (unsynced-replies.ts).
-   */
   private release(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent, callee: AgentId | undefined): void {
-    const { cluster } = this.deps;
-    if (!cluster || !callee || this.isLiveAgent(request.requester)) {
-      this.answer(request, outcome, event);
-      return;
-    }
-    const stored = within(cluster.replyStored(callee, request.requestEventId), Math.max(0, request.deadline - Date.now()), () => false);
-    void stored.then((ok) => {
-      if (ok) {
-        this.answer(request, outcome, event);
-        return;
-      }
-      this.deps.logger.warn(
-        { correlationId: request.correlationId, eventId: request.requestEventId, callee: agentKey(callee), traceId: request.traceId },
-        'withheld a reply whose turn could not be stored in the cluster (the instance is another node’s now, which runs the event again and answers)',
-      );
-      // A remote caller's node waits itself; one here waits again, until its own deadline.
-      if (request.requester.kind !== 'remote' && !this.pending.has(request.correlationId)) this.pending.add(request, (expired) => this.expired(expired));
-    });
-  }
-
-  private isLiveAgent(requester: Requester): boolean {
-    if (requester.kind !== 'process') return false;
-    const proc = this.deps.supervisor.byKey(requester.key);
-    return proc?.kind === 'agent' && proc.incarnation === requester.incarnation && proc.alive;
+    this.releases.release(request, outcome, event, callee);
   }
 
   /** A child exited: replies it answered before its turn was on disk, or waited on, are settled here. */
