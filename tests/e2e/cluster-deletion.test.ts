@@ -10,12 +10,10 @@
  * Now the snapshot gives way to a tombstone first, every restore respects it (a new conversation
  * under the key writes on from it), and nobody waits for a node that cannot answer.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { describe, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
-import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
+import { type ClusterHarness, clusterHarnesses } from './cluster-harness.ts';
 import { auditCluster } from './cluster-audit.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
@@ -24,23 +22,8 @@ const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 /** The fixture's shutdown grace period: what a delete used to wait for a dead node (plus 3 s). */
 const GRACE_MS = 10_000;
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Harness {
-  nats: NatsServer;
-  counterFile: string;
-}
-
-async function harness(): Promise<Harness> {
-  const nats = await startNatsServer();
-  cleanups.push(() => nats.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-deletion-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { nats, counterFile: join(dir, 'counter.jsonl') };
-}
+const { cleanups, harness } = clusterHarnesses('goondan-cluster-deletion-');
+type Harness = ClusterHarness;
 
 async function startNode(h: Harness, nodeId: string, options: { stateRoot?: string; leaseSeconds?: string } = {}): Promise<Daemon> {
   const daemon = await startDaemon(BUNDLE, {

@@ -9,11 +9,10 @@
  * delivered it: the resumed call waited out its timeout and the HTTP caller got no answer.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
-import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
+import { type NatsServer, natsAndTempDir } from '../helpers/nats-server.ts';
 import { counterExecutions } from './cluster-audit.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, readRuntimeEvents, startDaemon, waitFor } from './daemon-harness.ts';
@@ -37,10 +36,7 @@ interface Cluster {
 }
 
 async function cluster(): Promise<Cluster> {
-  const nats = await startNatsServer();
-  cleanups.push(() => nats.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-resume-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const { nats, dir } = await natsAndTempDir(cleanups, 'goondan-cluster-resume-');
   const gateDir = join(dir, 'gates');
   mkdirSync(gateDir);
   return { nats, counterFile: join(dir, 'counter.jsonl'), gateDir };

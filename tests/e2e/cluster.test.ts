@@ -6,13 +6,13 @@
  * ran twice, and an A→B→A request across nodes answered under one traceId. A NATS restart in the
  * middle of traffic loses nothing accepted.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { resolve } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
-import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
+import { type ClusterHarness, clusterHarnesses } from './cluster-harness.ts';
 import { auditCluster, type ClusterAudit, counterExecutions } from './cluster-audit.ts';
 import { type Daemon, GOONDAN_BIN, readRuntimeEvents, startDaemon, waitFor } from './daemon-harness.ts';
 
@@ -28,23 +28,8 @@ const LEASE_SECONDS = '3';
  */
 const RESTART_LEASE_SECONDS = '15';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Harness {
-  nats: NatsServer;
-  counterFile: string;
-}
-
-async function harness(): Promise<Harness> {
-  const nats = await startNatsServer();
-  cleanups.push(() => nats.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { nats, counterFile: join(dir, 'counter.jsonl') };
-}
+const { cleanups, harness } = clusterHarnesses('goondan-cluster-');
+type Harness = ClusterHarness;
 
 async function startNode(h: Harness, nodeId: string, leaseSeconds = LEASE_SECONDS): Promise<Daemon> {
   const daemon = await startDaemon(BUNDLE, {

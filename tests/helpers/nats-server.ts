@@ -189,3 +189,12 @@ export function acceptsConnections(port: number): Promise<boolean> {
     });
   });
 }
+
+/** A cluster e2e test's start: a nats-server and a temporary directory, both gone by `cleanups` (run after each test). */
+export async function natsAndTempDir(cleanups: Array<() => Promise<void> | void>, prefix: string): Promise<{ nats: NatsServer; dir: string }> {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return { nats, dir };
+}
