@@ -6,13 +6,10 @@
  * descriptor (`/proc/self/fd/N/name`, Linux's openat), and the file is created anew with O_EXCL.
  */
 import { closeSync, constants, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { systemErrorCode } from '../../bundles/base/tools/tool-error.ts';
 
 const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-}
 
 /** Writes `text` to `relative` (slash-separated, no `..`) under `workdir`; throws when a part of the path is a link or not a directory. */
 export function writeWorkspaceFile(workdir: string, relative: string, text: string): void {
@@ -27,7 +24,7 @@ export function writeWorkspaceFile(workdir: string, relative: string, text: stri
       try {
         mkdirSync(at);
       } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
+        if (systemErrorCode(error) !== 'EEXIST') throw error;
       }
       // ELOOP (or ENOTDIR) when what stands there is a link or a file.
       const next = openSync(at, DIRECTORY);
@@ -39,7 +36,7 @@ export function writeWorkspaceFile(workdir: string, relative: string, text: stri
       // An earlier attempt's file, or a link planted in its place: removed (unlink never follows it).
       unlinkSync(at);
     } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
+      if (systemErrorCode(error) !== 'ENOENT') throw error;
     }
     const fd = openSync(at, NEW_FILE, 0o644);
     try {

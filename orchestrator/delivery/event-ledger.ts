@@ -207,28 +207,28 @@ export class EventLedger {
    */
   private append(line: LedgerLine, whenRefused: 'throw' | 'keep' = 'keep'): void {
     this.fd ??= openSync(this.path, 'a');
-    const text = `${this.unwritten}${JSON.stringify(line)}\n`;
-    try {
-      appendWhole(this.fd, text);
-      this.unwritten = '';
-    } catch (error) {
-      if (whenRefused === 'throw') throw error;
-      this.unwritten = text;
-      this.onWriteError?.(error);
+    const before = this.unwritten;
+    this.unwritten += `${JSON.stringify(line)}\n`;
+    const refusal = this.writeUnwritten(whenRefused === 'keep');
+    if (refusal !== undefined && whenRefused === 'throw') {
+      this.unwritten = before;
+      throw refusal;
     }
-    this.fsync.wrote(this.fd);
     this.apply(line);
     if (this.lines > this.records.size * 4 + COMPACT_SLACK_LINES) this.compact();
   }
 
-  private writeUnwritten(): void {
-    if (this.fd === undefined) return;
+  /** Writes the records the disk refused so far (and any just added); returns the refusal, if any. */
+  private writeUnwritten(report = true): unknown {
+    if (this.fd === undefined) return undefined;
     try {
       appendWhole(this.fd, this.unwritten);
       this.unwritten = '';
       this.fsync.wrote(this.fd);
+      return undefined;
     } catch (error) {
-      this.onWriteError?.(error);
+      if (report) this.onWriteError?.(error);
+      return error;
     }
   }
 

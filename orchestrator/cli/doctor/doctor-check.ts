@@ -1,4 +1,6 @@
 /** One line of `goondan doctor`: `ok`, `warn` or `fail`, what was checked, and the fix when not ok. */
+import { isLoopbackHost as isLoopbackAddress } from '../../http/loopback-host.ts';
+
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
@@ -19,6 +21,6 @@ export function formatCheck(check: DoctorCheck): string {
 
 /** True for a host name that means this machine (what doctor may probe without going out). */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || host.startsWith('127.') || host === '0.0.0.0';
+  // 0.0.0.0 is no loopback address, but a connection to it reaches this machine.
+  return isLoopbackAddress(hostname) || hostname === '0.0.0.0';
 }

@@ -15,7 +15,7 @@ import { chatCompletion, failedTurnStatus, openAiError, openAiErrorFrom } from '
 import { streamCompletion } from './stream-completion.ts';
 import { followRuntimeEvents, settledOrStop } from '../trace-stream.ts';
 import { compiledValidator } from '../../../shared/validation/compiled-validator.ts';
-import { readBoundedBody } from '../../../shared/http/bounded-body.ts';
+import { readBoundedText } from '../../../shared/http/bounded-body.ts';
 
 interface ChatMessage {
   role: string;
@@ -72,10 +72,10 @@ function textOf(message: ChatMessage): string {
 }
 
 async function chatCompletions(request: Request, daemon: DaemonApi): Promise<Response> {
-  const read = await readBoundedBody(request, MAX_BODY_BYTES);
+  const read = await readBoundedText(request, MAX_BODY_BYTES);
   if (!read.ok && read.reason === 'too-large') return openAiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', 'request_too_large');
   if (!read.ok) return openAiError(400, 'the request body could not be read (the client aborted the upload)', 'invalid_request_error', 'body_aborted');
-  const text = new TextDecoder().decode(read.bytes);
+  const { text } = read;
   let body: unknown;
   try {
     body = JSON.parse(text);
