@@ -7,6 +7,12 @@
  * new owner's state (fencing). A new owner restores the snapshot before the instance starts.
  * The tools' workdir is not moved (see deploy/cluster/README.md).
  *
+ * Every write is conditional or refused, never a plain put: once one was fenced, the node keeps
+ * refusing the instance's writes (the state before a tool acts, the hand-over write) until it
+ * restores the instance again; and an instance this node did not restore, or gave up, is not its
+ * to write. (Before, a fenced write dropped the revision, and the next write went out as a plain
+ * put over the new owner's conversation.)
+ *
  * A deleted instance leaves its key's delete marker in the bucket (written first by
  * instance-deletion.ts): the tombstone. Its revision is newer than every copy of the deleted
  * conversation, so a node that restores over it removes the copy it has (before, a tombstone read
@@ -40,7 +46,7 @@ const isSnapshot = compiledValidator<Snapshot>({
 /** Timed-out writes remembered per instance (each took a request timeout: 16 cover over a minute). */
 const MAX_UNANSWERED = 16;
 
-/** Another node wrote the instance's state since we last did: this node no longer owns it. */
+/** This node may not write the instance's state: another node wrote it since we last did (fenced), or this node does not hold it. */
 export class StateFencedError extends Error {
   override name = 'StateFencedError';
 }
@@ -53,6 +59,8 @@ interface Shipped {
   unanswered?: Uint8Array[];
   /** The cluster deleted the instance after this node's copy: nothing of it is stored again until it is restored afresh. */
   gone?: boolean;
+  /** Another node wrote the instance after `revision`: this node's writes are refused until it restores the instance again. */
+  fenced?: boolean;
 }
 
 /** What the node does when an instance's state arrives or leaves (cluster-node.ts: its pending approvals follow it). */
@@ -136,7 +144,7 @@ export class StateReplica {
   /** Whether this node restored the instance and may store its state (not deleted meanwhile). */
   holds(id: AgentId): boolean {
     const known = this.shipped.get(agentKey(id));
-    return known !== undefined && known.gone !== true;
+    return known !== undefined && known.gone !== true && known.fenced !== true;
   }
 
   /** Once the instance's state writes under way here are done (its last one may follow its process's stop). */
@@ -184,32 +192,37 @@ export class StateReplica {
     const digest = Bun.hash(text);
     const known = this.shipped.get(agentKey(id));
     if (known?.gone) return;
-    if (known && known.digest === digest) return;
+    if (known === undefined) {
+      throw new StateFencedError(`the state of ${agentKey(id)} is not this node's to write: the instance was not restored here, or its partition left this node (its owner writes it)`);
+    }
+    // Checked before the digest: an unchanged copy of a fenced instance is not "stored" either.
+    if (known.fenced) throw new StateFencedError(`the state of ${agentKey(id)} was written by another node after revision ${known.revision}: this node no longer writes it until it restores the instance again`);
+    if (known.digest === digest) return;
     const value = Bun.gzipSync(new TextEncoder().encode(JSON.stringify({ v: 1, files, write: crypto.randomUUID() } satisfies Snapshot)));
     const stateKey = this.names.stateKey(partition, id);
     let revision: number;
     try {
-      if (known === undefined) revision = await this.kv.put(stateKey, value);
       // Only while the key has never been written: `create` would also write over a tombstone.
-      else if (known.revision === null) revision = await this.kv.put(stateKey, value, { previousSeq: 0 });
+      if (known.revision === null) revision = await this.kv.put(stateKey, value, { previousSeq: 0 });
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
       if (!isWrongRevision(error)) {
         // NATS away or slow: the caller retries. A write that timed out may still have landed.
-        if (known !== undefined && isTimeout(error)) this.shipped.set(agentKey(id), { ...known, unanswered: [...(known.unanswered ?? []).slice(1 - MAX_UNANSWERED), value] });
+        if (isTimeout(error)) this.shipped.set(agentKey(id), { ...known, unanswered: [...(known.unanswered ?? []).slice(1 - MAX_UNANSWERED), value] });
         throw error;
       }
       if (await this.landedUnanswered(stateKey, id, known)) return this.ship(partition, id);
       if (await this.deletedSince(stateKey, known)) {
         // Deleted while it ran here (e.g. the turn a deletion lets finish): the turn is done, its
         // state is not stored again; the node removes its copy (cluster-node.ts).
-        this.shipped.set(agentKey(id), { revision: known?.revision ?? null, digest, gone: true });
+        this.shipped.set(agentKey(id), { revision: known.revision, digest, gone: true });
         this.logger.info({ agent: id.agent, instanceKey: id.instanceKey }, 'the cluster deleted this instance while it ran here: its state is not stored again');
         this.listener?.deletedElsewhere?.(id);
         return;
       }
-      this.shipped.delete(agentKey(id));
-      throw new StateFencedError(`the state of ${agentKey(id)} was written by another node: ${(error as Error).message}`);
+      // Kept, not forgotten: a write without a revision to compare would be a plain put over the new owner's state.
+      this.shipped.set(agentKey(id), { revision: known.revision, digest: known.digest, fenced: true });
+      throw new StateFencedError(`the state of ${agentKey(id)} was written by another node after revision ${known.revision}: ${(error as Error).message}`);
     }
     this.shipped.set(agentKey(id), { revision, digest });
   }
