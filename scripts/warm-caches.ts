@@ -1,19 +1,21 @@
 #!/usr/bin/env bun
 /**
  * Builds what goondan otherwise builds on its first run into `node_modules/.cache/goondan`: the
- * agent entry bundle, the schema validators a daemon and its agents use, and their bytecode. For
+ * agent entry bundle, the schema validators a daemon and its agents use, their bytecode, and the
+ * bytecode builds of the built-in modules. For
  * installs whose package directory the daemon cannot write to (the container image runs as a user
  * that does not own /opt/goondan): there every agent would start from the sources and compile its
  * validators with ajv's compiler (~20 MB of RSS and tens of milliseconds each).
  * It runs the offline demo swarm once (the mock model) and answers one message on it.
  *   bun scripts/warm-caches.ts
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { freshAgentBundle } from '../orchestrator/process/agent-bundle.ts';
+import { baseModuleBuildDir, buildBaseModules } from '../orchestrator/process/base-module-builds.ts';
 import { prepareValidatorBytecode } from '../orchestrator/process/validator-bytecode.ts';
 import { createLogger } from '../shared/logger.ts';
 import { prepareDeclaredValidators } from '../shared/validation/compiled-validator.ts';
@@ -43,7 +45,9 @@ try {
   // The daemon's own pass stops with it: the validators made since are built here.
   await prepareValidatorBytecode(logger, () => false);
   if (!freshAgentBundle()) throw new Error('the agent entry could not be bundled (see the warning above)');
-  console.log('goondan: caches warm (agent entry bundle, validators and their bytecode)');
+  // Also made by the daemon's pass when it finished; here its error, if any, fails the install.
+  if (!existsSync(baseModuleBuildDir())) await buildBaseModules(baseModuleBuildDir());
+  console.log('goondan: caches warm (agent entry bundle, validators and their bytecode, built-in modules’ bytecode)');
 } finally {
   rmSync(stateRoot, { recursive: true, force: true });
 }

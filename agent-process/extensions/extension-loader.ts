@@ -6,11 +6,12 @@
 import type { ExtensionPlan } from '../../shared/types/bundle.ts';
 import type { ExtensionApi, ExtensionModule } from '../../shared/types/extensions.ts';
 import { EngineError, errorMessageOf } from '../engine/engine-error.ts';
+import { importEntryModule } from '../tools/entry-module.ts';
 
 export async function loadExtension(plan: ExtensionPlan, api: ExtensionApi): Promise<void> {
   let mod: unknown;
   try {
-    mod = await import(plan.entryPath);
+    mod = await importEntryModule(plan.entryPath);
   } catch (error) {
     throw new EngineError({
       code: 'E_EXT_LOAD',

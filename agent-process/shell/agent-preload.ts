@@ -7,6 +7,7 @@
 import { createDeferredLogger } from '../../shared/deferred-logger.ts';
 import { AGENT_PRELOAD_ENV, AGENT_SPARE_ENV, isAgentPreload } from '../../shared/ipc/agent-preload.ts';
 import { preloadProvider } from '../models/create-language-model.ts';
+import { importEntryModule } from '../tools/entry-module.ts';
 import { rehearseAgent } from './agent-rehearsal.ts';
 
 export async function preloadAgentModules(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -19,7 +20,7 @@ export async function preloadAgentModules(env: Record<string, string | undefined
     return;
   }
   if (!isAgentPreload(parsed)) return;
-  await Promise.allSettled([...parsed.modules.map((path) => import(path)), ...parsed.providers.map((provider) => preloadProvider(provider))]);
+  await Promise.allSettled([...parsed.modules.map((path) => importEntryModule(path)), ...parsed.providers.map((provider) => preloadProvider(provider))]);
   // Only a spare: a cold start's assignment is already waiting.
   if (!parsed.rehearsal || env[AGENT_SPARE_ENV] !== '1') return;
   const started = performance.now();

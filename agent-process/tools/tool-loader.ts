@@ -9,6 +9,7 @@ import type { ToolPlan } from '../../shared/types/bundle.ts';
 import type { ToolHandler, ToolPolicyEvaluator } from '../../shared/types/tools.ts';
 import { existsSync } from 'node:fs';
 import { EngineError, errorMessageOf } from '../engine/engine-error.ts';
+import { importEntryModule } from './entry-module.ts';
 
 export interface LoadedTool {
   handlers: Record<string, ToolHandler>;
@@ -51,7 +52,7 @@ async function loadFresh(plan: ToolPlan): Promise<LoadedTool> {
   const entryPath = plan.entryPath;
   let mod: unknown;
   try {
-    mod = await import(entryPath);
+    mod = await importEntryModule(entryPath);
   } catch (error) {
     throw importFailure(plan.name, entryPath, error);
   }

@@ -22,6 +22,7 @@ import { studioRoutes } from '../studio/studio-routes.ts';
 import { StudioSessions } from '../studio/studio-sessions.ts';
 import { prepareAgentEntry } from '../process/agent-bundle.ts';
 import { prepareValidatorBytecode } from '../process/validator-bytecode.ts';
+import { chooseBaseModuleBuilds, prepareBaseModuleBuilds } from '../process/base-module-builds.ts';
 import { prepareAgentEngineOptions } from '../process/agent-engine-options.ts';
 import { bunChildLauncher } from '../process/bun-child.ts';
 import { backoffPolicyFromEnv } from '../process/crash-backoff.ts';
@@ -182,6 +183,7 @@ export class Orchestrator {
     this.writeRuntimeFile();
     // Before any agent starts: built once per change of the sources (~40 ms), then cached.
     await prepareAgentEntry(this.options.processEnv, logger);
+    chooseBaseModuleBuilds(this.options.processEnv);
     prepareAgentEngineOptions(this.options.processEnv, logger);
     this.core.start((name) => this.config.agents.has(name));
     await this.cluster?.start(this.core, () => this.core.processRows());
@@ -198,7 +200,7 @@ export class Orchestrator {
     // it, the banner landed after the prompt, or in the middle of a first reply typed at once.
     this.startConnectors((connection) => connection.connectorName === 'cli');
     // In the background, once the first spare has made the agents' validators (on a fresh install).
-    this.validatorBytecode = prepareValidatorBytecode(logger, () => this.stopping !== undefined);
+    this.validatorBytecode = prepareValidatorBytecode(logger, () => this.stopping !== undefined).then(() => (this.stopping ? undefined : prepareBaseModuleBuilds(logger)));
   }
 
   /** The warm pool's first spare, or the start-up timeout (a pool that cannot boot does not block readiness). */

@@ -4,10 +4,12 @@
  * receives its plan over IPC in `runtime.assign`. The API token never reaches a child.
  */
 import { join } from 'node:path';
+import { BASE_MODULE_BUILDS_ENV } from '../../shared/base-module-builds.ts';
 import { AGENT_PRELOAD_ENV, agentPreloadOf } from '../../shared/ipc/agent-preload.ts';
 import { PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { agentEntry } from '../process/agent-bundle.ts';
 import { agentEngineEnv } from '../process/agent-engine-options.ts';
+import { baseModuleBuilds } from '../process/base-module-builds.ts';
 import type { LaunchOptions } from '../process/child-launcher.ts';
 import type { SpawnSpec } from '../process/supervisor.ts';
 import type { SwarmConfig } from './swarm-config.ts';
@@ -32,7 +34,7 @@ function childEnv(config: SwarmConfig): Record<string, string | undefined> {
 }
 
 /** Per configuration: every agent process of it starts with the same command and environment. */
-const agentLaunches = new WeakMap<SwarmConfig, { entry: string; engine: Readonly<Record<string, string>>; launch: Omit<LaunchOptions, 'output'> }>();
+const agentLaunches = new WeakMap<SwarmConfig, { entry: string; engine: Readonly<Record<string, string>>; builds: string | undefined; launch: Omit<LaunchOptions, 'output'> }>();
 
 /** A bare agent process: cold starts and the warm pool launch the same command. */
 export function agentLaunchOptions(config: SwarmConfig, output: LaunchOptions['output']): LaunchOptions {
@@ -56,11 +58,13 @@ export function agentSpawnSpec(config: SwarmConfig, context: SpawnContext, agent
 function agentLaunchOf(config: SwarmConfig): Omit<LaunchOptions, 'output'> {
   const entry = agentEntry();
   const engine = agentEngineEnv();
+  const builds = baseModuleBuilds();
   const cached = agentLaunches.get(config);
-  if (cached?.entry === entry && cached.engine === engine) return cached.launch;
+  if (cached?.entry === entry && cached.engine === engine && cached.builds === builds) return cached.launch;
   const preload = JSON.stringify(agentPreloadOf(config.agents.values(), config.swarm));
-  const launch = { command: [process.execPath, entry], env: { ...engine, ...childEnv(config), [AGENT_PRELOAD_ENV]: preload }, stdin: 'ignore' as const };
-  agentLaunches.set(config, { entry, engine, launch });
+  const env = { ...engine, ...childEnv(config), [AGENT_PRELOAD_ENV]: preload, ...(builds ? { [BASE_MODULE_BUILDS_ENV]: builds } : {}) };
+  const launch = { command: [process.execPath, entry], env, stdin: 'ignore' as const };
+  agentLaunches.set(config, { entry, engine, builds, launch });
   return launch;
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { BunPlugin } from 'bun';
 import { BUILD_CACHE_DIR, PACKAGE_ROOT } from '../../shared/package-root.ts';
 import { BYTECODE_SUFFIX, writeBytecodeBuild } from './bytecode-build.ts';
+import { sourceFingerprint } from './source-fingerprint.ts';
 
 export const AGENT_SOURCE_ENTRY = join(PACKAGE_ROOT, 'agent-process', 'main.ts');
 const BUNDLE_DIR = join(BUILD_CACHE_DIR, 'agent');
@@ -25,7 +26,7 @@ const EXTERNAL = ['@ai-sdk/*', 'ai', 'zod', 'ajv', 'ajv-formats', 'pino', '@open
 
 /** The bundle's path for the sources as they are now. */
 export function agentBundlePath(): string {
-  return join(BUNDLE_DIR, `agent-${sourceFingerprint()}.js`);
+  return join(BUNDLE_DIR, `agent-${agentSourceFingerprint()}.js`);
 }
 
 /** The fresh bundle, if one has been built for the current sources. */
@@ -89,27 +90,12 @@ const nanoidWebCrypto: BunPlugin = {
   },
 };
 
-function sourceFingerprint(): string {
-  const parts: string[] = [String(BUILD_VERSION), PACKAGE_ROOT, Bun.version];
-  const visit = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.ts')) parts.push(stamp(path));
-    }
-  };
-  for (const dir of SOURCE_DIRS) visit(join(PACKAGE_ROOT, dir));
-  for (const file of SOURCE_FILES) parts.push(stamp(join(PACKAGE_ROOT, file)));
-  return Bun.hash(parts.join('\n')).toString(16).padStart(16, '0');
-}
-
-function stamp(path: string): string {
-  try {
-    const stats = statSync(path);
-    return `${path}:${stats.size}:${stats.mtimeMs}`;
-  } catch {
-    return `${path}:-`;
-  }
+function agentSourceFingerprint(): string {
+  return sourceFingerprint({
+    dirs: SOURCE_DIRS.map((dir) => join(PACKAGE_ROOT, dir)),
+    files: SOURCE_FILES.map((file) => join(PACKAGE_ROOT, file)),
+    settings: [String(BUILD_VERSION), PACKAGE_ROOT],
+  });
 }
 
 let current: string | undefined;

@@ -3,7 +3,7 @@
  * systemd's ProtectSystem=strict). Either the caches move beside the state (GOONDAN_CACHE_DIR, as
  * the image and the unit do: tests/e2e/cache-dir.test.ts), or scripts/warm-caches.ts builds at
  * install what a daemon would build on its first run — the agent entry bundle, the schema
- * validators and their bytecode. Here the caches are removed, as in a fresh install, the script
+ * validators, their bytecode and the built-in modules' bytecode builds. Here the caches are removed, as in a fresh install, the script
  * builds them, and a real `goondan run` of the demo then answers a message without building or
  * generating anything.
  */
@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { validatorBytecodeDir } from '../../bundles/base/cached-ajv.ts';
 import { freshAgentBundle } from '../../orchestrator/process/agent-bundle.ts';
+import { baseModuleBuildDir } from '../../orchestrator/process/base-module-builds.ts';
 import { BUILD_CACHE_DIR } from '../../shared/package-root.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
 import { DAEMON_TEST_MS, REPO_ROOT, daemonsStoppedAfterAll, startDaemon } from '../e2e/daemon-harness.ts';
@@ -21,7 +22,8 @@ const daemons = daemonsStoppedAfterAll();
 
 function cachedFiles(): string[] {
   const names = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : []);
-  return [...names(join(BUILD_CACHE_DIR, 'agent')), ...names(VALIDATOR_CACHE_DIR), ...names(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR }))].sort();
+  const builtModules = join(BUILD_CACHE_DIR, 'base-modules');
+  return [...names(join(BUILD_CACHE_DIR, 'agent')), ...names(VALIDATOR_CACHE_DIR), ...names(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR })), ...names(builtModules).flatMap(names)].sort();
 }
 
 describe('caches of an install the daemon cannot write to', () => {
@@ -41,6 +43,7 @@ describe('caches of an install the daemon cannot write to', () => {
     async () => {
       rmSync(join(BUILD_CACHE_DIR, 'agent'), { recursive: true, force: true });
       rmSync(VALIDATOR_CACHE_DIR, { recursive: true, force: true });
+      rmSync(join(BUILD_CACHE_DIR, 'base-modules'), { recursive: true, force: true });
       const proc = Bun.spawn([process.execPath, join(REPO_ROOT, 'scripts/warm-caches.ts')], { cwd: REPO_ROOT, stdout: 'pipe', stderr: 'pipe' });
       const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       expect({ code, err }).toEqual({ code: 0, err: '' });
@@ -50,6 +53,7 @@ describe('caches of an install the daemon cannot write to', () => {
       expect(sources.length).toBeGreaterThan(10);
       const unbuilt = sources.filter((name) => !existsSync(join(validatorBytecodeDir({ dir: VALIDATOR_CACHE_DIR }), name.replace(/\.cjs$/, '.js'))));
       expect(unbuilt).toEqual([]);
+      expect(existsSync(join(baseModuleBuildDir(), 'extensions', 'context-message', 'index.js'))).toBe(true);
 
       const before = cachedFiles();
       const daemon = await startDaemon(join(REPO_ROOT, 'bundles', 'demo'));

@@ -1,13 +1,15 @@
 /**
  * GOONDAN_CACHE_DIR: a daemon that cannot write to its package directory (a container image's
  * user, systemd's ProtectSystem=strict) keeps what it would build there — the agent entry bundle,
- * the schema validators, their bytecode — in a directory it can write to, and so do the agents it
- * starts: no agent starts from the sources or compiles a validator again after the first.
+ * the schema validators, their bytecode, the built-in modules' builds — in a directory it can
+ * write to, and so do the agents it starts: no agent starts from the sources or compiles a
+ * validator again after the first.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BASE_MODULE_BUILDS_ENV } from '../../shared/base-module-builds.ts';
 import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
 import { DAEMON_TEST_MS, REPO_ROOT, daemonsStoppedAfterAll, startDaemon } from './daemon-harness.ts';
 
@@ -32,17 +34,23 @@ describe('GOONDAN_CACHE_DIR', () => {
       if (typeof row?.pid !== 'number') throw new Error(`no running process for the instance: ${JSON.stringify(row)}`);
       const command = readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0');
       expect(command[1]?.startsWith(join(cacheDir, 'agent', 'agent-'))).toBe(true);
+      const environ = readFileSync(`/proc/${row.pid}/environ`, 'utf8').split('\0');
+      const moduleBuilds = environ.find((entry) => entry.startsWith(`${BASE_MODULE_BUILDS_ENV}=`))?.slice(BASE_MODULE_BUILDS_ENV.length + 1);
+      expect(moduleBuilds?.startsWith(join(cacheDir, 'base-modules', ''))).toBe(true);
 
       // The assignment's validator is made by agents only (the daemon never parses an assignment).
       const validators = join(cacheDir, 'validators');
       const sources = names(validators).filter((name) => name.endsWith('.cjs'));
       expect(sources.some((name) => readFileSync(join(validators, name), 'utf8').includes('"required":["role","agent","instanceKey","stateRoot","agentPlan","swarmPlan"]'))).toBe(true);
 
+      // Built in the background once the daemon is ready, after the validators' bytecode.
+      await daemon.waitForLog('the built-in modules’ builds', (line) => typeof line.msg === 'string' && line.msg.startsWith('built-in modules’ bytecode built'));
       expect(await daemon.stop()).toBe(0);
       const builds = names(validators).filter((name) => name.startsWith('bytecode-'));
       expect(builds).toHaveLength(1);
       expect(names(join(validators, builds[0]!)).filter((name) => name.endsWith('.js')).length).toBeGreaterThan(0);
       expect(names(VALIDATOR_CACHE_DIR)).toEqual(packageValidators);
+      expect(existsSync(join(moduleBuilds ?? '', 'tools', 'agents', 'index.js'))).toBe(true);
     },
     DAEMON_TEST_MS,
   );
