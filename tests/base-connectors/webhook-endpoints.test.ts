@@ -178,3 +178,120 @@ describe('webhook: a delivery id counts only together with the signed body', () 
     expect(other).not.toBe(first);
   });
 });
+
+describe('webhook: Standard Webhooks signatures (signed id and timestamp)', () => {
+  const secret = 'whsec_c3RhbmRhcmQtd2ViaG9va3Mta2V5LWJ5dGVz';
+  const keyBytes = Buffer.from('c3RhbmRhcmQtd2ViaG9va3Mta2V5LWJ5dGVz', 'base64');
+  const now = () => Math.floor(Date.now() / 1000);
+  const standardHeaders = (key: string | Uint8Array, id: string, timestamp: number, body: string) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+  });
+  const post = (url: string, body: string, headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const refusal = async (response: Response) => ({ status: response.status, ...((await response.json()) as { error: { code: string; message: string } }).error });
+  const body = JSON.stringify({ text: 'hi', instanceKey: 'std' });
+
+  test('a request signed with the whsec_ key bytes is accepted, keyed by its signed webhook-id; signed with the whsec_ string itself it is 401', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: secret });
+    expect((await post(hook.url, body, standardHeaders(keyBytes, 'msg_1', now(), body))).status).toBe(202);
+    expect(await refusal(await post(hook.url, body, standardHeaders(secret, 'msg_2', now(), body)))).toMatchObject({ status: 401, code: 'E_WEBHOOK_SIGNATURE' });
+    expect(hook.events.map((event) => event.instanceKey)).toEqual(['std']);
+    expect(hook.events[0]?.idempotencyKey).toStartWith('msg_1:sha256-');
+  });
+
+  test('a secret without whsec_ signs with its UTF-8 bytes', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: 'plain-secret' });
+    expect((await post(hook.url, body, standardHeaders('plain-secret', 'msg_1', now(), body))).status).toBe(202);
+    expect(hook.events).toHaveLength(1);
+  });
+
+  test('a correctly signed request ten minutes old, or ten minutes ahead, is 401 E_WEBHOOK_TIMESTAMP naming the window', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: secret });
+    for (const timestamp of [now() - 600, now() + 600]) {
+      const answer = await refusal(await post(hook.url, body, standardHeaders(keyBytes, 'msg_old', timestamp, body)));
+      expect(answer).toMatchObject({ status: 401, code: 'E_WEBHOOK_TIMESTAMP' });
+      expect(answer.message).toContain('5 minutes');
+    }
+    expect(hook.events).toEqual([]);
+  });
+
+  test('a captured request with its id or timestamp changed is 401 E_WEBHOOK_SIGNATURE', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: secret });
+    const captured = standardHeaders(keyBytes, 'msg_1', now() - 240, body);
+    expect((await post(hook.url, body, captured)).status).toBe(202);
+    for (const tampered of [{ ...captured, 'webhook-id': 'msg_2' }, { ...captured, 'webhook-timestamp': String(now()) }]) {
+      expect(await refusal(await post(hook.url, body, tampered))).toMatchObject({ status: 401, code: 'E_WEBHOOK_SIGNATURE' });
+    }
+    expect(hook.events).toHaveLength(1);
+  });
+
+  test('a wrong Standard Webhooks signature is 401 even with a valid legacy signature beside it', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: secret });
+    const legacy = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const wrong = { ...standardHeaders('another key', 'msg_1', now(), body), 'x-goondan-signature': legacy };
+    expect((await post(hook.url, body, wrong)).status).toBe(401);
+    expect(hook.events).toEqual([]);
+  });
+
+  test('the signed webhook-id wins over an unsigned Idempotency-Key: a replay under a new key keeps the first key', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: secret });
+    const captured = standardHeaders(keyBytes, 'msg_1', now(), body);
+    for (const idempotencyKey of ['first', 'replayed']) expect((await post(hook.url, body, { ...captured, 'idempotency-key': idempotencyKey })).status).toBe(202);
+    const [first, replay] = hook.events.map((event) => event.idempotencyKey);
+    expect(first).toStartWith('msg_1:');
+    expect(replay).toBe(first);
+  });
+});
+
+describe('webhook: the signature setting chooses the schemes accepted', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const body = JSON.stringify({ text: 'hi' });
+  const legacy = { 'x-goondan-signature': `sha256=${createHmac('sha256', 's').update(body).digest('hex')}` };
+  const standard = (timestamp = now()) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${createHmac('sha256', 's').update(`msg_1.${timestamp}.${body}`).digest('base64')}` });
+  const post = (url: string, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  test('any (the default) accepts either scheme; hmac-sha256 only the legacy one', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: 's' });
+    expect((await post(hook.url, legacy)).status).toBe(202);
+    expect((await post(hook.url, standard())).status).toBe(202);
+    expect(hook.events).toHaveLength(2);
+    const legacyOnly = await run(webhook, { port: '0', signature: 'hmac-sha256' }, { WEBHOOK_SECRET: 's' });
+    expect((await post(legacyOnly.url, standard())).status).toBe(401);
+    expect((await post(legacyOnly.url, legacy)).status).toBe(202);
+    expect(legacyOnly.events).toHaveLength(1);
+  });
+
+  test('standard-webhooks refuses a legacy-signed request with 401, saying which headers to send', async () => {
+    const hook = await run(webhook, { port: '0', signature: 'standard-webhooks' }, { WEBHOOK_SECRET: 's' });
+    const refused = await post(hook.url, legacy);
+    expect(refused.status).toBe(401);
+    const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('E_WEBHOOK_SIGNATURE');
+    expect(error.message).toContain('webhook-timestamp');
+    expect((await post(hook.url, standard())).status).toBe(202);
+    expect(hook.events).toHaveLength(1);
+  });
+
+  test('an unknown value fails the start with E_CONNECTOR_CONFIG naming the allowed values', async () => {
+    const result = await startConnector(webhook, { port: '0', signature: 'sha1' }, { WEBHOOK_SECRET: 's' });
+    const error = 'error' in result ? result.error : { code: 'started', message: '' };
+    expect(error.code).toBe('E_CONNECTOR_CONFIG');
+    expect(error.message).toContain('"sha1"');
+    for (const allowed of ['any', 'standard-webhooks', 'hmac-sha256']) expect(error.message).toContain(allowed);
+  });
+
+  test('a whsec_ secret that is not base64 fails the start, unless only the legacy scheme is used', async () => {
+    const result = await startConnector(webhook, { port: '0' }, { WEBHOOK_SECRET: 'whsec_not base64!' });
+    expect('error' in result ? result.error.code : 'started').toBe('E_CONNECTOR_CONFIG');
+    await run(webhook, { port: '0', signature: 'hmac-sha256' }, { WEBHOOK_SECRET: 'whsec_not base64!' });
+  });
+
+  test('standard-webhooks without a secret fails the start even with verify: false', async () => {
+    const result = await startConnector(webhook, { port: '0', verify: 'false', signature: 'standard-webhooks' });
+    const error = 'error' in result ? result.error : { code: 'started', message: '' };
+    expect(error.code).toBe('E_CONNECTOR_CONFIG');
+    expect(error.message).toContain('WEBHOOK_SECRET');
+  });
+});

@@ -1,7 +1,9 @@
 /**
  * Issue 10, connector-supplied idempotency: the webhook connector passes the provider's delivery
  * id (Idempotency-Key, webhook-id, X-GitHub-Delivery, X-Delivery-Id) on, and a redelivery under
- * the same id runs no second turn — with `wait` it gets the original turn's reply.
+ * the same id runs no second turn — with `wait` it gets the original turn's reply. A Standard
+ * Webhooks request signs its id and time: replayed after five minutes it is refused, replayed
+ * before under the same webhook-id (whatever unsigned id headers it carries) it runs no turn.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
@@ -53,5 +55,36 @@ describe('webhook delivery ids', () => {
     await deliver('no id', 'plain', {});
     await deliver('no id', 'plain', {});
     expect(inputsSaying('plain', 'no id')).toBe(2);
+  });
+});
+
+describe('Standard Webhooks requests, replayed', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  async function deliverStandard(text: string, user: string, id: string, timestamp: number, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const body = JSON.stringify({ text, properties: { channel: 'support', user } });
+    const signature = `v1,${createHmac('sha256', SECRET).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+    const standard = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    const response = await fetch(`${hookUrl}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json', ...standard, ...headers }, body });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  test('a signed request runs a turn; replayed inside the window under the same webhook-id it runs none and gets the original reply', async () => {
+    const sentAt = now();
+    const first = await deliverStandard('standard delivery', 'std', 'msg_e2e_1', sentAt);
+    expect(first).toMatchObject({ status: 200, body: { status: 'ok', output: 'desk got: standard delivery' } });
+    // A replayer can change the unsigned headers, not the signed id.
+    expect(await deliverStandard('standard delivery', 'std', 'msg_e2e_1', sentAt, { 'idempotency-key': 'replay-1' })).toEqual(first);
+    expect(await deliverStandard('standard delivery', 'std', 'msg_e2e_1', sentAt, { 'x-github-delivery': 'replay-2' })).toEqual(first);
+    expect(inputsSaying('std', 'standard delivery')).toBe(1);
+  });
+
+  test('a correctly signed request ten minutes old is 401 E_WEBHOOK_TIMESTAMP and runs no turn', async () => {
+    const stale = await deliverStandard('stale delivery', 'std-old', 'msg_e2e_old', now() - 600);
+    expect(stale.status).toBe(401);
+    expect(stale.body).toMatchObject({ error: { code: 'E_WEBHOOK_TIMESTAMP' } });
+    // One connector, one channel: once a later delivery is answered, the stale one would have been routed.
+    expect((await deliverStandard('fresh delivery', 'std-old', 'msg_e2e_fresh', now())).status).toBe(200);
+    expect(inputsSaying('std-old', 'stale delivery')).toBe(0);
+    expect(inputsSaying('std-old', 'fresh delivery')).toBe(1);
   });
 });

@@ -1,23 +1,33 @@
 /**
  * `webhook` connector: HTTP POST → one event. Body: JSON `{text | input, instanceKey?, properties?}`
- * or plain text. The raw body must carry an HMAC-SHA256 signature made with the `WEBHOOK_SECRET`
- * (also SIGNING_SECRET) setting in `X-Goondan-Signature` or `X-Hub-Signature-256` (`sha256=<hex>`);
- * a mismatch is 401 and nothing is emitted (SPEC.md §6). Without a secret the connector refuses
- * to start — the body chooses the conversation, so anyone who can reach the port could write into
- * any of them — unless `verify: false` says that unsigned requests are meant (warned at start).
- * `?wait=true` (or `wait: true`) answers with the agent's reply instead of 202. A delivery id in
- * `Idempotency-Key`, `webhook-id` (Standard Webhooks), `X-GitHub-Delivery` or `X-Delivery-Id`
- * makes a redelivery — the same id with the same body — run no second turn (with `wait`, it gets
- * the original reply); the id is not signed, so it counts only together with the body's digest.
- * Settings (config or secrets): `WEBHOOK_SECRET`, `verify` (true), `host` (127.0.0.1), `port`
- * (8787), `path` (/), `instanceKey` (webhook), `wait`.
+ * or plain text. The body chooses the conversation, so a request must be signed with the
+ * `WEBHOOK_SECRET` (also SIGNING_SECRET) setting, in a scheme the `signature` setting allows
+ * (request-signature.ts); otherwise it is 401 and nothing is emitted (SPEC.md §6):
+ * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature`
+ *   (https://www.standardwebhooks.com; a `whsec_<base64>` secret stands for those key bytes). A
+ *   timestamp more than five minutes off is 401 E_WEBHOOK_TIMESTAMP, and the same id inside them
+ *   runs no second turn: a captured request cannot be replayed;
+ * - `hmac-sha256`: the legacy `sha256=<hex HMAC of the raw body>` in `X-Goondan-Signature` or
+ *   `X-Hub-Signature-256`; it has no timestamp, so a captured request can be replayed under a new
+ *   delivery id;
+ * - `any` (default): either.
+ * Without a secret the connector refuses to start unless `verify: false` says that unsigned
+ * requests are meant (warned at start).
+ * `?wait=true` (or `wait: true`) answers with the agent's reply instead of 202. A delivery id makes
+ * a redelivery — the same id with the same body — run no second turn (with `wait`, it gets the
+ * original reply): the signed `webhook-id` of a Standard Webhooks request; otherwise
+ * `Idempotency-Key`, `webhook-id`, `X-GitHub-Delivery` or `X-Delivery-Id`, which are not signed and
+ * so count only together with the body's digest.
+ * Settings (config or secrets): `WEBHOOK_SECRET`, `signature` (any), `verify` (true), `host`
+ * (127.0.0.1), `port` (8787), `path` (/), `instanceKey` (webhook), `wait`.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 import { ConnectorError } from '../common/connector-error.ts';
 import { flagSetting, numberSetting, setting } from '../common/connector-settings.ts';
 import { MAX_BODY_BYTES, SERVER_MAX_REQUEST_BODY_SIZE } from '../common/webhook-server.ts';
+import { type RequestVerifier, requestVerifier, signatureSchemeSetting } from './request-signature.ts';
 
 /** Where providers put the id of a delivery (the same on their retries), in order of preference. */
 const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-delivery-id'];
@@ -25,15 +35,6 @@ const MAX_DELIVERY_ID_LENGTH = 256;
 
 function json(status: number, body: Record<string, unknown>): Response {
   return new Response(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json' } });
-}
-
-export function verifySignature(secret: string, rawBody: string, header: string | null): boolean {
-  if (!header) return false;
-  const given = header.startsWith('sha256=') ? header.slice(7) : header;
-  const expected = createHmac('sha256', secret).update(rawBody).digest('hex');
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 interface WebhookPayload {
@@ -62,16 +63,22 @@ function parsePayload(raw: string, contentType: string): WebhookPayload | string
   return { text, properties, ...(instanceKey ? { instanceKey } : {}) };
 }
 
+function bodyDigest(rawBody: string): string {
+  return `sha256-${createHash('sha256').update(rawBody).digest('hex')}`;
+}
+
 /**
- * The delivery id headers are not covered by the signature: the key is the id together with a
- * digest of the (signed) body, so that a captured id cannot be reused with another body to be
- * answered with, or to suppress, the turn of the real delivery. A redelivery — same id, same
- * body — has the same key.
+ * The key that makes a redelivery no second turn. A signed Standard Webhooks id wins over the
+ * unsigned headers: else a replay inside the five minutes could pass under a new Idempotency-Key.
+ * The unsigned delivery id headers count together with a digest of the (signed) body, so that a
+ * captured id cannot be reused with another body to be answered with, or to suppress, the turn
+ * of the real delivery. A redelivery — same id, same body — has the same key.
  */
-function deliveryIdOf(headers: Headers, rawBody: string): { idempotencyKey: string } | Record<string, never> {
+function deliveryIdOf(headers: Headers, rawBody: string, signedId: string | undefined): { idempotencyKey: string } | Record<string, never> {
+  if (signedId !== undefined) return { idempotencyKey: `${signedId}:${bodyDigest(rawBody)}` };
   for (const name of DELIVERY_ID_HEADERS) {
     const value = headers.get(name)?.trim();
-    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: `${value}:sha256-${createHash('sha256').update(rawBody).digest('hex')}` };
+    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: `${value}:${bodyDigest(rawBody)}` };
   }
   return {};
 }
@@ -86,6 +93,11 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
       'set secrets.WEBHOOK_SECRET (or config.WEBHOOK_SECRET; also read: SIGNING_SECRET) to the HMAC-SHA256 key senders sign the body with, or config.verify: false to accept unsigned requests',
     );
   }
+  const scheme = signatureSchemeSetting(ctx);
+  if (secret === '' && scheme !== 'any') {
+    throw new ConnectorError('E_CONNECTOR_CONFIG', `webhook connector: signature: ${scheme} needs a WEBHOOK_SECRET to check it with`, 'set secrets.WEBHOOK_SECRET, or drop the signature setting if verify: false (unsigned requests) is really meant');
+  }
+  const verifier: RequestVerifier | undefined = secret === '' ? undefined : requestVerifier(secret, scheme);
   if (secret === '') ctx.logger.warn({ connector: 'webhook' }, 'webhook accepts UNSIGNED requests (verify: false): anyone who can reach the port can start turns in any conversation');
   const path = setting(ctx, ['path']) ?? '/';
   const defaultKey = setting(ctx, ['instanceKey']) ?? 'webhook';
@@ -108,12 +120,10 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
           : json(400, { error: { code: 'E_WEBHOOK_BAD_BODY', message: 'the request body could not be read' } });
       }
       const raw = body.text;
-      if (secret) {
-        const signature = request.headers.get('x-goondan-signature') ?? request.headers.get('x-hub-signature-256');
-        if (!verifySignature(secret, raw, signature)) {
-          ctx.logger.warn({ path }, 'webhook signature mismatch; request rejected');
-          return json(401, { error: { code: 'E_WEBHOOK_SIGNATURE', message: 'missing or wrong HMAC-SHA256 signature' } });
-        }
+      const signature = verifier?.(request.headers, raw) ?? { ok: true };
+      if (!signature.ok) {
+        ctx.logger.warn({ path, code: signature.code, reason: signature.message }, 'webhook signature check failed; request rejected');
+        return json(401, { error: { code: signature.code, message: signature.message } });
       }
       const payload = parsePayload(raw, request.headers.get('content-type') ?? '');
       if (typeof payload === 'string') return json(400, { error: { code: 'E_WEBHOOK_BAD_BODY', message: payload } });
@@ -123,7 +133,7 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
         // What the connector knows wins over what the body says: ingress rules match on `path`.
         properties: { ...payload.properties, path: url.pathname },
         instanceKey: payload.instanceKey ?? defaultKey,
-        ...deliveryIdOf(request.headers, raw),
+        ...deliveryIdOf(request.headers, raw, signature.signedId),
       };
       const wait = url.searchParams.get('wait') === 'true' || waitAlways;
       if (!wait) {
@@ -134,7 +144,7 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
       return json(200, { status: reply.status, output: reply.text, traceId: reply.traceId ?? null, turnId: reply.turnId ?? null });
     },
   });
-  ctx.logger.info({ url: `http://${server.hostname}:${server.port}${path}`, signed: secret !== '' }, 'webhook listening');
+  ctx.logger.info({ url: `http://${server.hostname}:${server.port}${path}`, signed: secret !== '', signature: verifier === undefined ? 'none' : scheme }, 'webhook listening');
   await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.stop(true);
 }
