@@ -14,51 +14,18 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
-import { ClusterNames } from '../../orchestrator/cluster/cluster-names.ts';
-import { partitionOf } from '../../orchestrator/cluster/partitions.ts';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { clusterHarnesses } from './cluster-harness.ts';
-import { PARTITIONS, spreadOver } from './cluster-spread.ts';
+import { spreadOver } from './cluster-spread.ts';
 import { startDaemon, waitFor } from './daemon-harness.ts';
+import { storedFiles, writeAsNewOwner } from './new-owner-writes.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-resume');
 const WORKSPACE = 'cluster-resume';
+/** A file only the new owner's state has (the agent reads no extension of that name). */
 const MARKER = 'extensions/new-owner.json';
 const { cleanups, harness } = clusterHarnesses('goondan-cluster-fenced-writes-');
-
-/** Stores the instance's snapshot again as another node would, with a file only that node has. */
-async function writeAsNewOwner(url: string, agent: string, instanceKey: string): Promise<void> {
-  const names = new ClusterNames(WORKSPACE);
-  const nc = await connect({ servers: url });
-  try {
-    const kv = await new Kvm(nc).open(names.stateBucket);
-    const key = names.stateKey(partitionOf({ agent, instanceKey }, PARTITIONS), { agent, instanceKey });
-    const entry = await kv.get(key);
-    if (!entry || entry.operation !== 'PUT') throw new Error(`no state snapshot of ${agent}/${instanceKey} under ${key}`);
-    const snapshot = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(entry.value)))) as { v: 1; files: Record<string, string> };
-    const theirs = { v: 1, files: { ...snapshot.files, [MARKER]: '{"writtenBy":"the new owner"}' }, write: 'new-owner' };
-    await kv.put(key, Bun.gzipSync(new TextEncoder().encode(JSON.stringify(theirs))));
-  } finally {
-    await nc.close();
-  }
-}
-
-/** The stored snapshot's files of one instance. */
-async function storedFiles(url: string, agent: string, instanceKey: string): Promise<Record<string, string>> {
-  const names = new ClusterNames(WORKSPACE);
-  const nc = await connect({ servers: url });
-  try {
-    const kv = await new Kvm(nc).open(names.stateBucket);
-    const entry = await kv.get(names.stateKey(partitionOf({ agent, instanceKey }, PARTITIONS), { agent, instanceKey }));
-    if (!entry || entry.operation !== 'PUT') throw new Error(`no state snapshot of ${agent}/${instanceKey}`);
-    return (JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(entry.value)))) as { files: Record<string, string> }).files;
-  } finally {
-    await nc.close();
-  }
-}
 
 describe('cluster: after a fenced state write', () => {
   test('the node’s next write of the instance is refused: the new owner’s state stays, and both turns run from it', async () => {
@@ -71,9 +38,10 @@ describe('cluster: after a fenced state write', () => {
     });
     cleanups.push(() => node.cleanup());
     // A test that fails while the daemon is stopped must not leave it stopped.
-    cleanups.push(() => void process.kill(node.proc.pid, 'SIGCONT'));
+    cleanups.push(() => void (node.proc.exitCode === null && process.kill(node.proc.pid, 'SIGCONT')));
     await spreadOver([['n1', node]]);
     const key = 'w1';
+    const beta = { workspaceId: WORKSPACE, agent: 'beta', instanceKey: key };
     const [first, second] = [`${key}-a`, `${key}-b`];
 
     const one = await node.send({ agent: 'beta', instanceKey: key, input: `hold ${first}`, wait: false });
@@ -87,7 +55,7 @@ describe('cluster: after a fenced state write', () => {
     // answer later the daemon is past that send.
     await waitFor('the second event in the instance’s inbox', () => existsSync(paths.inbox) && readFileSync(paths.inbox, 'utf8').includes(String(two.body.eventId)), (found) => found);
     expect((await node.api('/healthz')).status).toBe(200);
-    await writeAsNewOwner(nats.url, 'beta', key);
+    await writeAsNewOwner(nats.url, beta, { [MARKER]: '{"writtenBy":"the new owner"}' });
 
     process.kill(node.proc.pid, 'SIGSTOP');
     writeFileSync(join(gates, first), '');
@@ -107,7 +75,7 @@ describe('cluster: after a fenced state write', () => {
       },
       (audit) => audit.backlog === 0 && audit.answers.length === 2,
     );
-    expect(Object.keys(await storedFiles(nats.url, 'beta', key))).toContain(MARKER);
+    expect(Object.keys(await storedFiles(nats.url, beta))).toContain(MARKER);
     // The fenced node's run of the first turn is not the stored one: in the new owner's state its
     // (not idempotent) call had started, and the run from there reports it interrupted.
     expect(answers.answers).not.toContain(`assistant: beta did ${first}`);
