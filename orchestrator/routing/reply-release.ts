@@ -1,26 +1,26 @@
 /**
- * A callee's reply on its way to its requester. In cluster mode one that leaves the swarm's agents
- * on this node — for an HTTP caller, a connector, a caller on another node — goes only once the
- * state of the turn it ends is stored in the cluster: a node cut off long enough that another took
- * its partitions over could finish a turn there and answer, then have its state write refused, the
- * event run again on the new owner and end with another stored answer. Withheld, the request waits
- * again here for the new owner's answer (a caller on another node gets it from the new owner
- * directly). It waits for the write the turn's ack makes anyway. An agent asking on this node gets
- * the reply at once, as without a cluster (unsynced-replies.ts).
+ * A callee's reply on its way to its requester. In cluster mode it goes only once the state of the
+ * turn it ends is stored in the cluster: a node cut off long enough that another took its partitions
+ * over could finish a turn there and answer, then have its state write refused, the event run again
+ * on the new owner and end with another stored answer. It waits for the write the turn's ack makes
+ * anyway. Withheld, the request waits again here for the answer of the run that is stored (a caller
+ * on another node gets it from the new owner directly).
+ *
+ * This holds for every requester, an agent asking on this node included: before, it got the reply
+ * at once and went on with an answer the cluster could replace (unsynced-replies.ts no longer hands
+ * such a reply over before its callee's ack in cluster mode).
  */
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { ReplyOutcome } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { within } from '../../shared/within.ts';
-import type { Supervisor } from '../process/supervisor.ts';
-import type { PendingRequest, PendingRequests, Requester } from './pending-requests.ts';
+import type { PendingRequest, PendingRequests } from './pending-requests.ts';
 import type { ClusterRouting } from './router.ts';
 
 export interface ReplyReleaseDeps {
   /** Absent on a single node: every reply goes at once. */
   cluster: Pick<ClusterRouting, 'replyStored'> | undefined;
-  supervisor: Pick<Supervisor, 'byKey'>;
   logger: RootLogger;
   pending: PendingRequests;
   answer(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent): void;
@@ -31,9 +31,10 @@ export interface ReplyReleaseDeps {
 export class ReplyRelease {
   constructor(private readonly deps: ReplyReleaseDeps) {}
 
+  /** `callee`: the process here that answered; absent for a reply relayed from another node (held there). */
   release(request: PendingRequest, outcome: ReplyOutcome, event: AgentEvent, callee: AgentId | undefined): void {
     const { cluster } = this.deps;
-    if (!cluster || !callee || this.isLiveAgent(request.requester)) {
+    if (!cluster || !callee) {
       this.deps.answer(request, outcome, event);
       return;
     }
@@ -51,11 +52,5 @@ export class ReplyRelease {
       const { pending } = this.deps;
       if (request.requester.kind !== 'remote' && !pending.has(request.correlationId)) pending.add(request, (expired) => this.deps.expired(expired));
     });
-  }
-
-  private isLiveAgent(requester: Requester): boolean {
-    if (requester.kind !== 'process') return false;
-    const proc = this.deps.supervisor.byKey(requester.key);
-    return proc?.kind === 'agent' && proc.incarnation === requester.incarnation && proc.alive;
   }
 }

@@ -147,7 +147,6 @@ export class Router {
     this.callChecks = new AgentCallChecks({ swarm: () => deps.swarm(), supervisor: deps.supervisor, clustered: deps.cluster !== undefined });
     this.releases = new ReplyRelease({
       cluster: deps.cluster,
-      supervisor: deps.supervisor,
       logger: deps.logger,
       pending: this.pending,
       answer: (request, outcome, event) => this.answer(request, outcome, event),
@@ -165,6 +164,7 @@ export class Router {
       onAnswered: (correlationId) => this.replyDeltas.end(correlationId),
     });
     this.unsynced = new UnsyncedReplies({
+      answerAgentsEarly: cluster === undefined,
       supervisor: deps.supervisor,
       logger: deps.logger,
       answer: (request, outcome, event, callee) => this.release(request, outcome, event, callee),

@@ -11,6 +11,8 @@
  *   reply without the mark, once the callee's ack came.
  * A callee that exits before its ack, or a requester that exits while it waits for the notice (its
  * successor resumes from disk without knowing it): the daemon syncs the callee's records itself.
+ * In cluster mode no reply goes early, to an agent either: it waits for its turn's state in the
+ * cluster, which the ack's write stores (reply-release.ts), so it is held here until the ack.
  */
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
@@ -23,6 +25,8 @@ import type { Supervisor } from '../process/supervisor.ts';
 import type { PendingRequest } from './pending-requests.ts';
 
 export interface UnsyncedRepliesDeps {
+  /** Whether a live agent that asked gets the reply before its callee's ack, marked (not in cluster mode). */
+  answerAgentsEarly: boolean;
   supervisor: Pick<Supervisor, 'byKey'>;
   logger: RootLogger;
   /** Delivers the outcome of `callee`'s turn to the requester (requester-replies.ts). */
@@ -51,7 +55,7 @@ export class UnsyncedReplies {
 
   /** An `unsynced` reply from `callee` to `request`. */
   route(request: PendingRequest, callee: ManagedProcess, outcome: ReplyOutcome, event: AgentEvent): void {
-    const requester = this.liveAgentRequester(request);
+    const requester = this.deps.answerAgentsEarly ? this.liveAgentRequester(request) : undefined;
     const { correlationId } = request;
     if (requester) {
       this.deps.answer(request, outcome, event, callee.id);
