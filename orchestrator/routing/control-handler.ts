@@ -53,8 +53,8 @@ export interface ControlHandlerDeps {
   exclusiveConnection?(proc: ManagedProcess): Promise<void>;
   /** `eventId`'s turn is on disk (its ack follows the agent's fsync): replies sent before it may go on. */
   onTurnSynced?(proc: ManagedProcess, eventId: string): void;
-  /** `eventId`'s turn answered with `reply` (recorded in the ledger when this node accepted it). */
-  onEventAnswered?(eventId: string, reply: ReplyOutcome): void;
+  /** `eventId`'s turn in `from` answered with `reply`: its outcome is recorded (this node's ledger, the accepting node's). */
+  onEventAnswered(from: ManagedProcess, eventId: string, reply: ReplyOutcome): void;
 }
 
 export class ControlHandler {
@@ -82,10 +82,7 @@ export class ControlHandler {
         from.touch();
         this.deps.delivery.ack(from, control.payload.eventId);
         this.deps.onTurnSynced?.(from, control.payload.eventId);
-        if (control.payload.reply) {
-          this.deps.ledger?.done(control.payload.eventId, control.payload.reply);
-          this.deps.onEventAnswered?.(control.payload.eventId, control.payload.reply);
-        }
+        if (control.payload.reply) this.deps.onEventAnswered(from, control.payload.eventId, control.payload.reply);
         from.consecutiveCrashes = 0; // a completed turn resets the crash count (SPEC.md §2.2)
         if (from.status !== 'draining') from.status = this.deps.delivery.pendingCount(from.id) > 0 ? 'processing' : 'idle';
         if (from.status === 'idle') this.deps.supervisor.nudge();

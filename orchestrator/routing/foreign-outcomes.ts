@@ -67,11 +67,14 @@ export class ForeignOutcomes {
     else this.notify(eventId, reply);
   }
 
-  /** A reply nobody here waits for any more: true when it settles an event accepted elsewhere, which is told. */
-  unclaimed(correlationId: string, outcome: ReplyOutcome): boolean {
+  /**
+   * A reply nobody here waits for any more: true when it settles an event accepted elsewhere, which
+   * is told when `release` says (once the turn is stored: reply-release.ts).
+   */
+  unclaimed(correlationId: string, outcome: ReplyOutcome, release: (eventId: string, notify: () => void) => void): boolean {
     const eventId = this.byCorrelation.get(correlationId);
     if (eventId === undefined) return false;
-    this.notify(eventId, outcome);
+    release(eventId, () => this.notify(eventId, outcome));
     return true;
   }
 

@@ -182,7 +182,11 @@ export class Router {
     this.foreign = cluster ? new ForeignOutcomes({ nodeId: cluster.nodeId, send: (node, event, until) => cluster.sendReply(node, event, until), ...(deps.ledger ? { ledger: deps.ledger } : {}) }) : undefined;
     this.control = new ControlHandler({
       ...deps,
-      onEventAnswered: (eventId, reply) => this.foreign?.answered(eventId, reply),
+      onEventAnswered: (proc, eventId, reply) =>
+        this.releases.outcome(proc.id, eventId, () => {
+          deps.ledger?.done(eventId, reply);
+          this.foreign?.answered(eventId, reply);
+        }),
       onTurnSynced: (proc, eventId) => this.unsynced.synced(proc.key, eventId),
       owners: this.owners,
       isKnownAgent: (name) => this.isKnownAgent(name),
@@ -360,7 +364,9 @@ export class Router {
   private routeResponse(correlationId: string, event: AgentEvent, fromName: string, fromKey: string, callee?: ManagedProcess): void {
     const request = this.pending.take(correlationId);
     if (!request) {
-      if (this.foreign?.unclaimed(correlationId, replyOutcomeOf(event))) return;
+      // A notice to the node that accepted the event: held like the reply would have been.
+      const hold = (eventId: string, notify: () => void) => (callee ? this.releases.outcome(callee.id, eventId, notify) : notify());
+      if (this.foreign?.unclaimed(correlationId, replyOutcomeOf(event), hold)) return;
       this.deps.logger.debug({ correlationId, from: fromKey, traceId: event.traceId }, 'response for an unknown or expired request; dropped');
       return;
     }

@@ -5,12 +5,15 @@
  * again from the stored state, and that run's outcome is the one told. cluster-fenced-reply covers a
  * caller on another node; this file covers what was still told at once:
  * - the reply to an agent asking on the same node (agents__request): the asking agent went on with
- *   an answer the cluster then replaced, and stored its own turn on it.
+ *   an answer the cluster then replaced, and stored its own turn on it;
+ * - the outcome of an event nobody waits for (`wait: false`), in the ledger of the node that
+ *   accepted it — this one, or another told by a notice: `GET /v1/events/{id}` showed the fenced
+ *   run's answer for good (a ledger keeps the first outcome).
  */
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { partitionOf } from '../../orchestrator/cluster/partitions.ts';
+import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { clusterHarnesses } from './cluster-harness.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
@@ -49,6 +52,20 @@ async function storedAnswers(url: string, agent: string, turns: number): Promise
   return seen.answers;
 }
 
+/** An accepted event's record on `node` once it is done (`GET /v1/events/{id}`). */
+async function doneRecord(node: Daemon, eventId: string): Promise<Record<string, unknown>> {
+  return waitFor(
+    `event ${eventId} done in the ledger of the node that accepted it`,
+    async () => (await (await node.api(`/v1/events/${eventId}`)).json()) as Record<string, unknown>,
+    (record) => record.status === 'done',
+  );
+}
+
+function outputOf(record: Record<string, unknown>): unknown {
+  const reply = record.reply as Record<string, unknown> | undefined;
+  return reply?.output;
+}
+
 describe('cluster: a turn whose state write is fenced', () => {
   test('does not answer an agent asking on the same node; the agent gets the answer of the run that is stored', async () => {
     const { nats, counterFile } = await harness();
@@ -73,5 +90,31 @@ describe('cluster: a turn whose state write is fenced', () => {
     expect(answer.body.output).toBe(`alpha got: ${String(betaAnswers[0]).slice('assistant: '.length)}`);
     // The reply reached alpha once stored, so on disk: not marked as still to be synced (alpha would wait for a notice in vain).
     expect(node.logs.filter((line) => String(line.msg).startsWith('no word that the reply to this request reached its callee'))).toEqual([]);
+  }, 240_000);
+
+  test('does not become the recorded outcome of an event nobody waits for, on this node or the one that accepted it', async () => {
+    const { nats, counterFile } = await harness();
+    const [na, nb] = [await startNode(nats.url, counterFile, 'na'), await startNode(nats.url, counterFile, 'nb')];
+    await spreadOver([['na', na], ['nb', nb]]);
+    // Two beta instances run on nb: one event accepted by na (told by a notice), one by nb itself.
+    const keys = Array.from({ length: 400 }, (_, i) => `o${i}`).filter((k) => rendezvousOwner(partitionOf({ agent: 'beta', instanceKey: k }, PARTITIONS), ['na', 'nb']) === 'nb');
+    const [remote, local] = keys;
+    if (remote === undefined || local === undefined) throw new Error('fewer than two beta instance keys owned by nb among 400');
+
+    const accepted = [await na.send({ agent: 'beta', instanceKey: remote, input: `hold ${remote}`, wait: false }), await nb.send({ agent: 'beta', instanceKey: local, input: `hold ${local}`, wait: false })];
+    expect(accepted.map((a) => a.status)).toEqual([202, 202]);
+    const counted = () => [counterExecutions(counterFile).get(remote) ?? 0, counterExecutions(counterFile).get(local) ?? 0];
+    await waitFor('both beta tools running on nb', counted, (n) => n[0] === 1 && n[1] === 1);
+    for (const instanceKey of [remote, local]) await writeAsNewOwner(nats.url, { workspaceId: WORKSPACE, agent: 'beta', instanceKey });
+    release(counterFile, remote);
+    release(counterFile, local);
+
+    const [told, own] = [await doneRecord(na, String(accepted[0]?.body.eventId)), await doneRecord(nb, String(accepted[1]?.body.eventId))];
+    const stored = await storedAnswers(nats.url, 'beta', 2);
+    expect(stored).toHaveLength(2);
+    for (const record of [told, own]) {
+      expect(stored).toContain(`assistant: ${String(outputOf(record))}`);
+      expect(String(outputOf(record))).not.toMatch(/^beta did o\d+$/);
+    }
   }, 240_000);
 });

@@ -62,10 +62,11 @@ describe('ForeignOutcomes', () => {
 
     const expired = apiEvent('corr_2');
     owner.delivered(expired, 'alpha:k1', 'na');
-    expect(owner.unclaimed('corr_2', answer)).toBe(true);
+    const atOnce = (_eventId: string, notify: () => void) => notify();
+    expect(owner.unclaimed('corr_2', answer, atOnce)).toBe(true);
     owner.answered(expired.id, answer);
     expect(sent.map((s) => s.event.metadata?.[SETTLED_EVENT_KEY])).toEqual([expired.id]);
-    expect(owner.unclaimed('corr_unknown', answer)).toBe(false);
+    expect(owner.unclaimed('corr_unknown', answer, atOnce)).toBe(false);
   });
 
   test('an event given up is recorded dead with its reason and code', async () => {
