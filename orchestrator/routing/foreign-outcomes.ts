@@ -8,7 +8,8 @@
  *   caller stopped waiting (its timeout: the 504 tells it to look the event up);
  * - an event nobody waits for (`wait: false`, a connector's send), or whose reply found no waiter on
  *   the owner either, or that was given up, gets a notice: a reply event to no one, delivered at
- *   least once as a reply is.
+ *   least once as a reply is. A turn's notice leaves once the turn's state is stored in the
+ *   cluster, never for a run whose write was fenced (reply-release.ts).
  */
 import { inReplyToOf, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { failureOutcome, makeReplyEvent, type ReplyOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
