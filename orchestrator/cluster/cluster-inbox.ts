@@ -7,7 +7,7 @@
  * wait they go to whoever pulls the partition next, and an instance's events still go to it in
  * stream order (instance-order.ts).
  */
-import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { AckPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, JetStreamApiCodes, JetStreamApiError, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { headers, nanos } from '@nats-io/transport-node';
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { agentEventSchema } from '../../shared/ipc/ipc-schemas.ts';
@@ -58,8 +58,8 @@ export interface ClusterInboxOptions {
   /** Unacked messages of a vanished owner go back to the stream after this long. */
   ackWaitMs: number;
   logger: RootLogger;
-  /** A pulled event for an owned partition; resolves once it is in local delivery. */
-  onEvent(envelope: InboxEnvelope, partition: number): Promise<void>;
+  /** A pulled event for an owned partition (`seq`: its stream sequence); resolves once it is in local delivery or given up. */
+  onEvent(envelope: InboxEnvelope, partition: number, seq: number): Promise<void>;
   /** A message that is not an envelope (counted, then terminated: it can never succeed). */
   onMalformed(): void;
 }
@@ -168,6 +168,26 @@ export class ClusterInbox {
     }
   }
 
+  /**
+   * How far owners have taken the instance's inbox: a stream sequence at or below which each of its
+   * messages still in the stream (not done: a work queue keeps only those) was delivered to an owner
+   * — running there, or queued behind a running turn; undefined when none was. What a deletion gives
+   * up (deletion-marks.ts). The partition's consumer delivers in stream order, so every message up to
+   * the last one it delivered was delivered.
+   */
+  async takenThrough(partition: number, id: AgentId): Promise<number | undefined> {
+    const { jsm, names } = this.options;
+    const last = await jsm.streams.getMessage(names.inboxStream, { last_by_subj: names.inboxSubject(partition, id) });
+    if (!last) return undefined;
+    const delivered = await jsm.consumers.info(names.inboxStream, names.partitionConsumer(partition)).then(
+      (info) => info.delivered.stream_seq,
+      // Never pulled: nothing of the partition was delivered.
+      (error: unknown) => (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound ? 0 : Promise.reject(error)),
+    );
+    const through = Math.min(last.seq, delivered);
+    return through > 0 ? through : undefined;
+  }
+
   isInFlight(eventId: string): boolean {
     return this.inFlight.has(eventId);
   }
@@ -181,7 +201,7 @@ export class ClusterInbox {
     const [next, ...rest] = entry.again ?? [];
     if (!next) return;
     this.inFlight.set(eventId, { msg: next.msg, partition: entry.partition, ...(rest.length > 0 ? { again: rest } : {}) });
-    void this.handOn(next.envelope, entry.partition);
+    void this.handOn(next.envelope, entry.partition, next.msg.seq);
   }
 
   /** Tells JetStream the running turns are still being worked on (each tick). */
@@ -219,7 +239,7 @@ export class ClusterInbox {
       }
       this.inFlight.set(eventId, { msg, partition });
       try {
-        await this.order.accept({ seq: msg.seq, subject: msg.subject, deliver: () => this.handOn(envelope, partition) });
+        await this.order.accept({ seq: msg.seq, subject: msg.subject, deliver: () => this.handOn(envelope, partition, msg.seq) });
       } catch (error) {
         // The stream could not be asked for the instance's older events (NATS away): later, again.
         this.options.logger.warn({ partition, eventId, err: error }, 'could not look for an instance’s older events; the event will be redelivered');
@@ -229,12 +249,12 @@ export class ClusterInbox {
     }
   }
 
-  private async handOn(envelope: InboxEnvelope, partition: number): Promise<void> {
+  private async handOn(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     const eventId = envelope.event.id;
     // Held behind older events until the partition left this node: it was given back or dropped.
     if (!this.inFlight.has(eventId)) return;
     try {
-      await this.options.onEvent(envelope, partition);
+      await this.options.onEvent(envelope, partition, seq);
     } catch (error) {
       this.options.logger.error({ partition, eventId, err: error }, 'could not hand a cluster inbox event to its instance; it will be redelivered');
       // The latest delivery: one held long enough may have come again meanwhile.

@@ -55,6 +55,11 @@ export class ClusterNames {
     return `${partition}.${instanceToken(id)}`;
   }
 
+  /** How far each deleted instance's inbox was given up (deletion-marks.ts), under its state key. */
+  get deletionMarksBucket(): string {
+    return `gdn_${this.token}_deletion_marks`;
+  }
+
   leaseKey(partition: number): string {
     return `p${partition}`;
   }
@@ -72,6 +77,11 @@ export class ClusterNames {
   /** Core NATS: runtime events of traces a node's callers stream (trace-relay.ts). */
   nodeRuntime(nodeId: string): string {
     return `gdn.${this.token}.node.${nodeId}.runtime`;
+  }
+
+  /** Core NATS: events of a deleted instance another node gave up, for the node that accepted them (deleted-event-notices.ts). */
+  nodeDeletedEvents(nodeId: string): string {
+    return `gdn.${this.token}.node.${nodeId}.deleted-event`;
   }
 
   /** Core NATS: replies to requests a node's callers wait for. */
