@@ -32,6 +32,8 @@ import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
 import { DeletionRefusedError, InstanceDeletion } from './instance-deletion.ts';
+import { DeletionMarks } from './deletion-marks.ts';
+import { DeletedEventNotices } from './deleted-event-notices.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
 import { ClusterInspect } from './cluster-inspect.ts';
@@ -77,6 +79,8 @@ export class ClusterNode {
   private readonly replies: RemoteReplies;
   private readonly relay: TraceRelay;
   private readonly deletion: InstanceDeletion;
+  /** Events of deleted instances this node gave up, told to the nodes that accepted them. */
+  private readonly deletedEvents: DeletedEventNotices;
   private readonly lookup: EventLookup;
   /** Events whose publish the cluster refused here, most recent last (findEvent). */
   private readonly refusedHere = new Set<string>();
@@ -103,6 +107,7 @@ export class ClusterNode {
     private readonly replica: StateReplica,
     names: ClusterNames,
     private readonly claims: IdempotencyClaims,
+    private readonly marks: DeletionMarks,
   ) {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
@@ -119,8 +124,10 @@ export class ClusterNode {
       liveNodes: () => this.membership.live(),
       connected: () => this.connected(),
       deleteHere: (instanceKey, agents) => this.deleteHere(instanceKey, agents),
+      markDeleted: (id) => this.marks.mark(this.owner.partitionOf(id), id),
       tombstone: (id) => this.replica.tombstone(this.owner.partitionOf(id), id),
     });
+    this.deletedEvents = new DeletedEventNotices({ nc, nodeId: options.nodeId, subjectOf: (node) => names.nodeDeletedEvents(node), logger: deps.logger, core: () => this.core });
     this.owner = new PartitionOwner({
       inbox,
       replica,
@@ -134,6 +141,12 @@ export class ClusterNode {
       },
       onTaken: (partition) => this.exclusive.acquired(partition),
       onGivingUp: (partition) => this.exclusive.released(partition),
+      deletedThrough: (partition, id) => this.marks.deletedThrough(partition, id),
+      tellGivenUp: (origin, eventId, reason) => {
+        // Its trace is followed no longer here: it left the inbox (its event.dead has been relayed).
+        this.relay.end(eventId);
+        return this.deletedEvents.tell(origin, { eventId, reason });
+      },
     });
     this.exclusive = new ExclusiveConnections({
       partitions: options.partitions,
@@ -152,12 +165,13 @@ export class ClusterNode {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     const kvm = new Kvm(jetstream(nc, { timeout: KV_REQUEST_TIMEOUT_MS }));
-    const [members, leaseBucket, state, idempotency] = await Promise.all([
+    const [members, leaseBucket, state, idempotency, deletionMarks] = await Promise.all([
       kvm.create(names.membersBucket, { history: 1 }),
       kvm.create(names.leasesBucket, { history: 1 }),
       kvm.create(names.stateBucket, { history: 1 }),
       // Claims last as long as a ledger keeps its keys.
       kvm.create(names.idempotencyBucket, { history: 1, ttl: IDEMPOTENCY_WINDOW_MS }),
+      kvm.create(names.deletionMarksBucket, { history: 1 }),
     ]);
     const memberView = await KvObserver.start(members, deps.logger);
     const leaseView = await KvObserver.start(leaseBucket, deps.logger);
@@ -170,7 +184,7 @@ export class ClusterNode {
       // taken, so the new owner gets them before newer events of the same instances (FIFO per instance).
       ackWaitMs: Math.max(1_000, Math.round(options.leaseTimeoutMs / 2)),
       logger: deps.logger,
-      onEvent: (envelope, partition) => (node ? node.deliver(envelope, partition) : Promise.reject(new Error('cluster node not ready'))),
+      onEvent: (envelope, partition, seq) => (node ? node.deliver(envelope, partition, seq) : Promise.reject(new Error('cluster node not ready'))),
       onMalformed,
     });
     await inbox.ensureStream();
@@ -178,7 +192,8 @@ export class ClusterNode {
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
     const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);
-    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names, claims);
+    const marks = new DeletionMarks({ kv: deletionMarks, names, takenThrough: (partition, id) => inbox.takenThrough(partition, id) });
+    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names, claims, marks);
     link.onReconnect(() => {
       memberView.refresh();
       leaseView.refresh();
@@ -221,6 +236,7 @@ export class ClusterNode {
       this.claims.serve(core.ledger),
       this.relay.start(core.runtimeEvents),
       this.deletion.serve(),
+      this.deletedEvents.serve(),
       this.lookup.serve(core.ledger),
       ...this.approvals.serve(core.approvals),
       ...this.inspect.serve({
@@ -343,9 +359,9 @@ export class ClusterNode {
   }
 
   /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */
-  private deliver(envelope: InboxEnvelope, partition: number): Promise<void> {
+  private deliver(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     this.relay.delivered(envelope.event);
-    return this.owner.deliver(envelope, partition);
+    return this.owner.deliver(envelope, partition, seq);
   }
 
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */

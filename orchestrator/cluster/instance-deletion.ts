@@ -14,12 +14,18 @@
  * says at once that it got the request (a receipt), the deletion waits for the final answers of
  * the nodes that did (a running turn drains for up to the grace period), and names the live nodes
  * that did not (`unreachable`). A node cut off from NATS refuses at once.
+ *
+ * Before the tombstone, the deletion marks how far owners had taken the instance's inbox
+ * (deletion-marks.ts): an event a node held then (running, or queued there) that comes back —
+ * that node died or was cut off — is given up by whichever node pulls it next, not run in the new
+ * conversation.
  */
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
+import type { Withdrawal } from './deletion-marks.ts';
 import { messageJson } from './kv-json.ts';
 import { serveRequests } from './serve-requests.ts';
 
@@ -79,6 +85,8 @@ export interface InstanceDeletionDeps {
   logger: RootLogger;
   /** This node's own deletion (stops processes, removes files, forgets what it restored); resolves once the instance's last state write is done. */
   deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }>;
+  /** Marks the instance's inbox messages owners have taken so far as given up; resolves with how to take the mark back. */
+  markDeleted(id: AgentId): Promise<Withdrawal>;
   /** Replaces the instance's state snapshot in the cluster with its tombstone. */
   tombstone(id: AgentId): Promise<void>;
   /** Whether this node is connected to NATS now. */
@@ -93,15 +101,21 @@ export class InstanceDeletion {
   constructor(private readonly deps: InstanceDeletionDeps) {}
 
   /**
-   * The tombstones, then every node's part. Throws DeletionRefusedError when this node is cut off
-   * from NATS or the tombstones could not be written (nothing deleted), another error when this
-   * node's own answer did not come back (the tombstones are written: a retry finishes the rest).
+   * The marks and tombstones, then every node's part. Throws DeletionRefusedError when this node is
+   * cut off from NATS or the marks or tombstones could not be written (nothing deleted), another
+   * error when this node's own answer did not come back (the tombstones are written: a retry
+   * finishes the rest).
    */
   async delete(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
     if (!this.deps.connected()) throw new DeletionRefusedError('this node is not connected to NATS');
+    const ids = agents.map((agent) => ({ agent, instanceKey }));
+    // The marks first: a node that finds a tombstone when it restores the instance then finds its mark too.
+    const marks = await Promise.allSettled(ids.map((id) => this.deps.markDeleted(id)));
     try {
-      await Promise.all(agents.map((agent) => this.deps.tombstone({ agent, instanceKey })));
+      for (const mark of marks) if (mark.status === 'rejected') throw mark.reason;
+      await Promise.all(ids.map((id) => this.deps.tombstone(id)));
     } catch (error) {
+      await this.withdraw(instanceKey, marks);
       throw new DeletionRefusedError(`the cluster's store did not take the deletion: ${(error as Error).message}`);
     }
     const live = this.deps.liveNodes();
@@ -117,6 +131,14 @@ export class InstanceDeletion {
       // Their copies go when they next hold the instance or reconnect (the tombstone says so).
       unreachable: live.filter((node) => !answered.has(node)).sort(),
     };
+  }
+
+  /** The deletion did not happen: the marks it wrote would give up events of an instance that goes on. */
+  private async withdraw(instanceKey: string, marks: ReadonlyArray<PromiseSettledResult<Withdrawal>>): Promise<void> {
+    const withdrawn = await Promise.allSettled(marks.map((mark) => (mark.status === 'fulfilled' ? mark.value() : Promise.resolve())));
+    for (const result of withdrawn) {
+      if (result.status === 'rejected') this.deps.logger.warn({ instanceKey, err: result.reason }, 'a refused instance deletion could not take back its mark: events nodes held before it may be given up when a node next restores the instance');
+    }
   }
 
   /** Final answers of every node that sent a receipt (in time), each waited for up to the grace period. */

@@ -3,7 +3,9 @@
  * before its first event here, acking an event once its turn is folded and replicated, and
  * giving the partition up — handed over (drain the instances, store their state, return what is
  * unfinished) or lost to a node that took the lease (stop at once; that node redoes the work).
+ * An event a node held when its instance was deleted is given up here, never run (deletion-marks.ts).
  */
+import { newSpanId, newTraceId } from '../../shared/ids.ts';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
@@ -31,12 +33,23 @@ export interface PartitionOwnerOptions {
   onTaken?(partition: number): void;
   /** This node gives `partition` up: handed over or lost. */
   onGivingUp?(partition: number): void;
+  /** Up to which inbox stream sequence a deletion gave the instance's messages up (0: none); read after its state is restored. */
+  deletedThrough(partition: number, id: AgentId): Promise<number>;
+  /** Tells the node that accepted a given-up event (deleted-event-notices.ts); resolves once it knows, or could not be told. */
+  tellGivenUp(origin: string, eventId: string, reason: string): Promise<void>;
+}
+
+/** An instance whose state this node restored, and the messages of it a deletion gave up. */
+interface Restored {
+  id: AgentId;
+  partition: number;
+  deletedThrough: number;
 }
 
 export class PartitionOwner {
   private core: OrchestratorCore | undefined;
   /** Instances whose state this node restored (and therefore may run), by agentKey. */
-  private readonly restored = new Map<string, { id: AgentId; partition: number }>();
+  private readonly restored = new Map<string, Restored>();
   private readonly handingOver = new Set<string>();
   /** Replies waiting for the state write of the turn they end, by event id (replyStored). */
   private readonly storing = new Map<string, { partition: number; waiters: Array<(stored: boolean) => void> }>();
@@ -58,13 +71,23 @@ export class PartitionOwner {
     this.options.onTaken?.(partition);
   }
 
-  /** A pulled event: the instance's state comes first, then local delivery (which spawns it). */
-  async deliver(envelope: InboxEnvelope, partition: number): Promise<void> {
+  /**
+   * A pulled event (`seq`: its inbox stream sequence): the instance's state comes first, then local
+   * delivery (which spawns it) — unless the instance was deleted while a node held the event.
+   */
+  async deliver(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     const core = this.requireCore();
     const key = agentKey(envelope.target);
-    if (!this.restored.has(key)) {
+    let restored = this.restored.get(key);
+    if (!restored) {
       await this.options.replica.restore(partition, envelope.target);
-      this.restored.set(key, { id: envelope.target, partition });
+      // Read after the restore: a tombstone it met was written after the mark (instance-deletion.ts), so the mark is seen.
+      restored = { id: envelope.target, partition, deletedThrough: await this.options.deletedThrough(partition, envelope.target) };
+      this.restored.set(key, restored);
+    }
+    if (seq <= restored.deletedThrough) {
+      this.giveUp(envelope);
+      return;
     }
     // Run here again (given back, lost and claimed again): what its last run's write came to is past.
     this.written.delete(envelope.event.id);
@@ -113,6 +136,32 @@ export class PartitionOwner {
       if (!waiting) this.storing.set(eventId, (waiting = { partition: this.partitionOf(id), waiters: [] }));
       waiting.waiters.push(resolve);
     });
+  }
+
+  /**
+   * Held by a node when its instance was deleted (that node died or was cut off with it): given up
+   * as a deletion gives up what it finds queued (instance-removal.ts), and acked once the accepting
+   * node knows — gone from the stream, it never runs.
+   */
+  private giveUp({ target, event, origin }: InboxEnvelope): void {
+    const reason = `instance '${target.instanceKey}' of agent '${target.agent}' was deleted while a node that then stopped held this event; it will not run`;
+    this.options.logger.info({ agent: target.agent, instanceKey: target.instanceKey, eventId: event.id, origin }, 'gave up an event a node held when its instance was deleted');
+    // A caller that does not wait sees it in the stream, as on one node.
+    this.requireCore().runtimeEvents.publish({
+      type: 'event.dead',
+      eventId: event.id,
+      reason,
+      agentName: target.agent,
+      instanceKey: target.instanceKey,
+      traceId: event.traceId ?? newTraceId(),
+      spanId: newSpanId(),
+      ...(event.parentSpanId !== undefined ? { parentSpanId: event.parentSpanId } : {}),
+      timestamp: new Date().toISOString(),
+    });
+    void this.options
+      .tellGivenUp(origin, event.id, reason)
+      .catch((error: unknown) => this.options.logger.warn({ eventId: event.id, origin, err: error }, 'could not tell the node that accepted a given-up event; it is given up all the same'))
+      .then(() => this.options.inbox.ack(event.id));
   }
 
   private wrote(eventId: string, stored: boolean): void {

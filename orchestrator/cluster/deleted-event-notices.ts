@@ -1,0 +1,81 @@
+/**
+ * An event its instance's owner gave up without running it, because the instance was deleted
+ * after the event was accepted (deletion-marks.ts), told to the node that accepted it: there, as
+ * on one node for the events queued for an instance it deletes (instance-removal.ts), its record
+ * says `dead` with INSTANCE_DELETED (GET /v1/events/{id}, a retry under its Idempotency-Key) and
+ * whoever waits for it is told now. A core NATS request that node answers once it has recorded
+ * it, sent again while no answer comes (NATS restarting, that node reconnecting) for a while.
+ */
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { runtimeError } from '../../shared/errors/index.ts';
+import type { RootLogger } from '../../shared/logger.ts';
+import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
+import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
+import { retryUntil } from './retry-until.ts';
+import { serveRequests } from './serve-requests.ts';
+
+export interface DeletedEventNotice {
+  eventId: string;
+  /** Why it was given up, as its caller and its record say it. */
+  reason: string;
+}
+
+const isNotice = compiledValidator<DeletedEventNotice>({
+  schema: { type: 'object', required: ['eventId', 'reason'], properties: { eventId: { type: 'string', minLength: 1 }, reason: { type: 'string' } } },
+});
+
+/** How long one attempt waits for the accepting node's answer. */
+const RECEIPT_TIMEOUT_MS = 1_000;
+const RETRY_MS = 500;
+/** As long as a dead-lettered event's notice is sent again (foreign-outcomes.ts). */
+const NOTICE_PATIENCE_MS = 60_000;
+
+export interface DeletedEventNoticesDeps {
+  nc: NatsConnection;
+  nodeId: string;
+  subjectOf(node: string): string;
+  logger: RootLogger;
+  /** The core whose ledger and waiting callers an accepting node tells (absent before start). */
+  core(): OrchestratorCore | undefined;
+}
+
+export class DeletedEventNotices {
+  constructor(private readonly deps: DeletedEventNoticesDeps) {}
+
+  /** Resolves once `origin` recorded the event given up (at once when it is this node), or could not be told in time. */
+  async tell(origin: string, notice: DeletedEventNotice): Promise<void> {
+    const { nc, logger } = this.deps;
+    if (origin === this.deps.nodeId) {
+      this.recordHere(notice);
+      return;
+    }
+    try {
+      await retryUntil(() => nc.request(this.deps.subjectOf(origin), JSON.stringify(notice), { timeout: RECEIPT_TIMEOUT_MS }), {
+        until: Date.now() + NOTICE_PATIENCE_MS,
+        pauseMs: RETRY_MS,
+        // Closed: this node is stopping; the message goes back to the stream and its next owner tells it.
+        final: () => nc.isClosed(),
+      });
+    } catch (error) {
+      if (!nc.isClosed()) logger.warn({ origin, eventId: notice.eventId, err: error }, 'could not tell the node that accepted an event of a deleted instance that it was given up; its record there stays unsettled');
+    }
+  }
+
+  /** Records the events of this node that other nodes gave up. */
+  serve(): Subscription {
+    const { nc, nodeId, logger } = this.deps;
+    return serveRequests(nc, this.deps.subjectOf(nodeId), isNotice, logger, (notice, msg) => {
+      // Unanswered until recorded: the sender tries again.
+      if (this.recordHere(notice)) msg.respond();
+    });
+  }
+
+  /** The accepting node's part (false before this node started); told twice (a redelivery given up again), it changes nothing more. */
+  private recordHere({ eventId, reason }: DeletedEventNotice): boolean {
+    const core = this.deps.core();
+    if (!core) return false;
+    core.ledger.dead(eventId, reason, runtimeError('INSTANCE_DELETED', reason));
+    core.router.failRequestsFor(eventId, 'INSTANCE_DELETED', reason);
+    return true;
+  }
+}
