@@ -89,6 +89,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `sort --compress-program=rm f`, `sort -u f --compress-p=rm`,
     // Options that delete their inputs are judged as rm of them.
     `tar -cf a.tar --remove-files v19`, `tar cf a.tar v19 --remove-files`, `rsync -a --remove-source-files v19 dst/`, `zip -m a.zip v19`, `zip -rm a.zip v19`, `zip --move a.zip v19`,
+    // zip read as its own parser reads it: a trailing `-` negates an option before -TT, long options abbreviate, -m@ moves the names on stdin.
+    `zip -X-TT'rm -f v9' -T a.zip f`, `zip -dg-TT'rm -f v9' -T a.zip f`, `zip --mov a.zip v19`, `find . | zip -m@ a.zip`, `zip -rm@ a.zip < list.txt`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -105,6 +107,9 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `split in.txt -l 1 ../p`, `split - /tmp/p`, `zip /tmp/a.zip f`, `zip -r ../a.zip src`, `zip -q -r ~/a.zip src`, `zip -O /tmp/b.zip a.zip f`, `zip --output-file=/tmp/b.zip a.zip f`,
     `cp a /etc/x -v`, `cp a b --target-directory=/tmp`, `cp --target=/tmp a`, `mv a b -t /tmp`, `cp "$f" dst/`, `mv $OPTS a b`, `ln -s a /tmp/x`, `install a /tmp/x -m 644`,
     `sort f -o /tmp/out`, `sort -o /tmp/out f`, `sort f "$opt"`, `sponge /tmp/x`, `xvfb-run -e /tmp/err ls`,
+    // zip's options that take a value, glued or abbreviated, and the lone `@` that ends an -x list: the archive or output is found.
+    `zip a.zip f --output /tmp/b.zip`, `zip a.zip f --outp /tmp/b.zip`, `zip -qO/tmp/b.zip a.zip f`, `zip -b/tmp a.zip f`, `zip a.zip f -qb /tmp`, `zip -UN warn /tmp/a.zip f`,
+    `zip -x '*.o' @ /tmp/a.zip f`, `zip -rx '*.o' @ /tmp/a.zip src`, `zip a.zip f --temp /tmp`, `zip -lf/tmp/zip a.zip f`,
     // Runners that cannot be unwrapped, or options that decide what runs out of sight of the line.
     `parallel rm ::: v20`, `parallel -j2 'rm {}' ::: v20`, `sem rm v20`, `echo 'rm v20' | at now`, `at now`, `at -f job.sh now`, `batch`, `echo 'rm v20' | batch`, `vipe`, `ls | vipe`,
     `script`, `script out.log`, `unshare -r`, `nsenter -t 1 -a`, `pkexec`, `runuser nobody`, `su root`, `systemd-run --shell`, `systemd-run -p ExecStartPre=/bin/rm ls`,
@@ -127,6 +132,8 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'split -l 100 in.txt part-', 'split -l 1 in.txt out/p', 'zip -r a.zip src', 'zip -r out/a.zip src -x "*.o"', 'zip -T a.zip f', 'cp -r src dst', 'cp /etc/hostname .',
   'mv a b', 'cp a b -v', 'cp -t dst a b', 'install -m 644 a dst/', 'install -s --strip-program=strip a dst/', 'sort -u f -o out.txt', 'sort f --compress-program=gzip', 'sort -k2 f',
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
+  'zip -r a.zip src -x "*.o" "*.a"', 'zip -r a.zip src -x "*.o" @ more', 'zip -qdgds 10m -r a.zip src', 'zip -tt 2020-01-01 a.zip f', 'zip /tmp/in.zip --out out.zip',
+  'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
 ];

@@ -1,8 +1,8 @@
 /**
  * Programs with an option whose value is a command they run: `tar --to-command=CMD`, `-I CMD`,
  * `-F CMD`, `--checkpoint-action=exec=CMD`, `--rsh-command=CMD`; `split --filter=CMD`;
- * `rsync -e CMD` / `--rsh` / `--rsync-path`; `man -P CMD` / `-H CMD`; `cpio --rsh-command=CMD`;
- * `zip -TT CMD` / `--unzip-command`. The command is judged like the line. These programs read
+ * `rsync -e CMD` / `--rsh` / `--rsync-path`; `man -P CMD` / `-H CMD`; `cpio --rsh-command=CMD`
+ * (zip has a parser of its own: zip-command.ts). The command is judged like the line. These programs read
  * options after their operands too (GNU getopt permutes) and abbreviated (`--to-com`), so every
  * word before `--` is read, and one only known at run time that may be such an option (`"$x"`)
  * cannot be judged.
@@ -10,12 +10,12 @@
  * What they write is judged like any write (a `file-system__write` path; outside the workspace it
  * is never allowed): the archive `tar -c/-r/-u -f` makes, the directory `tar -x -C DIR` extracts
  * into (`tar -x -P` writes member paths as stored, anywhere: it cannot be judged), the `rsync`
- * destination, the output prefix of `split`, the archive and `-O` file of `zip`, and their log,
- * batch and snapshot files. Options that delete their inputs (`tar --remove-files`,
- * `rsync --remove-source-files`, `zip -m`) are also judged as `rm` of those inputs.
+ * destination, the output prefix of `split`, and their log, batch and snapshot files. Options that
+ * delete their inputs (`tar --remove-files`, `rsync --remove-source-files`) are also judged as `rm`
+ * of those inputs.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
-import { type OptionSpec, type PermutedOptions, hasOption, mayBeOption, optionValues, scanPermuted } from './option-scan.ts';
+import { type OptionSpec, type PermutedOptions, hasOption, optionValues, scanPermuted } from './option-scan.ts';
 import { type Word, literalWord } from './shell-words.ts';
 
 interface ProgramSpec extends OptionSpec {
@@ -157,69 +157,6 @@ function runProgram(spec: ProgramSpec, call: CommandCall): CommandFacts {
   return file ? { opaque: `${call.name} reads ${file.text}, which can name the commands it runs` } : facts;
 }
 
-const UNZIP_COMMAND = '--unzip-command';
-/** zip options whose value is the next word (zip has multi-letter short options: `-tt`, `-lf`). */
-const ZIP_VALUED = new Set(['-b', '--temp-path', '-n', '--suffixes', '-t', '--from-date', '-tt', '--before-date', '-O', '--output-file', '-P', '--password', '-Z', '--compression-method', '-s', '--split-size', '-lf', '--logfile-path', '-ds', '--dot-size', '-sc']);
-/** Options that write the file or directory named by their value. */
-const ZIP_WRITES = new Set(['-O', '--output-file', '--out', '-lf', '--logfile-path', '-b', '--temp-path']);
-/** `-i`/`-x` take a list of patterns, up to the next option. */
-const ZIP_LISTS = new Set(['-i', '--include', '-x', '--exclude']);
-
-/**
- * zip: `-TT CMD` (also `-TTCMD`, `-TT=CMD`) and `--unzip-command CMD` test the archive with CMD, run
- * by the shell. The first operand is the archive it writes (`-O FILE` writes another), and
- * `-m`/`--move` deletes the files it adds: judged as `rm` of them.
- */
-function runZip(call: CommandCall): CommandFacts {
-  const args = call.args;
-  const operands: Word[] = [];
-  let moves = false;
-  let inList = false;
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i];
-    if (!word) break;
-    if (!word.literal) {
-      if (mayBeOption(word)) call.unresolved(`zip has an argument only known at run time (${word.text}), which may be -TT CMD`);
-      else if (!inList) operands.push(word);
-      continue;
-    }
-    if (word.text === '--') {
-      operands.push(...args.slice(i + 1));
-      break;
-    }
-    if (!word.text.startsWith('-') || word.text === '-') {
-      if (!inList) operands.push(word);
-      continue;
-    }
-    inList = false;
-    const eq = word.text.indexOf('=');
-    const flag = eq < 0 ? word.text : word.text.slice(0, eq);
-    const inline = eq < 0 ? undefined : literalWord(word.text.slice(eq + 1));
-    const long = flag.length > 3 && flag.startsWith('--') && UNZIP_COMMAND.startsWith(flag);
-    const short = /^-[^-]*TT(.*)$/s.exec(word.text);
-    if (long || short) {
-      const glued = long ? (inline?.text ?? '') : (short?.[1] ?? '').replace(/^=/, '');
-      const value = glued !== '' ? literalWord(glued) : args[++i];
-      if (value) call.runCode(value, `zip ${long ? UNZIP_COMMAND : '-TT'}`);
-      continue;
-    }
-    if (ZIP_LISTS.has(flag)) {
-      inList = true;
-      continue;
-    }
-    // `-O FILE`, `-O=FILE`, `--out FILE`, `-OFILE`.
-    const gluedOutput = /^-O(.+)$/s.exec(word.text);
-    const value = inline ?? (gluedOutput ? literalWord(gluedOutput[1] ?? '') : ZIP_VALUED.has(flag) || flag === '--out' ? args[++i] : undefined);
-    if (value && (ZIP_WRITES.has(flag) || gluedOutput)) call.write(value, `zip ${flag.slice(0, 2) === '-O' ? '-O' : flag}`);
-    if (flag === '--move' || (!flag.startsWith('--') && !ZIP_VALUED.has(flag) && /^-[A-Za-z]*m[A-Za-z]*$/.test(flag))) moves = true;
-  }
-  const [archive, ...files] = operands;
-  if (archive && archive.text !== '-') call.write(archive, 'zip (archive)');
-  if (moves) rm('zip -m', call, files);
-  return {};
-}
-
 export const commandOptionHandlers = (): Array<[string, CommandHandler]> => [
   ...Object.entries(PROGRAMS).map(([name, spec]): [string, CommandHandler] => [name, (call) => runProgram(spec, call)]),
-  ['zip', runZip],
 ];

@@ -14,6 +14,7 @@ import { gitHandlers } from './git-commands.ts';
 import { interpreterHandlers, opaqueHandlers } from './opaque-programs.ts';
 import type { AnalysisSink, Scope } from './shell-analysis.ts';
 import type { Word } from './shell-words.ts';
+import { zipHandlers } from './zip-command.ts';
 
 const HANDLERS = new Map<string, CommandHandler>([
   ...wrapperHandlers(),
@@ -22,6 +23,7 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...fileEffectHandlers(),
   ...gitHandlers(),
   ...commandOptionHandlers(),
+  ...zipHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();
