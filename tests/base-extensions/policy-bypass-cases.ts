@@ -97,7 +97,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `ed notes.txt`, `printf '!rm -f v1\nq\n' | ed`, `ed -s notes.txt < script.ed`, `ex notes.txt`, `setarch x86_64`, `linux64`, `sg staff`, `newgrp staff`,
     `man -C evil.conf ls`, `tar -cf a.tar "$opt" v3`, `tar -cf a.tar $OPTS v3`, `split "$opt" in.txt`, `rsync $RSYNC_OPTS a b`, `zip "$opt" a.zip f`,
     `tar -cf /dev/null --checkpoint-action="$action" v3`, `start-stop-daemon -S -x "$prog"`, `ZIPOPT='-TT rm' zip -T a.zip f`, `RSYNC_RSH='rm -f' rsync a host:b`,
-    `MANOPT='-P rm' man ls`, `SHELL=/bin/rm split --filter=x in.txt`, `TAR_OPTIONS='--to-command=rm' tar -xf a.tar`,
+    `MANOPT='-P rm' man ls`, `SHELL=/bin/rm split --filter=x in.txt`, `TAR_OPTIONS='--to-command=rm' tar -xf a.tar`, `ZIP='-TT rm' zip -T a.zip f`,
+    `env ZIP='-TT rm' zip -T a.zip f`, `RSYNC_CONNECT_PROG='rm -f v1' rsync -a src/ dst/`, `RSYNC_SHELL=/bin/rm rsync -a src/ dst/`,
     // Writes of these programs outside the workspace: the extraction directory, the archive, the rsync destination, the split prefix.
     `tar -xf a.tar -C /tmp`, `tar -xzf a.tgz -C ../x`, `tar xzf a.tgz -C /tmp`, `tar -xf a.tar --directory=/tmp`, `tar -xf a.tar --directory /tmp`, `tar -xf a.tar --dir=../x`,
     `tar -x -f a.tar -C sub -C /tmp`, `tar -xf a.tar --one-top-level=../x`, `tar -xPf a.tar`, `tar -xf a.tar -P`, `tar -x --absolute-names -f a.tar`, `tar xPf a.tar`,

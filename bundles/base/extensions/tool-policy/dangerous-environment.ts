@@ -11,8 +11,10 @@ const NAMES = new Set([
   'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ALLOW_PROTOCOL',
   'NODE_OPTIONS', 'NODE_PATH', 'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME', 'PYTHONINSPECT',
   'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'LESSOPEN', 'LESSCLOSE', 'TAR_OPTIONS', 'ZDOTDIR',
-  // Options or programs of commands that run commands: split --filter runs $SHELL, zip -TT, man -P, rsync -e.
-  'SHELL', 'ZIPOPT', 'MANOPT', 'RSYNC_RSH',
+  // Options or programs of commands that run commands: split --filter runs $SHELL, zip -TT (zip reads $ZIPOPT, else $ZIP), man -P, rsync -e.
+  'SHELL', 'ZIPOPT', 'ZIP', 'MANOPT', 'RSYNC_RSH',
+  // rsync reaches a daemon through `$RSYNC_SHELL -c "$RSYNC_CONNECT_PROG"` instead of a socket when set.
+  'RSYNC_CONNECT_PROG', 'RSYNC_SHELL',
   // less's options (+!cmd) and lesskey files, which can set LESSOPEN.
   'LESS', 'LESSKEY', 'LESSKEYIN', 'LESSKEY_CONTENT', 'LESSKEYIN_SYSTEM', 'LESSKEY_SYSTEM', 'LESSEDIT',
 ]);
