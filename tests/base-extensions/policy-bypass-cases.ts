@@ -118,6 +118,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `flatpak-spawn --env=LD_PRELOAD=x.so ls`, `flatpak-spawn --env-fd=3 ls`, `chpst -e envdir ls`, `envdir env ls`, `unshare "$opt" ls`,
     `less '+!rm -f v21' f`, `less '+|rm -f v21' f`, `less -N '+!rm -f v21' f`, `less -k keys f`, `less --lesskey-src=keys f`, `less "$opt" f`, `LESS='+!rm -f v21' less f`,
     `LESSKEYIN=keys less f`, `LESSOPEN='|rm -f v21 %s' less f`, `printf x | less -o /tmp/log`,
+    // A bus configuration file can start any program as a service; unshare --<ns>=FILE mounts the namespace over FILE; --load-interp registers an interpreter.
+    `dbus-run-session --config-file=x.conf -- ls`, `dbus-run-session --config-file x.conf ls`, `dbus-run-session --config x.conf -- ls`, `dbus-launch --config-file=x.conf ls`,
+    `unshare --mount=/tmp/ns ls`, `unshare --net=/etc/passwd true`, `unshare --user=../ns -r ls`, `unshare -r --uts=/var/run/uts true`,
+    `unshare --load-interp=':qemu:M::x::/usr/bin/qemu:' ls`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -134,7 +138,7 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'mv a b', 'cp a b -v', 'cp -t dst a b', 'install -m 644 a dst/', 'install -s --strip-program=strip a dst/', 'sort -u f -o out.txt', 'sort f --compress-program=gzip', 'sort -k2 f',
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
   'zip -r a.zip src -x "*.o" "*.a"', 'zip -r a.zip src -x "*.o" @ more', 'zip -qdgds 10m -r a.zip src', 'zip -tt 2020-01-01 a.zip f', 'zip /tmp/in.zip --out out.zip',
-  'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f',
+  'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f', 'unshare --net=ns/net true', 'dbus-run-session -- make test',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
 ];

@@ -24,8 +24,8 @@ interface WrapperSpec extends OptionSpec {
   transparent?: boolean;
   /** Options naming the directory the wrapped command runs in. */
   chdir?: readonly string[];
-  /** Options naming a file the wrapper writes (`time -o FILE`). */
-  writes?: readonly string[];
+  /** Options naming a file the wrapper writes (`time -o FILE`), with how it writes it. */
+  writes?: Readonly<Record<string, string>>;
   /** Options whose value is a command line for a shell (`flock -c`, `su -c`). */
   code?: readonly string[];
   /** Options whose value is a program the wrapper starts with arguments of its own (`dbus-run-session --dbus-daemon=BIN`). */
@@ -61,7 +61,12 @@ const SU_CODE = ['-c', '--command', '--session-command'];
 const SETARCH: WrapperSpec = { noCommand: ['--list', '-h', '--help', '-V', '--version'], shellWithoutCommand: true };
 const SETARCH_LINKS = ['linux32', 'linux64', 'uname26', 'i386', 'i486', 'i586', 'i686', 'athlon', 'x86_64', 'ia64', 'ppc', 'ppc32', 'ppc64', 'sparc', 'sparc32', 'sparc32bash', 'sparc64', 's390', 's390x', 'parisc', 'parisc32', 'parisc64', 'mips', 'mips32', 'mips64'];
 const SETPRIV_VALUED = ['--ruid', '--euid', '--rgid', '--egid', '--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--seccomp-filter'];
-const UNSHARE_OPTIONAL = ['--mount', '--uts', '--ipc', '--net', '--pid', '--user', '--cgroup', '--time', '--kill-child'];
+const UNSHARE_NAMESPACES = ['--mount', '--uts', '--ipc', '--net', '--pid', '--user', '--cgroup', '--time'];
+const UNSHARE_OPTIONAL = [...UNSHARE_NAMESPACES, '--kill-child'];
+/** `unshare --net=FILE` keeps the namespace by bind-mounting it over FILE (which must exist): FILE is changed. */
+const UNSHARE_PERSISTS = Object.fromEntries(UNSHARE_NAMESPACES.map((flag) => [flag, `unshare ${flag} mounts the namespace over it`]));
+/** dbus-daemon's configuration names the services it starts on demand, and where it listens: what runs is in the file. */
+const DBUS_CONFIG = (name: string) => ({ '--config-file': `${name} --config-file starts a bus daemon whose configuration (not on the line) can start any program as a service` });
 const NSENTER_OPTIONAL = ['-m', '--mount', '-u', '--uts', '-i', '--ipc', '-n', '--net', '-p', '--pid', '-U', '--user', '-C', '--cgroup', '-T', '--time', '-r', '--root', '-w', '--wd'];
 const SYSTEMD_PROPERTY = 'a unit property can run commands or set the environment (ExecStartPre=, Environment=)';
 const SYSTEMD_RUN_VALUED = [
@@ -78,7 +83,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   command: { transparent: true, noCommand: ['-v', '-V'] },
   builtin: { transparent: true },
   exec: { transparent: true, valued: ['-a'] },
-  time: { transparent: true, valued: ['-f', '--format', '-o', '--output'], writes: ['-o', '--output'] },
+  time: { transparent: true, valued: ['-f', '--format', '-o', '--output'], writes: { '-o': 'time -o', '--output': 'time -o' } },
   coproc: { transparent: true },
   nohup: {},
   setsid: {},
@@ -102,7 +107,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   setpriv: { valued: SETPRIV_VALUED, noCommand: ['-d', '--dump', '--list-caps', '-h', '--help', '-V', '--version'] },
   numactl: { valued: NUMACTL_VALUED, noCommand: ['-s', '--show', '-H', '--hardware', '-d', '--dump', '-D', '--dump-nodes', '--version'] },
   'ssh-agent': { valued: ['-a', '-E', '-O', '-P', '-t'], noCommand: ['-k', '-l'] },
-  'dbus-run-session': { valued: ['--config-file', '--dbus-daemon'], programs: ['--dbus-daemon'], noCommand: ['--help', '--version'] },
+  'dbus-run-session': { valued: ['--config-file', '--dbus-daemon'], programs: ['--dbus-daemon'], noCommand: ['--help', '--version'], unjudgeable: DBUS_CONFIG('dbus-run-session') },
   runcon: { valued: ['-u', '--user', '-r', '--role', '-t', '--type', '-l', '--range'], operands: 1, noOperandWith: ['-u', '--user', '-r', '--role', '-t', '--type', '-l', '--range'] },
   pkexec: { valued: ['--user'], noCommand: ['--version', '--help'], shellWithoutCommand: true },
   eatmydata: {},
@@ -116,10 +121,10 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   pgrphack: {},
   'xvfb-run': {
     valued: ['-e', '--error-file', '-f', '--auth-file', '-n', '--server-num', '-p', '--xauth-protocol', '-s', '--server-args', '-w', '--wait'],
-    writes: ['-e', '--error-file', '-f', '--auth-file'],
+    writes: { '-e': 'xvfb-run -e', '--error-file': 'xvfb-run -e', '-f': 'xvfb-run -f', '--auth-file': 'xvfb-run -f' },
     noCommand: ['-h', '--help'],
   },
-  'dbus-launch': { valued: ['--config-file'], noCommand: ['--version', '--help'] },
+  'dbus-launch': { valued: ['--config-file'], noCommand: ['--version', '--help'], unjudgeable: DBUS_CONFIG('dbus-launch') },
   'flatpak-spawn': {
     valued: ['--forward-fd', '--env', '--unset-env', '--directory', '--sandbox-expose', '--sandbox-expose-ro', '--sandbox-expose-path', '--sandbox-expose-path-ro', '--sandbox-expose-path-try', '--sandbox-expose-path-ro-try', '--sandbox-flag', '--app-path', '--usr-path', '--env-fd'],
     environment: ['--env'],
@@ -129,6 +134,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   unshare: {
     valued: ['-R', '--root', '-w', '--wd', '-S', '--setuid', '-G', '--setgid', '--propagation', '--setgroups', '--map-user', '--map-group', '--map-users', '--map-groups', '--monotonic', '--boottime', '--load-interp'],
     optionalValue: UNSHARE_OPTIONAL,
+    writes: UNSHARE_PERSISTS,
+    unjudgeable: { '--load-interp': 'unshare --load-interp registers an interpreter program that runs whenever a matching binary is started' },
     chdir: ['-w', '--wd'],
     shellWithoutCommand: true,
     noCommand: ['-h', '--help', '-V', '--version'],
@@ -192,7 +199,10 @@ function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
     if (why) call.unresolved(why);
   }
   for (const directory of optionValues(scan, ...(spec.chdir ?? []))) call.chdir(directory);
-  for (const option of scan.options) if (option.value && spec.writes?.includes(option.flag)) call.write(option.value, `${call.name} ${option.flag}`);
+  for (const option of scan.options) {
+    const how = spec.writes?.[option.flag];
+    if (option.value && how) call.write(option.value, how);
+  }
   const inner = call.args.slice(scan.rest);
   const split = optionValues(scan, ...(spec.splitString ?? []));
   const code = optionValues(spec.permutedCode ? scanPermuted(call.args, spec) : scan, ...(spec.code ?? []));
