@@ -122,6 +122,9 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `dbus-run-session --config-file=x.conf -- ls`, `dbus-run-session --config-file x.conf ls`, `dbus-run-session --config x.conf -- ls`, `dbus-launch --config-file=x.conf ls`,
     `unshare --mount=/tmp/ns ls`, `unshare --net=/etc/passwd true`, `unshare --user=../ns -r ls`, `unshare -r --uts=/var/run/uts true`,
     `unshare --load-interp=':qemu:M::x::/usr/bin/qemu:' ls`,
+    // Relative writes after a change of root: chroot and unshare -R start in the new root's `/`, nsenter -m in the target namespace's `/`.
+    `chroot / sh -c 'echo x > etc/cron.d/x'`, `chroot --userspec=0:0 / tee etc/x`, `unshare -R /etc sh -c 'echo x > passwd'`, `unshare --root=/ -w etc tee x`,
+    `nsenter -t 1 -m sh -c 'echo x > etc/x'`, `nsenter --mount=/proc/1/ns/mnt tee etc/x`, `nsenter -t 1 -a tee etc/x`, `nsenter -t 1 -m -w tee x`, `nsenter -t 1 -m -w/etc tee x`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -139,6 +142,7 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
   'zip -r a.zip src -x "*.o" "*.a"', 'zip -r a.zip src -x "*.o" @ more', 'zip -qdgds 10m -r a.zip src', 'zip -tt 2020-01-01 a.zip f', 'zip /tmp/in.zip --out out.zip',
   'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f', 'unshare --net=ns/net true', 'dbus-run-session -- make test',
+  'chroot --skip-chdir / tee out.txt', 'unshare -R sub tee out.txt', 'nsenter -t 1 -u tee out.txt', 'nsenter -t 1 -m -wsub tee out.txt',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
 ];

@@ -11,7 +11,8 @@
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
-import { type OptionSpec, type ScannedOptions, hasOption, optionValues, scanOptions, scanPermuted } from './option-scan.ts';
+import { type OptionSpec, hasOption, optionValues, scanOptions, scanPermuted } from './option-scan.ts';
+import { type RootChange, type WrapperScan, chrootStart, nsenterStart, unshareStart } from './root-changes.ts';
 import { type Word, runtimeWord } from './shell-words.ts';
 
 interface WrapperSpec extends OptionSpec {
@@ -52,6 +53,8 @@ interface WrapperSpec extends OptionSpec {
   unjudgeable?: Readonly<Record<string, string>>;
   /** `$NAME` in the command words is expanded by the wrapper, not the shell (`systemd-run`). */
   expandsVariables?: boolean;
+  /** The command starts in another root or mount namespace (`chroot DIR`): where its relative paths land. */
+  startsIn?: RootChange;
 }
 
 const SUDO_VALUED = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--close-from', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot'];
@@ -96,7 +99,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   chrt: { valued: ['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline'], operands: 1, noCommand: ['-p', '--pid', '-m', '--max'] },
   sudo: { valued: SUDO_VALUED, assignments: true, chdir: ['-D', '--chdir'], noCommand: ['-l', '-v', '-k', '-K', '-V', '--list', '--validate', '--reset-timestamp', '--remove-timestamp', '--version'], shellWithoutCommand: true },
   doas: { valued: ['-u', '-C'], shellWithoutCommand: true },
-  chroot: { valued: ['--userspec', '--groups'], operands: 1, shellWithoutCommand: true },
+  chroot: { valued: ['--userspec', '--groups'], operands: 1, shellWithoutCommand: true, startsIn: chrootStart },
   env: { valued: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true, chdir: ['-C', '--chdir'], splitString: ['-S', '--split-string'] },
   flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], operands: 1, code: ['-c', '--command'], optionsAfterOperands: true },
   watch: { valued: ['-n', '--interval', '-q', '--equexit'], joined: true },
@@ -137,12 +140,14 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     writes: UNSHARE_PERSISTS,
     unjudgeable: { '--load-interp': 'unshare --load-interp registers an interpreter program that runs whenever a matching binary is started' },
     chdir: ['-w', '--wd'],
+    startsIn: unshareStart,
     shellWithoutCommand: true,
     noCommand: ['-h', '--help', '-V', '--version'],
   },
   nsenter: {
     valued: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-W', '--wdns', '-N', '--net-socket', '--user-parent'],
     optionalValue: NSENTER_OPTIONAL,
+    startsIn: nsenterStart,
     shellWithoutCommand: true,
     noCommand: ['-h', '--help', '-V', '--version'],
   },
@@ -168,18 +173,19 @@ const WRAPPERS: Record<string, WrapperSpec> = {
 const joinWords = (words: readonly Word[]): Word => ({ text: words.map((w) => w.text).join(' '), literal: words.every((w) => w.literal), pattern: false });
 
 /** Options before the operands and, for wrappers that allow it, after them; `rest` is where the command starts. */
-function scanWrapper(spec: WrapperSpec, args: readonly Word[]): ScannedOptions {
+function scanWrapper(spec: WrapperSpec, args: readonly Word[]): WrapperScan {
   const [first] = args;
   if (spec.leadingOperand && first?.literal && !first.text.startsWith('-')) {
     const scan = scanWrapper({ ...spec, leadingOperand: false }, args.slice(1));
-    return { ...scan, rest: scan.rest + 1 };
+    return { ...scan, operands: [first, ...scan.operands], rest: scan.rest + 1 };
   }
   const head = scanOptions(args, spec);
-  const operands = spec.noOperandWith && hasOption(head, ...spec.noOperandWith) ? 0 : (spec.operands ?? 0);
-  const operandsEnd = Math.min(args.length, head.rest + operands);
-  if (!spec.optionsAfterOperands || head.runtimeWord) return { ...head, rest: operandsEnd };
+  const count = spec.noOperandWith && hasOption(head, ...spec.noOperandWith) ? 0 : (spec.operands ?? 0);
+  const operandsEnd = Math.min(args.length, head.rest + count);
+  const operands = args.slice(head.rest, operandsEnd);
+  if (!spec.optionsAfterOperands || head.runtimeWord) return { ...head, operands, rest: operandsEnd };
   const tail = scanOptions(args.slice(operandsEnd), spec);
-  return { ...tail, options: [...head.options, ...tail.options], assignments: [...head.assignments, ...tail.assignments], rest: operandsEnd + tail.rest };
+  return { ...tail, operands, options: [...head.options, ...tail.options], assignments: [...head.assignments, ...tail.assignments], rest: operandsEnd + tail.rest };
 }
 
 function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
@@ -199,6 +205,7 @@ function runWrapper(spec: WrapperSpec, call: CommandCall): CommandFacts {
     if (why) call.unresolved(why);
   }
   for (const directory of optionValues(scan, ...(spec.chdir ?? []))) call.chdir(directory);
+  spec.startsIn?.(call, scan);
   for (const option of scan.options) {
     const how = spec.writes?.[option.flag];
     if (option.value && how) call.write(option.value, how);
