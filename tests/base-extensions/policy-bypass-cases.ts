@@ -102,6 +102,7 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     // Writes of these programs outside the workspace: the extraction directory, the archive, the rsync destination, the split prefix.
     `tar -xf a.tar -C /tmp`, `tar -xzf a.tgz -C ../x`, `tar xzf a.tgz -C /tmp`, `tar -xf a.tar --directory=/tmp`, `tar -xf a.tar --directory /tmp`, `tar -xf a.tar --dir=../x`,
     `tar -x -f a.tar -C sub -C /tmp`, `tar -xf a.tar --one-top-level=../x`, `tar -xPf a.tar`, `tar -xf a.tar -P`, `tar -x --absolute-names -f a.tar`, `tar xPf a.tar`,
+    `tar -xf a.tar -T list`, `tar -xf a.tar --files-from=list`, `tar xfT a.tar list`, `tar -x -f a.tar -C sub -T -`,
     `tar -xf a.tar --abs`, `tar -xf a.tar -C "$DIR"`, `tar -cf ../x.tar src`, `tar -czf /tmp/x.tgz src`, `tar cf ../x.tar src`, `tar -c -f /tmp/x.tar src`, `tar --create --file=/tmp/x.tar src`,
     `tar -rf ../x.tar f`, `tar -cf a.tar -g /tmp/snap src`, `tar -cf "$ARCHIVE" src`, `rsync -a src/ /tmp/x`, `rsync -a src/ ../x`, `rsync src/ ~/x`, `rsync -a src/ "$DEST"`,
     `rsync -a src/ dst/ --log-file=/tmp/log`, `rsync -a --write-batch=/tmp/b src/ dst/`, `rsync --daemon`, `rsync --daemon --config=x.conf`, `split in.txt /tmp/p`, `split -l 1 in.txt ../p`,
@@ -142,7 +143,7 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
   'zip -r a.zip src -x "*.o" "*.a"', 'zip -r a.zip src -x "*.o" @ more', 'zip -qdgds 10m -r a.zip src', 'zip -tt 2020-01-01 a.zip f', 'zip /tmp/in.zip --out out.zip',
   'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f', 'unshare --net=ns/net true', 'dbus-run-session -- make test',
-  'chroot --skip-chdir / tee out.txt', 'unshare -R sub tee out.txt', 'nsenter -t 1 -u tee out.txt', 'nsenter -t 1 -m -wsub tee out.txt',
+  'tar -cf a.tar -T list', 'tar -xOf a.tar -T list', 'chroot --skip-chdir / tee out.txt', 'unshare -R sub tee out.txt', 'nsenter -t 1 -u tee out.txt', 'nsenter -t 1 -m -wsub tee out.txt',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
 ];

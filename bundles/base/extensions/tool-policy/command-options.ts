@@ -9,7 +9,8 @@
  *
  * What they write is judged like any write (a `file-system__write` path; outside the workspace it
  * is never allowed): the archive `tar -c/-r/-u -f` makes, the directory `tar -x -C DIR` extracts
- * into (`tar -x -P` writes member paths as stored, anywhere: it cannot be judged), the `rsync`
+ * into (`tar -x -P` writes member paths as stored, anywhere, and `tar -x -T FILE` into the
+ * directories FILE's `-C` lines name: neither can be judged), the `rsync`
  * destination, the output prefix of `split`, and their log, batch and snapshot files. Options that
  * delete their inputs (`tar --remove-files`, `rsync --remove-source-files`) are also judged as `rm`
  * of those inputs.
@@ -46,6 +47,11 @@ function tarEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
     for (const dir of optionValues(scan, '-C', '--directory')) call.write(dir, 'tar -x -C');
     for (const dir of optionValues(scan, '--one-top-level')) call.write(dir, 'tar --one-top-level');
     if (hasOption(scan, '-P', '--absolute-names')) call.unresolved('tar -x -P (--absolute-names) writes each member to the path stored in the archive, which may be anywhere');
+    // GNU tar reads `-C DIR` lines in a -T file too: they move where the members after them land.
+    const lists = optionValues(scan, '-T', '--files-from');
+    if (lists.length > 0 && !hasOption(scan, '-O', '--to-stdout', '--to-command')) {
+      call.unresolved(`tar -x -T ${lists[0]?.text ?? ''} may extract anywhere: GNU tar obeys -C DIR lines in that file`);
+    }
   } else if (!hasOption(scan, ...TAR_READS_ARCHIVE)) {
     for (const archive of optionValues(scan, '-f', '--file')) if (archive.text !== '-') call.write(archive, 'tar -f');
   }
