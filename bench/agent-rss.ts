@@ -24,15 +24,18 @@ import { agentLaunchOptions } from '../orchestrator/daemon/spawn-specs.ts';
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { childPids } from './proc-stat.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
 const REPO = join(import.meta.dir, '..');
 const BUNDLE = join(REPO, 'tests/fixtures/e2e/swarm');
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
-const RUNS = 5;
-const AFTER_TURN_KEYS = 5;
+const RUNS = fullOrSmoke(5, 1);
+/** Runs of each module probe, against as many of the empty probe. */
+const PROBE_RUNS = fullOrSmoke(3, 1);
+const AFTER_TURN_KEYS = fullOrSmoke(5, 1);
 /** Let start-up allocations settle before reading the process's memory. */
-const SETTLE_MS = 400;
+const SETTLE_MS = fullOrSmoke(400, 50);
 // Children inherit the environment: keep their log lines out of the figures.
 process.env.GOONDAN_LOG_LEVEL ??= 'warn';
 
@@ -97,12 +100,12 @@ const MODULE_PROBES: Array<[label: string, code: string]> = [
   ],
 ];
 
-/** Each probe against the same child with no code (also Bun.gc(true)'d), 3 runs each. */
+/** Each probe against the same child with no code (also Bun.gc(true)'d), PROBE_RUNS runs each. */
 async function moduleCosts(dir: string): Promise<Array<{ label: string; rssMB: number; privateMB: number }>> {
   const probe = async (name: string, code: string): Promise<Memory> => {
     const script = join(dir, `${name}.ts`);
     writeFileSync(script, `${code}\nBun.gc(true);\n${readFileSync(BARE, 'utf8')}`);
-    return childMemory([process.execPath, script], process.env, 3);
+    return childMemory([process.execPath, script], process.env, PROBE_RUNS);
   };
   const empty = await probe('empty', '');
   const rows: Array<{ label: string; rssMB: number; privateMB: number }> = [];

@@ -5,10 +5,13 @@
  */
 import { join } from 'node:path';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
-const ROUND_TRIPS = 2000;
+const ROUND_TRIPS = fullOrSmoke(2000, 2);
+/** Before reading a bare child's RSS: its start-up allocations settle. */
+const RSS_SETTLE_MS = fullOrSmoke(100, 20);
 
 /** Floors: bare child spawn → first IPC message (median of `spawns`), raw round trip, and its RSS. */
 export async function bareChildFloors(spawns: number): Promise<{ spawnMs: number; roundTripUs: number; rssBytes: number }> {
@@ -21,7 +24,7 @@ export async function bareChildFloors(spawns: number): Promise<{ spawnMs: number
       child = Bun.spawn([process.execPath, BARE], { serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
     });
     spawnMs.push(performance.now() - t0);
-    await Bun.sleep(100);
+    await Bun.sleep(RSS_SETTLE_MS);
     if (child?.pid) rss.push((await processRssBytes(child.pid)) ?? 0);
     child?.kill();
   }

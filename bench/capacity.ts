@@ -16,14 +16,16 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
-    keys: { type: 'string', default: '10000' },
-    'max-live': { type: 'string', default: '20' },
-    ttl: { type: 'string', default: '2' },
-    concurrency: { type: 'string', default: '16' },
+    // Smoke: more keys than live slots, so the earliest are passivated before they are revisited.
+    keys: { type: 'string', default: fullOrSmoke('10000', '4') },
+    'max-live': { type: 'string', default: fullOrSmoke('20', '2') },
+    ttl: { type: 'string', default: fullOrSmoke('2', '1') },
+    concurrency: { type: 'string', default: fullOrSmoke('16', '2') },
   },
 });
 const KEYS = Number(values.keys);
@@ -33,6 +35,7 @@ const CONCURRENCY = Number(values.concurrency);
 const SAMPLE = Math.min(200, Math.floor(KEYS / 4));
 const REPO = join(import.meta.dir, '..');
 const BARE = join(import.meta.dir, 'fixtures/bare-child.ts');
+const FLOOR_SPAWNS = fullOrSmoke(8, 1);
 
 const BUNDLE = `apiVersion: goondan.ai/v1
 kind: Model
@@ -57,7 +60,7 @@ spec:
 
 async function bareSpawnFloorMs(): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < FLOOR_SPAWNS; i++) {
     const t0 = performance.now();
     let child: ReturnType<typeof Bun.spawn> | undefined;
     await new Promise<void>((resolve) => {

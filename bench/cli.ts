@@ -9,9 +9,10 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
-const ROUNDS = Number(process.argv[2] ?? 15);
+const ROUNDS = Number(process.argv[2] ?? fullOrSmoke(15, 1));
 const ROOT = join(import.meta.dir, '..');
 const GOONDAN = join(ROOT, 'bin', 'goondan');
 const SMALL_BUNDLE = join(ROOT, 'bundles', 'demo');

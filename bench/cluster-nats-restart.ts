@@ -7,12 +7,13 @@
  * CLUSTER_UNAVAILABLE: nothing is accepted that is not stored) and counts as refused, not failed.
  */
 import { restartNats, type RunningNats, type RunningNode } from './fixtures/cluster-processes.ts';
+import { fullOrSmoke } from './smoke.ts';
 
 /** Between two requests. */
 const PACE_MS = 10;
 /** Requests before the restart. */
-const LEAD_MS = 500;
-const KEYS = 20;
+const LEAD_MS = fullOrSmoke(500, 100);
+const KEYS = fullOrSmoke(20, 2);
 /** A reply later than this after the restart is counted as failed. */
 const REPLY_TIMEOUT_MS = 30_000;
 

@@ -41,21 +41,23 @@ import { sseFrames } from '../shared/http/sse-frames.ts';
 import { natsRestartOnce, type NatsRestart } from './cluster-nats-restart.ts';
 import { freePort, type RunningNats, type RunningNode, startNats, startNode, stopAll, stopProcess } from './fixtures/cluster-processes.ts';
 import { childPids, isRunning } from './proc-stat.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '3' }, 'long-lease': { type: 'string', default: '10' }, 'keep-logs': { type: 'boolean', default: false } } });
+// Smoke: the long-lease takeover still runs (its own cluster), at a lease as short as the other's.
+const { values } = parseArgs({ options: { reps: { type: 'string', default: fullOrSmoke('3', '1') }, 'long-lease': { type: 'string', default: fullOrSmoke('10', '2') }, 'keep-logs': { type: 'boolean', default: false } } });
 const REPS = Number(values.reps);
 const LONG_LEASE_SECONDS = Number(values['long-lease']);
-const LEASE_SECONDS = 3;
+const LEASE_SECONDS = fullOrSmoke(3, 2);
 const BUNDLE = join(import.meta.dir, '../bundles/demo');
-const THROUGHPUT_EVENTS = 200;
+const THROUGHPUT_EVENTS = fullOrSmoke(200, 4);
 /** The machine is shared and noisy: the throughput is the median of this many rounds on the same keys. */
-const THROUGHPUT_ROUNDS = 3;
-const THROUGHPUT_KEYS = 20;
-const CONCURRENCY = 8;
-const LATENCY_KEYS = 6;
-const LATENCY_PER_KEY = 5;
+const THROUGHPUT_ROUNDS = fullOrSmoke(3, 1);
+const THROUGHPUT_KEYS = fullOrSmoke(20, 2);
+const CONCURRENCY = fullOrSmoke(8, 2);
+const LATENCY_KEYS = fullOrSmoke(6, 1);
+const LATENCY_PER_KEY = fullOrSmoke(5, 1);
 const HAIKU = 'Please write a haiku about rain and have it reviewed';
 const REPLY_TIMEOUT_MS = 120_000;
 

@@ -12,11 +12,16 @@ import { join } from 'node:path';
 import { loadBundle } from '../shared/config/index.ts';
 import { initializerStart, isSyntaxError, lookupExport, parseModule } from '../shared/config/entry-module.ts';
 import { objectLiteralKeys } from '../shared/config/object-literal-keys.ts';
+import { fullOrSmoke } from './smoke.ts';
 
-const RUNS = Number(process.argv[2] ?? 30);
-const WARMUP = 3;
+const RUNS = Number(process.argv[2] ?? fullOrSmoke(30, 1));
+const WARMUP = fullOrSmoke(3, 1);
 
-const COUNTS = { models: 10, tools: 60, extensions: 20, connectors: 5, agents: 80, swarms: 20, connections: 4 };
+// Smoke: one of each kind, and the four agents a swarm takes.
+const COUNTS = fullOrSmoke(
+  { models: 10, tools: 60, extensions: 20, connectors: 5, agents: 80, swarms: 20, connections: 4 },
+  { models: 1, tools: 1, extensions: 1, connectors: 1, agents: 4, swarms: 1, connections: 1 },
+);
 
 function doc(kind: string, name: string, spec: string): string {
   return `apiVersion: goondan.ai/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n  labels: { bench: "yes" }\nspec:\n${spec}`;

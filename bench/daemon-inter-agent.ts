@@ -7,15 +7,17 @@ import { Orchestrator } from '../orchestrator/daemon/orchestrator.ts';
 import type { RootLogger } from '../shared/logger.ts';
 import type { StreamedEvent } from '../shared/types/turns.ts';
 import { ipcRelayFloor, type RelayFloor } from './ipc-relay-floor.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median, percentile } from './stats.ts';
 
-/** Requests in short conversations: a new pair every 10. */
-const REQUESTS = 60;
+/** Short conversations, each a new pair: its first request, then this many measured. */
+const CONVERSATIONS = fullOrSmoke(6, 1);
+const CONVERSATION_REQUESTS = fullOrSmoke(10, 2);
 /** Before each conversation: the warm pool refills and the processes fall asleep. */
-const CONVERSATION_PAUSE_MS = 500;
+const CONVERSATION_PAUSE_MS = fullOrSmoke(500, 20);
 /** A long-lived pair: exchanges before its measured ones (its hot paths JIT-compiled by then), and those measured back to back. */
-export const LONG_PAIR_WARMUP = 1000;
-const LONG_PAIR_MEASURED = 300;
+export const LONG_PAIR_WARMUP = fullOrSmoke(1000, 2);
+const LONG_PAIR_MEASURED = fullOrSmoke(300, 2);
 
 export interface InterAgentBench {
   stateRoot: string;
@@ -63,7 +65,7 @@ export async function interAgentRoundTrips(bench: InterAgentBench): Promise<Inte
     await orchestrator.submit({ agent: 'alpha', instanceKey, input: `ask beta ping ${i}`, source: { kind: 'api', name: 'bench' }, wait: true }).reply;
     return durations.length > before ? durations[durations.length - 1] : undefined;
   };
-  // Short conversations (a fresh instance every 10 requests; its first request, which starts both
+  // Short conversations (a fresh pair for each; its first request, which starts both
   // instances, is reported apart), as most are: this measures routing and the early turns of an
   // instance, not history length (bench/model-call.ts does).
   const newPair: number[] = [];
@@ -72,8 +74,8 @@ export async function interAgentRoundTrips(bench: InterAgentBench): Promise<Inte
   // processes); the rest come back to back.
   const first: number[] = [];
   const rest: number[] = [];
-  for (let batch = 0; batch < REQUESTS / 10; batch++) {
-    for (let i = 0; i <= 10; i++) {
+  for (let batch = 0; batch < CONVERSATIONS; batch++) {
+    for (let i = 0; i <= CONVERSATION_REQUESTS; i++) {
       const duration = await ask(`rt-${batch}`, i);
       if (i === 0 && duration !== undefined) newPair.push(duration);
       if (i > 0 && duration !== undefined) {
@@ -93,7 +95,7 @@ export async function interAgentRoundTrips(bench: InterAgentBench): Promise<Inte
   }
   await orchestrator.stop();
   // Its requests come ~1 ms apart within a conversation: the rest of A's turn and the next submission.
-  const relay = await ipcRelayFloor({ batches: REQUESTS / 10, perBatch: 10, pauseMs: CONVERSATION_PAUSE_MS, gapMs: 1 });
+  const relay = await ipcRelayFloor({ batches: CONVERSATIONS, perBatch: CONVERSATION_REQUESTS, pauseMs: CONVERSATION_PAUSE_MS, gapMs: 1 });
   const steadyRelay = await ipcRelayFloor({ batches: 1, perBatch: LONG_PAIR_MEASURED, pauseMs: 0, gapMs: 0 });
   return {
     medianMs: median(measured),

@@ -9,14 +9,15 @@ import { OrchestratorCore } from '../orchestrator/daemon/orchestrator-core.ts';
 import { loadSwarmConfig } from '../orchestrator/daemon/swarm-config.ts';
 import { bunChildLauncher } from '../orchestrator/process/bun-child.ts';
 import { DEFAULT_BACKOFF } from '../orchestrator/process/crash-backoff.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
 const FLOOD = join(import.meta.dir, 'fixtures/flood-child.ts');
-const FLOOD_EVENTS = 5000;
-const ROUTING_ROUNDS = 5;
+const FLOOD_EVENTS = fullOrSmoke(5000, 20);
+const ROUTING_ROUNDS = fullOrSmoke(5, 1);
 /** Sink instances (distinct instanceKeys, one process each) of the many-instance routing run. */
-export const MANY_SINKS = 20;
-const MANY_SINK_EVENTS = 20_000;
+export const MANY_SINKS = fullOrSmoke(20, 2);
+const MANY_SINK_EVENTS = fullOrSmoke(20_000, 20);
 
 export interface RoutingBench {
   /** Its agent `alpha` lends the plan the flood and sink children are assigned. */

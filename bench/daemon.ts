@@ -40,22 +40,31 @@ import { MANY_SINKS, routing } from './daemon-routing.ts';
 import { bundleWithFsync, fsyncFloorMs } from './fsync-floor.ts';
 import { bareChildFloors } from './bare-child-floors.ts';
 import { procStat } from './proc-stat.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median, percentile } from './stats.ts';
 import { loadAverageLine, printTable } from './table.ts';
 
 const BUNDLE = join(import.meta.dir, '../tests/fixtures/e2e/swarm');
 /** Spawns of each kind (bare child, cold agent, warm agent) whose medians are compared. */
-const SPAWNS = 8;
-const WARM_REPLIES = 60;
+const SPAWNS = fullOrSmoke(8, 1);
+/** Replies on the warm instance before those measured (its code warms up). */
+const WARM_UP_REPLIES = fullOrSmoke(10, 1);
+const WARM_REPLIES = fullOrSmoke(60, 1);
 /** About how far apart a warm instance's replies come back to back (each ~2 ms): the disk idles between their syncs. */
 const REPLY_GAP_MS = 2;
-const NEW_KEYS = 30;
+const NEW_KEYS = fullOrSmoke(30, 2);
 /** A first message whose turn calls one tool (the e2e swarm's probe__pid), as most agents' first turns do. */
 const TOOL_INPUT = 'whats your pid';
 /** New instanceKeys arrive this far apart: 10 per second. */
 const NEW_KEY_GAP_MS = 100;
 /** …and this far apart in a second burst (25 per second): how far the pool keeps up past the target. */
 const FAST_NEW_KEY_GAP_MS = 40;
+/** Before reading a started agent's RSS: its start-up allocations settle. */
+const RSS_SETTLE_MS = fullOrSmoke(300, 20);
+/** Before each warm spawn: the pool refills, as an idle daemon's does between new conversations. */
+const POOL_REFILL_MS = fullOrSmoke(400, 200);
+/** After a burst of new keys: their instances go idle and the pool refills. */
+const BURST_PAUSE_MS = fullOrSmoke(500, 50);
 /** `bun bench/daemon.ts --routing`: the routing rows only (~10 s). */
 const ROUTING_ONLY = process.argv.includes('--routing');
 // Children inherit the environment: keep their log lines out of the figures.
@@ -106,15 +115,14 @@ async function agentSpawns(stateRoot: string): Promise<{ coldMs: number; warmMs:
   for (let i = 0; i < SPAWNS; i++) {
     const { ms, proc } = await spawnOnce(`cold-${i}`);
     cold.push(ms);
-    await Bun.sleep(300);
+    await Bun.sleep(RSS_SETTLE_MS);
     if (proc?.pid) rss.push((await processRssBytes(proc.pid)) ?? 0);
   }
   usePool = true;
   const warm: number[] = [];
   for (let i = 0; i < SPAWNS; i++) {
     core.pool.fill();
-    // Give the pool time to refill, as an idle daemon has between new conversations.
-    await Bun.sleep(400);
+    await Bun.sleep(POOL_REFILL_MS);
     warm.push((await spawnOnce(`warm-${i}`)).ms);
   }
   await core.stop(5_000);
@@ -167,10 +175,10 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   await post('warm', 'wake up');
   const warm: number[] = [];
   const floor: number[] = [];
-  for (let i = 0; i < WARM_REPLIES + 10; i++) {
+  for (let i = 0; i < WARM_UP_REPLIES + WARM_REPLIES; i++) {
     const floorMs = await floorPost(`hello ${i}`);
     const ms = await post('warm', `hello ${i}`);
-    if (i < 10) continue;
+    if (i < WARM_UP_REPLIES) continue;
     floor.push(floorMs);
     warm.push(ms);
   }
@@ -207,7 +215,7 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
   const fresh = await newKeys('new', NEW_KEY_GAP_MS);
   const pacedWarmMs = median(pacedWarm);
   // Idle after one turn each: the size an instance keeps while it waits for its next message.
-  await Bun.sleep(500);
+  await Bun.sleep(BURST_PAUSE_MS);
   const rows = await fetch(`${orchestrator.apiUrl}/v1/processes`, { headers });
   const processes = ((await rows.json()) as { processes?: Array<{ instanceKey?: string; pid?: number | null }> }).processes ?? [];
   const pids = processes.filter((row) => row.instanceKey?.startsWith('new-') && row.pid).map((row) => row.pid as number);
@@ -219,7 +227,7 @@ async function httpReplies(stateRoot: string, bundle = BUNDLE, warmOnly = false)
     return stat.cpuMs;
   });
   const fast = await newKeys('fast', FAST_NEW_KEY_GAP_MS);
-  await Bun.sleep(500);
+  await Bun.sleep(BURST_PAUSE_MS);
   const freshTool = await newKeys('tool', NEW_KEY_GAP_MS, TOOL_INPUT);
   await orchestrator.stop();
   return {

@@ -14,10 +14,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createAgentEngine } from '../agent-process/engine/agent-engine.ts';
 import type { FsyncMode } from '../shared/durability/fsync-policy.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { echoTool, makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
 
-const TURNS = Number(process.argv[2] ?? 200);
-const WARMUP = 10;
+const TURNS = Number(process.argv[2] ?? fullOrSmoke(200, 1));
+const WARMUP = fullOrSmoke(10, 1);
 
 const plan = makePlan({
   systemPrompt: 'Bench agent.',
@@ -53,7 +54,7 @@ function summary(fsync: FsyncMode, times: number[]) {
 }
 
 // Modes take turns in rounds so that a load spike on the machine hits all of them alike.
-const ROUNDS = 5;
+const ROUNDS = fullOrSmoke(5, 1);
 const MODES: FsyncMode[] = ['never', 'batch', 'always'];
 const times = new Map<FsyncMode, number[]>(MODES.map((mode) => [mode, []]));
 for (let round = 0; round < ROUNDS; round++) {

@@ -7,9 +7,10 @@
 import { closeSync, cpSync, fsyncSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
-const ROUNDS = 40;
+const ROUNDS = fullOrSmoke(40, 2);
 
 /**
  * Median ms of one small append + fsync in `dir`, back to back or `gapMs` apart. Apart is what a

@@ -27,12 +27,15 @@ import { readModelStream } from '../agent-process/models/read-model-stream.ts';
 import type { ExtensionPlan } from '../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
 /** History lengths (messages) at which calls are sampled; each turn adds a user and an assistant message. */
-const CHECKPOINTS = [10, 100, 1000, 5000];
+const CHECKPOINTS = fullOrSmoke([10, 100, 1000, 5000], [10, 20]);
 /** Calls sampled around each checkpoint. */
-const SAMPLES = 15;
+const SAMPLES = fullOrSmoke(15, 1);
+/** Direct calls at each checkpoint before those sampled. */
+const DIRECT_WARMUP = fullOrSmoke(5, 1);
 const SCRIPT = { latencyMs: 0 };
 
 
@@ -100,11 +103,11 @@ async function directCalls(): Promise<Map<number, number>> {
   for (const checkpoint of CHECKPOINTS) {
     const prompt = promptOf(checkpoint);
     const times: number[] = [];
-    for (let i = 0; i < SAMPLES + 5; i++) {
+    for (let i = 0; i < SAMPLES + DIRECT_WARMUP; i++) {
       const started = performance.now();
       const { stream } = await model.doStream({ prompt });
       await readModelStream(stream);
-      if (i >= 5) times.push(performance.now() - started);
+      if (i >= DIRECT_WARMUP) times.push(performance.now() - started);
     }
     result.set(checkpoint, median(times));
   }

@@ -31,9 +31,10 @@ import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
 import type { ToolCallMiddlewareContext } from '../shared/types/extensions.ts';
 import type { ToolResult } from '../shared/types/tools.ts';
 import { echoTool, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
+import { fullOrSmoke } from './smoke.ts';
 
-const CALLS = Number(process.argv[2] ?? 20000);
-const WARMUP = 2000;
+const CALLS = Number(process.argv[2] ?? fullOrSmoke(20000, 1));
+const WARMUP = fullOrSmoke(2000, 1);
 const MIDDLEWARES = 5;
 const silent = pino({ level: 'warn' }, new Writable({ write: (_c, _e, cb) => cb() }));
 
@@ -90,7 +91,7 @@ async function fullCall(middlewares: number): Promise<number> {
 }
 
 // Interleaved rounds, best of each: JIT warm-up order otherwise decides which variant looks faster.
-const ROUNDS = 3;
+const ROUNDS = fullOrSmoke(3, 1);
 const best = { bare: Infinity, full0: Infinity, full5: Infinity };
 for (let round = 0; round < ROUNDS; round++) {
   best.bare = Math.min(best.bare, await bareCompose());

@@ -9,10 +9,11 @@
  */
 import { loadavg } from 'node:os';
 import type { Policy } from '../bundles/base/extensions/tool-policy/policy-rules.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { percentile } from './stats.ts';
 
-const CALLS = Number(process.argv[2] ?? 2000);
-const WARMUP = 300;
+const CALLS = Number(process.argv[2] ?? fullOrSmoke(2000, 1));
+const WARMUP = fullOrSmoke(300, 1);
 const LINES = [
   'git status',
   'git log --oneline | head -5',

@@ -14,11 +14,12 @@ import { handlers } from '../bundles/base/tools/bash/index.ts';
 import { DEFAULT_SANDBOX } from '../shared/config/sandbox-plan.ts';
 import { consoleCompatibleLogger, type PinoLike } from '../agent-process/tools/tool-logger.ts';
 import type { SandboxPlan, ToolContext } from '../shared/types/index.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { percentile } from './stats.ts';
 
-const CALLS = Number(process.argv[2] ?? 60);
-const ROUNDS = 5;
-const WARMUP = 5;
+const CALLS = Number(process.argv[2] ?? fullOrSmoke(60, 1));
+const ROUNDS = fullOrSmoke(5, 1);
+const WARMUP = fullOrSmoke(5, 1);
 
 const bwrap = bwrapAvailability();
 if (!bwrap.ok) {

@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { STUDIO_DIST } from '../orchestrator/studio/studio-routes.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { median } from './stats.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const RUNS = 15;
+const RUNS = fullOrSmoke(15, 1);
 const BUNDLE = join(import.meta.dir, '../bundles/demo');
 const GOONDAN_BIN = join(import.meta.dir, '../bin/goondan');
 

@@ -16,10 +16,11 @@ import { createAgentEngine } from '../agent-process/engine/agent-engine.ts';
 import type { AgentPlan } from '../shared/types/bundle.ts';
 import type { RuntimeEvent } from '../shared/types/turns.ts';
 import { echoTool, makePlan, makeSwarm, userEvent } from '../tests/agent-process/helpers/engine-fixture.ts';
+import { fullOrSmoke } from './smoke.ts';
 import { percentile } from './stats.ts';
 
-const TURNS = Number(process.argv[2] ?? 300);
-const WARMUP = 30;
+const TURNS = Number(process.argv[2] ?? fullOrSmoke(300, 1));
+const WARMUP = fullOrSmoke(30, 1);
 
 interface Figures {
   scenario: string;
