@@ -65,7 +65,9 @@ async function childMemory(command: string[], env: Record<string, string | undef
     const { promise: ready, resolve } = Promise.withResolvers<void>();
     // JSON serialization, as the daemon launches its children: the default (advanced) loads ~2 MB more.
     const child = Bun.spawn(command, { env, serialization: 'json', stdio: ['ignore', 'ignore', 'inherit'], ipc: () => resolve() });
-    await ready;
+    // A probe whose import fails exits before its hello: fail, not wait forever.
+    const early = await Promise.race([ready.then(() => undefined), child.exited]);
+    if (early !== undefined) throw new Error(`${command.join(' ')} exited ${early} before its first IPC message`);
     await Bun.sleep(SETTLE_MS);
     readings.push(memoryOf(child.pid));
     child.kill();
