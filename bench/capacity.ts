@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readApiToken } from '../orchestrator/http/api-credential.ts';
 import { processRssBytes } from '../orchestrator/process/process-rss.ts';
+import { freePort } from './fixtures/cluster-processes.ts';
 import { fullOrSmoke } from './smoke.ts';
 import { percentile } from './stats.ts';
 
@@ -75,7 +76,7 @@ async function bareSpawnFloorMs(): Promise<number> {
 const dir = mkdtempSync(join(tmpdir(), 'goondan-capacity-'));
 writeFileSync(join(dir, 'goondan.yaml'), BUNDLE);
 const stateRoot = join(dir, 'state');
-const port = 20_000 + Math.floor(Math.random() * 20_000);
+const port = await freePort();
 const floorMs = await bareSpawnFloorMs();
 const daemon = Bun.spawn([join(REPO, 'bin/goondan'), 'run', dir, '--port', String(port)], {
   env: { ...process.env, GOONDAN_STATE_ROOT: stateRoot, GOONDAN_LOG_LEVEL: 'warn' },
@@ -83,7 +84,7 @@ const daemon = Bun.spawn([join(REPO, 'bin/goondan'), 'run', dir, '--port', Strin
 });
 const api = `http://127.0.0.1:${port}`;
 for (let i = 0; (await fetch(`${api}/readyz`).catch(() => undefined))?.ok !== true; i++) {
-  if (i > 600) throw new Error('the daemon did not become ready within 60 s');
+  if (i > 600 || daemon.exitCode !== null) throw new Error(`the daemon did not become ready within 60 s (exit ${daemon.exitCode})`);
   await Bun.sleep(100);
 }
 const headers = { authorization: `Bearer ${readApiToken(stateRoot) ?? ''}`, 'content-type': 'application/json' };
