@@ -91,6 +91,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `tar -cf a.tar --remove-files v19`, `tar cf a.tar v19 --remove-files`, `rsync -a --remove-source-files v19 dst/`, `zip -m a.zip v19`, `zip -rm a.zip v19`, `zip --move a.zip v19`,
     // zip read as its own parser reads it: a trailing `-` negates an option before -TT, long options abbreviate, -m@ moves the names on stdin.
     `zip -X-TT'rm -f v9' -T a.zip f`, `zip -dg-TT'rm -f v9' -T a.zip f`, `zip --mov a.zip v19`, `find . | zip -m@ a.zip`, `zip -rm@ a.zip < list.txt`,
+    // rsync runs the -e command with the host and more after it: with -e 'sh -c' the host is shell code.
+    `rsync -e 'sh -c' src 'rm -rf v8;x:dst'`, `rsync --rsh='sh -c' a 'rm -f v8;h:b'`, `rsync -e 'bash -c' src 'rm -f v8;x::mod'`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -123,6 +125,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `dbus-run-session --config-file=x.conf -- ls`, `dbus-run-session --config-file x.conf ls`, `dbus-run-session --config x.conf -- ls`, `dbus-launch --config-file=x.conf ls`,
     `unshare --mount=/tmp/ns ls`, `unshare --net=/etc/passwd true`, `unshare --user=../ns -r ls`, `unshare -r --uts=/var/run/uts true`,
     `unshare --load-interp=':qemu:M::x::/usr/bin/qemu:' ls`,
+    // rsync to or from another machine: over ssh (which reads ~/.ssh/config) or to a daemon; an operand that may be one at run time; -M's options of the local receiver.
+    'rsync -a src/ host:/backup/', 'rsync -a src u@host:dst', 'rsync -a host:src dst/', 'rsync host:', 'rsync -a src [::1]:dst', 'rsync -a src rsync://host/mod/',
+    'rsync -a src RSYNC://u@host:873/mod', 'rsync -a src host::mod', `rsync -a host:"$p" dst/`, 'rsync -a src_$x dst/',
+    'rsync --list-only host:/etc/', `rsync --rsync-path='sudo rsync' src host:/srv`, 'rsync -a -M--log-file=/tmp/x src/ dst/', 'rsync -a --remote-option=--temp-dir=/tmp src/ dst/',
     // Relative writes after a change of root: chroot and unshare -R start in the new root's `/`, nsenter -m in the target namespace's `/`.
     `chroot / sh -c 'echo x > etc/cron.d/x'`, `chroot --userspec=0:0 / tee etc/x`, `unshare -R /etc sh -c 'echo x > passwd'`, `unshare --root=/ -w etc tee x`,
     `nsenter -t 1 -m sh -c 'echo x > etc/x'`, `nsenter --mount=/proc/1/ns/mnt tee etc/x`, `nsenter -t 1 -a tee etc/x`, `nsenter -t 1 -m -w tee x`, `nsenter -t 1 -m -w/etc tee x`,
@@ -137,7 +143,8 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'start-stop-daemon --stop --exec /bin/rm', 'sg staff ls', `tar -C dir/"$sub" -cf a.tar .`,
   // Writes inside the workspace, and runners running an allowed command.
   'tar -xzf a.tgz -C sub', 'tar xzf a.tgz -C sub', 'tar -xf a.tar', 'tar -xf a.tar --directory=sub/dir', 'tar -C /etc -cf a.tar hostname', 'tar -tf /tmp/x.tar', 'tar -xOf a.tar f',
-  'tar -czf out/x.tgz src', 'tar -xf /tmp/x.tar', 'rsync -a src/ dst/', 'rsync -av --delete src/ build/out/', 'rsync -a src/ host:/backup/', 'rsync /tmp/x/ local/', 'rsync -a src',
+  'tar -czf out/x.tgz src', 'tar -xf /tmp/x.tar', 'rsync -a src/ dst/', 'rsync -av --delete src/ build/out/', 'rsync /tmp/x/ local/', 'rsync -a src',
+  'rsync -a -b --backup-dir=../old src/ dst/new/', 'rsync -a --stop-at 23:59 src/ dst/', 'rsync -a ./a:b dst/', 'rsync -a -M--fake-super src/ dst/', 'rsync -a --write-batch=b src/ dst/',
   'split -l 100 in.txt part-', 'split -l 1 in.txt out/p', 'zip -r a.zip src', 'zip -r out/a.zip src -x "*.o"', 'zip -T a.zip f', 'cp -r src dst', 'cp /etc/hostname .',
   'mv a b', 'cp a b -v', 'cp -t dst a b', 'install -m 644 a dst/', 'install -s --strip-program=strip a dst/', 'sort -u f -o out.txt', 'sort f --compress-program=gzip', 'sort -k2 f',
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',

@@ -51,6 +51,8 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-command=${q(c)}`, (c) => `echo x > f; tar -cf a.tar f; tar -xf a.tar --to-com ${q(c)}`,
   (c) => `echo x > f; tar -I ${q(`${c}; cat`)} -cf a.tar f`, (c) => `echo x > f; tar cfI a.tar ${q(`${c}; cat`)} f`, (c) => `echo x > f; zip -q -T -TT ${q(`${c}; true`)} a.zip f`,
   (c) => `echo x > f; zip -q -X-TT ${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q -dg-TT${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q --unzip ${q(`${c}; true`)} -T a.zip f`,
+  // rsync runs `-e CMD HOST rsync --server …`: with `sh -c` the host part of HOST:PATH is shell code.
+  (c) => `rsync -e 'sh -c' . ${q(`${c};x:dst`)}`,
   (c) => `printf '%s\n' ${q(`!${c}`)} q | ed`, (c) => `sg "$(id -gn)" -c ${q(c)}`, (c) => `sg "$(id -gn)" ${q(c)}`,
   (c) => `script -qc ${q(c)} /dev/null`, (c) => `script -q /dev/null -c ${q(c)}`,
 ];

@@ -202,8 +202,45 @@ describe('opaque programs need an allow rule that names them', () => {
   });
 });
 
+describe('a copy to or from another machine needs an allow rule that spells the remote', () => {
+  const allow = (...commands: string[]): Policy['rules'] => commands.map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const }));
+
+  test('allow: rsync * is a rule for local copies: a remote, over ssh or an rsync daemon, is not allowed by it', () => {
+    const rules = allow('rsync *');
+    expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: 'rsync -a src/ dst/' }, false).action).toBe('allow');
+    for (const command of ['rsync -a src/ backup:/srv/', 'rsync -a backup:/srv/ dst/', 'rsync -a src/ rsync://mirror/mod/', 'rsync -a src/ mirror::mod']) {
+      expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command }, false).action).toBe('deny');
+      expect(evaluate(policy(rules, 'ask'), 'bash__exec', { command }, false).action).toBe('ask');
+    }
+  });
+
+  test('a pattern that spells the remote allows it, and over a remote shell the ssh command rsync runs needs its own rule', () => {
+    const daemon = allow('rsync -a * rsync://mirror/*');
+    expect(evaluate(policy(daemon, 'deny'), 'bash__exec', { command: 'rsync -a src/ rsync://mirror/mod/' }, false).action).toBe('allow');
+    expect(evaluate(policy(daemon, 'deny'), 'bash__exec', { command: 'rsync -a src/ rsync://elsewhere/mod/' }, false).action).toBe('deny');
+    const backup = allow('rsync -a * backup:*', 'ssh backup rsync --server *');
+    expect(evaluate(policy(backup, 'deny'), 'bash__exec', { command: 'rsync -a src/ backup:/srv/' }, false)).toMatchObject({ action: 'allow', explanation: expect.stringContaining('every command is allowed') });
+    expect(evaluate(policy(backup, 'deny'), 'bash__exec', { command: 'rsync -a src/ elsewhere:/srv/' }, false).action).toBe('deny');
+    expect(evaluate(policy(allow('rsync -a * backup:*'), 'deny'), 'bash__exec', { command: 'rsync -a src/ backup:/srv/' }, false).action).toBe('deny');
+  });
+
+  test('the ssh command rsync runs is judged like ssh: a deny rule for ssh denies it, and the approver is told why', () => {
+    const denySsh: Policy['rules'] = [{ tool: 'bash__exec', args: { command: 'ssh *' }, action: 'deny' }];
+    expect(evaluate(policy(denySsh, 'allow'), 'bash__exec', { command: 'rsync -a src/ u@backup:/srv/' }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `'ssh -l u backup rsync --server … . /srv/' (inside rsync (remote shell)) matches rule #1 (deny bash__exec command="ssh *")`,
+    });
+    expect(evaluate(policy([{ tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' }], 'allow'), 'bash__exec', { command: 'rsync -a src/ mirror::mod' }, false)).toMatchObject({
+      action: 'ask',
+      explanation: `'rsync -a src/ mirror::mod' copies files to or from another machine (mirror::mod); only an allow rule that spells the remote (rsync * mirror::mod) can let it run`,
+    });
+  });
+});
+
 describe('writes in a command line are judged by the file-system__write rules', () => {
   const allowGit: PolicyRule = { tool: 'bash__exec', args: { command: 'git *' }, action: 'allow' };
+  /** A command rule, so that lines are parsed at all. */
+  const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
 
   test('a redirection outside the workspace is never allowed by a command rule', () => {
     const verdict = evaluate(policy([allowGit], 'deny'), 'bash__exec', { command: 'git log > ~/.bashrc' }, false);
@@ -239,6 +276,20 @@ describe('writes in a command line are judged by the file-system__write rules', 
     const rules: Policy['rules'] = [allowGit, { tool: 'bash__exec', args: { command: 'test *' }, action: 'allow' }];
     expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: '[ -n x ] && git status' }, false).action).toBe('allow');
     expect(evaluate(policy(rules, 'deny'), 'bash__exec', { command: '[ -n x > ~/.bashrc ] && git status' }, false).action).toBe('ask');
+  });
+
+  test('files written beside the ones named: rsync --write-batch=F also writes F.sh, zip -lf NAME writes NAME.log', () => {
+    const rules: Policy['rules'] = [denyRm, { tool: 'file-system__write', args: { path: '**/*.sh' }, action: 'deny' }, { tool: 'file-system__write', args: { path: '**/*.log' }, action: 'deny' }];
+    expect(evaluate(policy(rules, 'allow'), 'bash__exec', { command: 'rsync -a --write-batch=out/replay src/ dst/' }, false)).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing out/replay.sh') });
+    expect(evaluate(policy(rules, 'allow'), 'bash__exec', { command: 'zip -lf out/zip -r a.zip src' }, false)).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing out/zip.log') });
+    expect(evaluate(policy(rules, 'allow'), 'bash__exec', { command: 'zip -lf out/zip.txt -r a.zip src' }, false).action).toBe('allow');
+  });
+
+  test('rsync backup and temporary directories are relative to the destination', () => {
+    const rules: Policy['rules'] = [denyRm, { tool: 'file-system__write', args: { path: 'secrets/**' }, action: 'deny' }];
+    expect(evaluate(policy(rules, 'allow'), 'bash__exec', { command: 'rsync -a -b --backup-dir=../secrets/old src/ dst/' }, false).action).toBe('deny');
+    expect(evaluate(policy(rules, 'allow'), 'bash__exec', { command: 'rsync -a -T ../secrets/tmp src/ dst/' }, false).action).toBe('deny');
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: 'rsync -a -b --backup-dir=../old src/ dst/new/' }, false).action).toBe('allow');
   });
 
   test('relative writes after a cd are judged where they land', () => {

@@ -10,13 +10,13 @@
  * What they write is judged like any write (a `file-system__write` path; outside the workspace it
  * is never allowed): the archive `tar -c/-r/-u -f` makes, the directory `tar -x -C DIR` extracts
  * into (`tar -x -P` writes member paths as stored, anywhere, and `tar -x -T FILE` into the
- * directories FILE's `-C` lines name: neither can be judged), the `rsync`
- * destination, the output prefix of `split`, and their log, batch and snapshot files. Options that
- * delete their inputs (`tar --remove-files`, `rsync --remove-source-files`) are also judged as `rm`
- * of those inputs.
+ * directories FILE's `-C` lines name: neither can be judged), the output prefix of `split`, their
+ * log and snapshot files; `tar --remove-files` is also judged as `rm` of its inputs. What an rsync
+ * transfer writes, deletes and reaches is in rsync-transfers.ts.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { type OptionSpec, type PermutedOptions, hasOption, optionValues, scanPermuted } from './option-scan.ts';
+import { rsyncEffects } from './rsync-transfers.ts';
 import { type Word, literalWord } from './shell-words.ts';
 
 interface ProgramSpec extends OptionSpec {
@@ -59,20 +59,6 @@ function tarEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
   return {};
 }
 
-/** `host:path`, `host::module`, `rsync://…`: on another machine, not a file of this one. */
-const remote = (word: Word) => word.literal && /^[^/]*:/.test(word.text);
-
-function rsyncEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
-  if (hasOption(scan, '--daemon')) return { opaque: 'rsync --daemon runs the commands its configuration names (pre-xfer exec, post-xfer exec)' };
-  const operands = scan.operands;
-  // One operand (or --list-only) lists files.
-  if (operands.length < 2 || hasOption(scan, '--list-only')) return {};
-  const destination = operands[operands.length - 1];
-  if (destination && !remote(destination)) call.write(destination, 'rsync (destination)');
-  if (hasOption(scan, '--remove-source-files')) rm('rsync --remove-source-files', call, operands.slice(0, -1).filter((w) => !remote(w)));
-  return {};
-}
-
 /** `split [FILE [PREFIX]]`: the pieces are PREFIXaa, PREFIXab… */
 function splitEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
   const prefix = scan.operands[1];
@@ -109,10 +95,12 @@ const PROGRAMS: Record<string, ProgramSpec> = {
       '--compare-dest', '--copy-dest', '--link-dest', '--backup-dir', '--suffix', '--chmod', '--chown', '--usermap', '--groupmap', '--timeout', '--contimeout',
       '--port', '--sockopts', '--bwlimit', '--max-size', '--min-size', '--max-delete', '--compress-choice', '--compress-level', '--checksum-choice', '--iconv',
       '--write-batch', '--only-write-batch', '--read-batch', '--protocol', '--outbuf', '--address', '--early-input', '--copy-as', '--config', '--dparam',
+      '--info', '--debug', '--stderr', '--confine-root', '--max-alloc', '--compress-threads', '--skip-compress', '--stop-after', '--stop-at', '--checksum-seed',
+      '--cc', '--zc', '--zl', '--zt', '--log-format', '--time-limit',
     ],
     flags: ['--daemon', '--list-only', '--remove-source-files'],
-    code: ['-e', '--rsh', '--rsync-path'],
-    writes: ['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '-T', '--temp-dir'],
+    code: ['--rsync-path'],
+    writes: ['--log-file'],
     effects: rsyncEffects,
   },
   man: {

@@ -3,7 +3,9 @@
  * run. `*` spans anything; a trailing ` *` also matches the bare command (`rm *` matches `rm`).
  * deny/ask see the program name (`/bin/rm x` is `rm x`); allow sees the command word as written
  * (`./git status` is not `git status`). An opaque command is allowed only by a pattern whose first
- * word is its program, literally (`python3 *` allows `python3 -c …`; `*` and `py* *` do not).
+ * word is its program, literally (`python3 *` allows `python3 -c …`; `*` and `py* *` do not); a
+ * copy to or from another machine only by a pattern with a word that spells that remote, a `:` in it
+ * (`rsync * backup:*` allows `rsync -a x backup:y`; `rsync *` does not).
  */
 import type { ShellCommand } from './shell-analysis.ts';
 
@@ -37,9 +39,15 @@ export function restrictingMatch(pattern: string, command: ShellCommand): boolea
   return regex.test(command.text) || regex.test(command.written);
 }
 
+/** Does a word of the pattern after its first, one with a `:`, match the remote? */
+function spellsRemote(pattern: string, remote: string): boolean {
+  return pattern.trim().split(/\s+/).slice(1).some((word) => word.includes(':') && wildcard(word).test(remote));
+}
+
 /** Does an allow pattern cover this command? */
 export function allowingMatch(pattern: string, command: ShellCommand): boolean {
   if (!compiled(pattern).test(command.written)) return false;
+  if (command.remote !== undefined && !spellsRemote(pattern, command.remote)) return false;
   if (!command.opaque) return true;
   const [program = ''] = pattern.trim().split(/\s+/);
   return !/[*?]/.test(program) && program === command.written.split(' ')[0];

@@ -206,12 +206,12 @@ export function evaluate(policy: Policy, toolName: string, callArgs: JsonObject,
   );
   if (strongest && strongest.rule.action !== 'allow') return verdictOf(strongest);
   const allowed = strongest ?? (lines.size > 0 ? coveringAllow(policy, toolName, args, lines) : undefined);
-  // Command allow patterns already refuse opaque commands they do not name; anything else must not let them through.
+  // Command allow patterns already refuse opaque commands they do not name and remotes they do not spell; anything else must not let them through.
   const allowedByCommand = allowed !== undefined && Object.keys(allowed.rule.args ?? {}).some((key) => lines.has(key));
   const blocker =
     findings.map((f) => f.blocker).find((b) => b !== undefined) ??
     (lines.size > 0 ? environmentFinding(args) : undefined) ??
-    (allowedByCommand ? undefined : findings.map((f) => f.opaque).find((o) => o !== undefined));
+    (allowedByCommand ? undefined : findings.map((f) => f.commandAllowOnly).find((o) => o !== undefined));
   const fallback: Verdict = allowed
     ? verdictOf(allowed)
     : readOnly

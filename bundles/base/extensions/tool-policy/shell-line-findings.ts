@@ -3,7 +3,8 @@
  * policy's path rules. A write is judged as a `file-system__write` call for its path (so
  * `{tool: file-system__write, args: {path: "~/**"}, action: deny}` denies `git log > ~/.bashrc`);
  * a write no such rule allows that lands outside the workspace (absolute, `~`, `..`, or after a `cd`
- * elsewhere) blocks an allow, like a part that cannot be judged or opaque code does.
+ * elsewhere) blocks an allow, like a part that cannot be judged does; opaque code and a copy to or
+ * from another machine block any allow but a command rule's.
  */
 import { posix } from 'node:path';
 import type { ToolPolicyAction } from '../../../../shared/types/index.ts';
@@ -20,8 +21,8 @@ export interface LineFindings<H extends RuleHit> {
   writeHits: H[];
   /** Why the line cannot be allowed by any allow rule or default (a part that cannot be judged, a write outside the workspace). */
   blocker?: string;
-  /** Why only an allow rule naming the program could allow it (opaque code). */
-  opaque?: string;
+  /** Why only a command allow rule could allow it, not a default or a tool-wide allow (opaque code, a copy to or from another machine). */
+  commandAllowOnly?: string;
 }
 
 const outsideRoot = (path: string) => path.startsWith('/') || path.startsWith('~');
@@ -54,6 +55,11 @@ export function lineFindings<H extends RuleHit>(analysis: ShellAnalysis, cwd: st
     for (const path of landingPaths(write.target, cwd, analysis.directories)) judgeWrite(write, path, judge, findings);
   }
   const opaque = analysis.commands.find((c) => c.opaque);
-  if (opaque) findings.opaque = `'${opaque.written}'${via(opaque.via)}: ${opaque.opaque}; only an allow rule naming ${opaque.written.split(' ')[0]} can let it run`;
+  if (opaque) findings.commandAllowOnly = `'${opaque.written}'${via(opaque.via)}: ${opaque.opaque}; only an allow rule naming ${opaque.written.split(' ')[0]} can let it run`;
+  const remote = analysis.commands.find((c) => c.remote !== undefined);
+  if (remote) {
+    const program = remote.written.split(' ')[0];
+    findings.commandAllowOnly ??= `'${remote.written}'${via(remote.via)} copies files to or from another machine (${remote.remote}); only an allow rule that spells the remote (${program} * ${remote.remote}) can let it run`;
+  }
   return findings;
 }
