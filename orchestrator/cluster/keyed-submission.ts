@@ -19,7 +19,7 @@ import { errorOutcome, type ReplyOutcome } from '../../shared/ipc/reply-events.t
 import type { EventLedger } from '../delivery/event-ledger.ts';
 import { targetOf } from '../routing/default-target.ts';
 import { assertSameRequest, inputDigest } from '../routing/request-digest.ts';
-import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import type { ExternalSubmission, Submitted } from '../routing/external-submissions.ts';
 import type { IdempotencyClaims, KeyClaim } from './idempotency-claims.ts';
 
 export interface KeyedSubmissionDeps {

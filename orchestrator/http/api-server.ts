@@ -15,7 +15,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { EventRecord } from '../delivery/event-ledger.ts';
-import type { ExternalSubmission, Submitted } from '../routing/router.ts';
+import type { ExternalSubmission, Submitted } from '../routing/external-submissions.ts';
 import type { UsageRow } from '../usage/usage-row.ts';
 import { STUDIO_REQUEST_HEADER } from '../studio/studio-sessions.ts';
 import { type ApiCredentials, envTokenProblem } from './api-credential.ts';

@@ -5,7 +5,7 @@
  * event whose data is the body a non-streaming call returns.
  */
 import type { JsonObject } from '../../shared/types/json.ts';
-import type { Submitted } from '../routing/router.ts';
+import type { Submitted } from '../routing/external-submissions.ts';
 import { type ReplyOutcome, type RuntimeEventFollower, traceStream } from './trace-stream.ts';
 
 const sseEvent = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -6,7 +6,7 @@
  */
 import type { StreamedEvent } from '../../shared/types/turns.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
-import type { Submitted } from '../routing/router.ts';
+import type { Submitted } from '../routing/external-submissions.ts';
 
 export type ReplyOutcome = Awaited<NonNullable<Submitted['reply']>>;
 

@@ -6,18 +6,15 @@
  * the one place where a missing instanceKey gets its default.
  */
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
-import { ORCHESTRATOR, inReplyToOf, isControlEvent, makeEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { ORCHESTRATOR, inReplyToOf, isControlEvent, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { controlEvent } from '../../shared/ipc/control-protocol.ts';
 import type { TypedIpcMessage } from '../../shared/ipc/ipc-schemas.ts';
 import { type ReplyOutcome, errorOutcome, failureOutcome, makeReplyEvent, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, isAsyncRequest, requestTimeoutOf, wantsStreamedReply } from '../../shared/ipc/request-metadata.ts';
-import { type ErrorShape, errorShape, GoondanError, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
-import { validateInstanceKey } from '../../shared/instance-key.ts';
-import { newId, newTraceId } from '../../shared/ids.ts';
+import { type ErrorShape, runtimeError, type RuntimeErrorCode } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { ConnectionPlan, SwarmPlan } from '../../shared/types/bundle.ts';
-import type { AgentEvent, EventSource } from '../../shared/types/events.ts';
-import type { JsonObject } from '../../shared/types/json.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ApprovalBroker } from '../approvals/approval-broker.ts';
 import type { RuntimeEventBus } from '../daemon/runtime-event-bus.ts';
 import type { Delivery } from '../delivery/delivery.ts';
@@ -39,8 +36,7 @@ import { ConnectorEvents } from './connector-events.ts';
 import { type PendingRequest, PendingRequests, type Requester } from './pending-requests.ts';
 import { ReplyDeltaRelay } from './reply-delta-relay.ts';
 import { UnsyncedReplies } from './unsynced-replies.ts';
-import { within } from '../../shared/within.ts';
-import { assertSameRequest, inputDigest } from './request-digest.ts';
+import { type ExternalSubmission, type SubmissionPorts, type Submitted, submitExternal } from './external-submissions.ts';
 
 /** One line of the human-readable exchange (`goondan run` in a terminal). */
 export interface ExchangeNote {
@@ -99,37 +95,6 @@ export interface RouterDeps {
   syncInstanceRecords?(id: AgentId): void;
 }
 
-export interface ExternalSubmission {
-  agent: string;
-  /** Absent: DEFAULT_INSTANCE_KEY (default-target.ts). */
-  instanceKey?: string;
-  input: string;
-  source: EventSource;
-  wait: boolean;
-  timeoutMs?: number;
-  traceId?: string;
-  metadata?: JsonObject;
-  /** Issue 10: the same key within 24 h answers with the event it created, never a second turn. */
-  idempotencyKey?: string;
-  /** Cluster mode: the id the key was claimed with for the cluster (keyed-submission.ts). */
-  eventId?: string;
-  /** The caller follows the trace's runtime events (cluster mode relays them from other nodes). */
-  stream?: boolean;
-}
-
-export interface Submitted {
-  eventId: string;
-  traceId: string;
-  instanceKey: string;
-  reply?: Promise<ReplyOutcome>;
-  /** The idempotency key was seen before: this is the original event (and its reply). */
-  replayed?: boolean;
-  /** Cluster mode: settles when the cluster stored the event (a wait=false caller is told only then). */
-  accepted?: Promise<void>;
-  /** wait=true: settles once the event is on disk (`reply` waits for it; a streamed answer starts only after it). */
-  stored?: Promise<void>;
-}
-
 export class Router {
   readonly pending = new PendingRequests();
   private readonly owners = new InstanceOwners();
@@ -142,6 +107,7 @@ export class Router {
   /** Cluster mode: outcomes of events this node runs for the node that accepted them. */
   private readonly foreign: ForeignOutcomes | undefined;
   private readonly connectorEvents: ConnectorEvents;
+  private readonly submissions: SubmissionPorts;
 
   constructor(private readonly deps: RouterDeps) {
     this.callChecks = new AgentCallChecks({ swarm: () => deps.swarm(), supervisor: deps.supervisor, clustered: deps.cluster !== undefined });
@@ -192,6 +158,14 @@ export class Router {
       isKnownAgent: (name) => this.isKnownAgent(name),
       ensure: (target) => this.deps.supervisor.ensure('agent', target.agent, target.instanceKey),
     });
+    this.submissions = {
+      ledger: deps.ledger,
+      delivery: deps.delivery,
+      clustered: cluster !== undefined,
+      pending: this.pending,
+      dispatch: (target, event, from, kind) => this.dispatch(target, event, from, kind, true),
+      addPending: (correlationId, requester, target, event, timeoutMs) => this.addPending(correlationId, requester, target, event, timeoutMs),
+    };
   }
 
   /** Entry point for every validated message from a child process. */
@@ -209,69 +183,9 @@ export class Router {
     }
   }
 
-  /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply. */
+  /** HTTP, CLI and the one-shot runner: one event into the swarm, optionally awaiting the reply (external-submissions.ts). */
   submit(submission: ExternalSubmission): Submitted {
-    const { ledger } = this.deps;
-    const known = submission.idempotencyKey !== undefined ? ledger?.findByKey(submission.idempotencyKey) : undefined;
-    if (known && ledger && submission.idempotencyKey !== undefined) {
-      assertSameRequest(submission.idempotencyKey, known, { ...targetOf(submission.agent, submission.instanceKey), input: submission.input });
-      const replayed: Submitted = { eventId: known.eventId, traceId: known.traceId, instanceKey: known.instanceKey, replayed: true };
-      if (submission.wait) replayed.reply = withDeadline(ledger.outcome(known.eventId), submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, known.traceId);
-      return replayed;
-    }
-    const target = targetOf(submission.agent, submission.instanceKey);
-    const badKey = validateInstanceKey(target.instanceKey);
-    // Ingress checks keys first (HTTP answers 400); reaching here with a bad one is a defect of the caller.
-    if (badKey) throw new GoondanError('INVALID_REQUEST', 'user', badKey);
-    // A retry of what the cluster refused (503) goes out under the refused event's id: if a refused
-    // attempt landed after all, JetStream's msgID dedupe keeps it to one run.
-    const refused = submission.idempotencyKey !== undefined ? ledger?.refusedUnder(submission.idempotencyKey) : undefined;
-    const again = refused && refused.agent === target.agent && refused.instanceKey === target.instanceKey ? refused : undefined;
-    const traceId = again?.traceId ?? submission.traceId ?? newTraceId();
-    const correlationId = submission.wait ? newId('corr') : undefined;
-    const event = makeEvent('api.input', submission.source, {
-      input: submission.input,
-      instanceKey: target.instanceKey,
-      traceId,
-      ...(submission.metadata ? { metadata: submission.metadata } : {}),
-      ...(correlationId ? { replyTo: { target: ORCHESTRATOR, correlationId } } : {}),
-    });
-    const id = again?.eventId ?? submission.eventId;
-    if (id !== undefined) event.id = id;
-    // In the ledger before the inbox: a retry with the key after a crash finds this event.
-    ledger?.accepted({
-      eventId: event.id,
-      agent: target.agent,
-      instanceKey: target.instanceKey,
-      traceId,
-      ...(submission.idempotencyKey !== undefined ? { idempotencyKey: submission.idempotencyKey, inputDigest: inputDigest(submission.input) } : {}),
-    });
-    if (!correlationId) {
-      const accepted = this.dispatch(target, event, submission.source.name, 'send', true);
-      this.deps.delivery.sync(); // the caller is told the event was accepted: it is on disk
-      this.refuseUnwritten(target, event);
-      return { eventId: event.id, traceId, instanceKey: target.instanceKey, ...(accepted ? { accepted } : {}) };
-    }
-    const reply = new Promise<ReplyOutcome>((resolve) => {
-      this.addPending(correlationId, { kind: 'local', resolve }, target, event, submission.timeoutMs);
-    });
-    const accepted = this.dispatch(target, event, submission.source.name, 'request', true);
-    // This caller learns of the acceptance with the reply: the records reach the disk off the loop
-    // meanwhile (a new instance's process starts, the turn runs), and the reply waits for them.
-    const stored = this.deps.delivery.settle();
-    this.refuseUnwritten(target, event, correlationId);
-    const settled = Promise.all([reply, stored]).then(([outcome]) => outcome);
-    return { eventId: event.id, traceId, instanceKey: target.instanceKey, reply: settled, stored, ...(accepted ? { accepted } : {}) };
-  }
-
-  /** A submission whose inbox record the disk refused is not accepted: taken back, and the refusal thrown to its caller. */
-  private refuseUnwritten(target: AgentId, event: AgentEvent, correlationId?: string): void {
-    if (this.deps.cluster) return;
-    const refusal = this.deps.delivery.takeBackUnwritten(target, event.id);
-    if (refusal === undefined) return;
-    if (correlationId !== undefined) this.pending.take(correlationId);
-    this.deps.ledger?.refused(event.id, failureOutcome(errorShape('E_HTTP_NO_SPACE', 'system', `event ${event.id} was not accepted: the disk of the state root refused it`), event.traceId));
-    throw refusal;
+    return submitExternal(this.submissions, submission);
   }
 
   isKnownAgent(name: string): boolean {
@@ -509,11 +423,4 @@ export class Router {
 /** The exact process incarnation that asked (its reply never reaches a successor by mistake). */
 function processRequester(from: ManagedProcess, async: boolean): Requester {
   return { kind: 'process', key: from.key, agent: from.name, instanceKey: from.instanceKey, incarnation: from.incarnation, async };
-}
-
-/** An outcome that does not arrive in time resolves as AGENT_REQUEST_TIMEOUT (the caller may ask again). */
-function withDeadline(outcome: Promise<ReplyOutcome>, timeoutMs: number, traceId: string): Promise<ReplyOutcome> {
-  return within(outcome, timeoutMs, () =>
-    errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within ${timeoutMs} ms; the event is still accepted — ask again with the same Idempotency-Key or GET /v1/events/{eventId}`, traceId),
-  );
 }

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { RuntimeEventBus } from '../../orchestrator/daemon/runtime-event-bus.ts';
 import { ApiCredentials } from '../../orchestrator/http/api-credential.ts';
 import { type DaemonApi, startApiServer } from '../../orchestrator/http/api-server.ts';
-import type { ExternalSubmission, Submitted } from '../../orchestrator/routing/router.ts';
+import type { ExternalSubmission, Submitted } from '../../orchestrator/routing/external-submissions.ts';
 import { runtimeError } from '../../shared/errors/index.ts';
 import { createLogger } from '../../shared/logger.ts';
 

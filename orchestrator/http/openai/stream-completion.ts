@@ -5,7 +5,7 @@
  * with an error event in OpenAI's shape.
  */
 import type { StreamedEvent } from '../../../shared/types/turns.ts';
-import type { Submitted } from '../../routing/router.ts';
+import type { Submitted } from '../../routing/external-submissions.ts';
 import { type RuntimeEventFollower, traceStream } from '../trace-stream.ts';
 import { chatChunk, failedTurnStatus, openAiErrorBody } from './openai-format.ts';
 

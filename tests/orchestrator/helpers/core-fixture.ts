@@ -12,7 +12,7 @@ import pino from 'pino';
 import { type CoreConfig, OrchestratorCore } from '../../../orchestrator/daemon/orchestrator-core.ts';
 import type { BackoffPolicy } from '../../../orchestrator/process/crash-backoff.ts';
 import type { ManagedProcess } from '../../../orchestrator/process/managed-process.ts';
-import type { ExternalSubmission } from '../../../orchestrator/routing/router.ts';
+import type { ExternalSubmission } from '../../../orchestrator/routing/external-submissions.ts';
 import type { ReplyOutcome } from '../../../shared/ipc/reply-events.ts';
 import type { AgentPlan, SwarmPlan } from '../../../shared/types/bundle.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
