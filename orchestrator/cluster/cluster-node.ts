@@ -32,16 +32,14 @@ import { clusterProcessRows, serveProcessRows } from './process-rows.ts';
 import { RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
-import { DeletionRefusedError, InstanceDeletion } from './instance-deletion.ts';
+import { NodeDeletions } from './node-deletions.ts';
 import { DeletionMarks } from './deletion-marks.ts';
 import { DeletedEventNotices } from './deleted-event-notices.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
 import { ClusterInspect } from './cluster-inspect.ts';
 import { localConversation, localInstances, localTraceEvents, localTraces } from '../inspect/inspect-routes.ts';
-import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
-import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
@@ -79,7 +77,7 @@ export class ClusterNode {
   private readonly handOvers = new Map<number, Promise<void>>();
   private readonly replies: RemoteReplies;
   private readonly relay: TraceRelay;
-  private readonly deletion: InstanceDeletion;
+  private readonly deletions: NodeDeletions;
   /** Events of deleted instances this node gave up, told to the nodes that accepted them. */
   private readonly deletedEvents: DeletedEventNotices;
   private readonly lookup: EventLookup;
@@ -92,8 +90,6 @@ export class ClusterNode {
   private core: OrchestratorCore | undefined;
   /** Connections one node at a time holds (pollers): granted by the holder of their partition. */
   private readonly exclusive: ExclusiveConnections<ManagedProcess>;
-  /** This node's deletions of instances under way, by instance key (one at a time per key). */
-  private readonly localDeletions = new Map<string, Promise<unknown>>();
 
   private constructor(
     readonly options: ClusterOptions,
@@ -116,17 +112,20 @@ export class ClusterNode {
     this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, members: () => this.membership.known(), logger: deps.logger });
     this.approvals = new ClusterApprovals(nc, names.approvalSubjects, options.nodeId, deps.logger);
     this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger);
-    this.deletion = new InstanceDeletion({
+    this.deletions = new NodeDeletions({
       nc,
       subject: names.instanceDeletionSubject,
       nodeId: options.nodeId,
+      stateRoot: deps.stateRoot,
+      workspaceId: deps.workspaceId,
       logger: deps.logger,
       gracePeriodMs: deps.gracePeriodMs,
       liveNodes: () => this.membership.live(),
       connected: () => this.connected(),
-      deleteHere: (instanceKey, agents) => this.deleteHere(instanceKey, agents),
-      markDeleted: (id) => this.marks.mark(this.owner.partitionOf(id), id),
-      tombstone: (id) => this.replica.tombstone(this.owner.partitionOf(id), id),
+      core: () => this.core,
+      owner: () => this.owner,
+      replica,
+      marks,
     });
     this.deletedEvents = new DeletedEventNotices({ nc, nodeId: options.nodeId, subjectOf: (node) => names.nodeDeletedEvents(node), logger: deps.logger, core: () => this.core });
     this.owner = new PartitionOwner({
@@ -200,7 +199,7 @@ export class ClusterNode {
       leaseView.refresh();
       void inbox.resumeAll();
       // Deletions made while this node was cut off.
-      void node?.sweepDeleted();
+      void node?.deletions.sweep();
     });
     return node;
   }
@@ -236,7 +235,7 @@ export class ClusterNode {
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
       this.claims.serve(core.ledger),
       this.relay.start(core.runtimeEvents),
-      this.deletion.serve(),
+      this.deletions.serve(),
       this.deletedEvents.serve(),
       this.lookup.serve(core.ledger),
       ...this.approvals.serve(core.approvals),
@@ -251,7 +250,7 @@ export class ClusterNode {
     await this.tick();
     this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
     // Deletions made while this node was down.
-    void this.sweepDeleted();
+    void this.deletions.sweep();
   }
 
   /**
@@ -265,7 +264,7 @@ export class ClusterNode {
     this.replica.listen({
       restored: (id) => core.approvals.adopt(id.agent, id.instanceKey),
       left: (id) => core.approvals.forget(id.agent, id.instanceKey),
-      deletedElsewhere: (id) => this.deletedElsewhere(id),
+      deletedElsewhere: (id) => this.deletions.deletedElsewhere(id),
     });
     // An approval asked or decided is stored at once: the node may die while the turn waits.
     core.approvals.onSaved((agent, instanceKey) => {
@@ -275,24 +274,6 @@ export class ClusterNode {
         this.deps.logger.warn({ err: error, agent, instanceKey }, 'could not store an approval in the cluster now; the next state write of the instance carries it');
       });
     });
-  }
-
-  /** Removes copies of instances the cluster deleted while this node was down or cut off (state-replica.ts). */
-  private async sweepDeleted(): Promise<void> {
-    try {
-      const local = localInstances(this.deps.stateRoot, this.deps.workspaceId).map((entry) => ({ agent: entry.agent, instanceKey: entry.instanceKey }));
-      await this.replica.sweep((id) => this.owner.partitionOf(id), local);
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not check this node’s instances against the cluster’s deletions; they are checked when restored');
-    }
-  }
-
-  /** A write here met the tombstone: the instance was deleted while it ran here (its copy goes, unless a deletion here is under way). */
-  private deletedElsewhere(id: AgentId): void {
-    if (this.localDeletions.has(id.instanceKey)) return;
-    void this.deleteHere(id.instanceKey, [id.agent]).catch((error: unknown) =>
-      this.deps.logger.warn({ err: error, agent: id.agent, instanceKey: id.instanceKey }, 'could not delete here an instance the cluster deleted'),
-    );
   }
 
   /** An event from outside: one under an Idempotency-Key is claimed for the cluster first (keyed-submission.ts). */
@@ -321,42 +302,9 @@ export class ClusterNode {
     return this.lookup.find(eventId);
   }
 
-  /** `goondan instance delete` for the whole cluster (instance-deletion.ts); CLUSTER_UNAVAILABLE when NATS is away. */
-  async deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
-    try {
-      return await this.deletion.delete(instanceKey, agents);
-    } catch (error) {
-      const refused = error instanceof DeletionRefusedError;
-      throw new GoondanError('CLUSTER_UNAVAILABLE', 'system', `instance '${instanceKey}' could not be deleted across the cluster: ${(error as Error).message}`, {
-        suggestion: refused
-          ? 'retry once this node is connected to NATS (see /readyz); the instance was not deleted'
-          : 'retry once this node is connected to NATS (see /readyz); the cluster’s store has the deletion, and the nodes remove their copies when they next hold the instance',
-      });
-    }
-  }
-
-  /** This node's part of a deletion: its processes stopped, its files gone, its last state write done (one at a time per key). */
-  private async deleteHere(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }> {
-    const previous = this.localDeletions.get(instanceKey);
-    const run = (previous ?? Promise.resolve()).catch(() => undefined).then(() => this.deleteHereNow(instanceKey, agents));
-    this.localDeletions.set(instanceKey, run);
-    try {
-      return await run;
-    } finally {
-      if (this.localDeletions.get(instanceKey) === run) this.localDeletions.delete(instanceKey);
-    }
-  }
-
-  private async deleteHereNow(instanceKey: string, agents: readonly string[]): Promise<{ stopped: number; deleted: string[]; discarded: string[] }> {
-    if (!this.core) throw new Error('cluster node not started');
-    const done = await this.core.deleteInstance(instanceKey, agents);
-    for (const agent of agents) {
-      this.owner.forgetInstance({ agent, instanceKey });
-      // A write the stopped process still had under way stores nothing (the tombstone refuses it anyway).
-      this.replica.deletedHere({ agent, instanceKey });
-    }
-    await Promise.all(agents.map((agent) => this.replica.idle({ agent, instanceKey })));
-    return { stopped: done.stopped, deleted: done.deleted, discarded: done.discarded };
+  /** `goondan instance delete` for the whole cluster (node-deletions.ts); CLUSTER_UNAVAILABLE when NATS is away. */
+  deleteInstance(instanceKey: string, agents: readonly string[]): Promise<JsonObject> {
+    return this.deletions.delete(instanceKey, agents);
   }
 
   /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */
