@@ -27,8 +27,8 @@ export interface CommandFacts {
   opaque?: string;
   /** A shell keyword or builtin that only runs its argument command (`command`, `exec`, `time`): not a program to allow. */
   transparent?: boolean;
-  /** The operand on another machine it copies files to or from (`host:dst`, `rsync://host/m`): not a local copy. */
-  remote?: string;
+  /** The operands on another machine it copies files to or from (`host:dst`, `rsync://host/m`, sftp's `host`): not a local copy. */
+  remotes?: string[];
 }
 
 export type CommandHandler = (call: CommandCall) => CommandFacts | undefined;

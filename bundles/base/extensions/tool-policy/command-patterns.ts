@@ -4,8 +4,9 @@
  * deny/ask see the program name (`/bin/rm x` is `rm x`); allow sees the command word as written
  * (`./git status` is not `git status`). An opaque command is allowed only by a pattern whose first
  * word is its program, literally (`python3 *` allows `python3 -c …`; `*` and `py* *` do not); a
- * copy to or from another machine only by a pattern with a word that spells that remote, a `:` in it
- * (`rsync * backup:*` allows `rsync -a x backup:y`; `rsync *` does not).
+ * copy to or from another machine only by a pattern with a word that spells each remote, a `:` in it
+ * (`rsync * backup:*` allows `rsync -a x backup:y`; `rsync *` does not) — or, for sftp's bare
+ * `host`, a word that is not only wildcards (`sftp backup`).
  */
 import type { ShellCommand } from './shell-analysis.ts';
 
@@ -39,15 +40,16 @@ export function restrictingMatch(pattern: string, command: ShellCommand): boolea
   return regex.test(command.text) || regex.test(command.written);
 }
 
-/** Does a word of the pattern after its first, one with a `:`, match the remote? */
+/** Does a word of the pattern after its first, one with a `:` (a bare `host`: with a character not a wildcard), match the remote? */
 function spellsRemote(pattern: string, remote: string): boolean {
-  return pattern.trim().split(/\s+/).slice(1).some((word) => word.includes(':') && wildcard(word).test(remote));
+  const spells = (word: string) => (remote.includes(':') ? word.includes(':') : /[^*?]/.test(word));
+  return pattern.trim().split(/\s+/).slice(1).some((word) => spells(word) && wildcard(word).test(remote));
 }
 
 /** Does an allow pattern cover this command? */
 export function allowingMatch(pattern: string, command: ShellCommand): boolean {
   if (!compiled(pattern).test(command.written)) return false;
-  if (command.remote !== undefined && !spellsRemote(pattern, command.remote)) return false;
+  if (command.remotes && !command.remotes.every((remote) => spellsRemote(pattern, remote))) return false;
   if (!command.opaque) return true;
   const [program = ''] = pattern.trim().split(/\s+/);
   return !/[*?]/.test(program) && program === command.written.split(' ')[0];

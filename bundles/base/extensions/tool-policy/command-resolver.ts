@@ -62,5 +62,5 @@ export function resolveCommand(words: readonly Word[], scope: Scope, sink: Analy
   const facts = handlerFor(name)?.(call) ?? {};
   if (facts.transparent) return;
   const text = [name, ...args.map((w) => w.text)].join(' ');
-  sink.result.commands.push({ name, text, written, via: scope.via, ...(facts.opaque ? { opaque: facts.opaque } : {}), ...(facts.remote ? { remote: facts.remote } : {}) });
+  sink.result.commands.push({ name, text, written, via: scope.via, ...(facts.opaque ? { opaque: facts.opaque } : {}), ...(facts.remotes ? { remotes: facts.remotes } : {}) });
 }

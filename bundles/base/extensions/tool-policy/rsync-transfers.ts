@@ -17,37 +17,12 @@
 import { posix } from 'node:path';
 import type { CommandCall, CommandFacts } from './command-call.ts';
 import { type PermutedOptions, hasOption, optionValues } from './option-scan.ts';
+import { type Remote, mayBeRemote, remoteOf } from './remote-operands.ts';
 import { type Word, literalWord, runtimeWord } from './shell-words.ts';
 
-interface Remote {
-  word: Word;
-  /** After `host:` (`host::`: the module and path). */
-  path: Word;
-  /** `ssh` carries it (`host:path`) or rsync's own protocol over a socket (`host::module`, `rsync://`). */
-  transport: 'shell' | 'daemon';
-  user?: string;
-  host: string;
-}
-
-const DAEMON_URL = /^rsync:\/\/(?:([^@/]*)@)?(\[[^\]]*\]|[^:/]*)/i;
-/** `[user@]host:path`, `[user@]host::module`, `[user@][v6addr]:path`: a colon before any slash (rsync's own test). */
-const HOST_SPEC = /^(?:([^@/:]*)@)?(\[[^\]/]*\]|[^:/]*):(:?)/;
-
-/** What is known of a word before the line runs: all of a literal one, else the text before its first expansion. */
-const knownPrefix = (word: Word) => (word.literal ? word.text : (word.text.replace(/["'\\]/g, '').split(/[$`]/)[0] ?? ''));
-
-/** Where an operand names another machine, as rsync reads it (`host:"$path"` does too). */
-function remoteOf(word: Word): Remote | undefined {
-  const text = knownPrefix(word);
-  const match = DAEMON_URL.exec(text) ?? HOST_SPEC.exec(text);
-  if (!match) return undefined;
-  const transport = /^rsync:/i.test(match[0]) || match[3] ? 'daemon' : 'shell';
-  const rest = word.literal ? literalWord(word.text.slice(match[0].length)) : runtimeWord(word.text.startsWith(match[0]) ? word.text.slice(match[0].length) : word.text);
-  return { word, path: rest, transport, host: (match[2] ?? '').replace(/^\[|\]$/g, ''), ...(match[1] ? { user: match[1] } : {}) };
-}
-
-/** An operand whose first `/` comes after an expansion may turn out to be `host:path` (`src_$x`, `$h:x`). */
-const mayBeRemote = (word: Word) => !word.literal && !remoteOf(word) && !knownPrefix(word).includes('/');
+const rsyncRemote = (word: Word) => remoteOf(word, 'rsync');
+/** `host:path` is reached over a remote shell; `host::module` and `rsync://` over a socket to rsync's daemon. */
+const overShell = (r: Remote) => r.form === 'colon';
 
 /**
  * What rsync appends to the remote shell command: `[-l USER] HOST RSYNC_PATH --server [--sender] … . PATH`
@@ -57,7 +32,7 @@ function remoteShellArguments(remote: Remote, pulls: boolean, scan: PermutedOpti
   const [path] = optionValues(scan, '--rsync-path');
   const program = path?.literal ? path.text.split(/\s+/).filter((w) => w !== '').map(literalWord) : [path ?? literalWord('rsync')];
   const user = remote.user ? [literalWord('-l'), literalWord(remote.user)] : [];
-  const server = remote.transport === 'daemon' ? ['--daemon', '.'].map(literalWord) : [...(pulls ? ['--sender'] : []), '…', '.'].map(literalWord).concat(remote.path);
+  const server = overShell(remote) ? [...(pulls ? ['--sender'] : []), '…', '.'].map(literalWord).concat(remote.path) : ['--daemon', '.'].map(literalWord);
   return [...user, literalWord(remote.host), ...program, literalWord('--server'), ...server];
 }
 
@@ -89,14 +64,14 @@ function underDestination(call: CommandCall, destination: Word, dir: Word, how: 
 export function rsyncEffects(call: CommandCall, scan: PermutedOptions): CommandFacts {
   if (hasOption(scan, '--daemon')) return { opaque: 'rsync --daemon runs the commands its configuration names (pre-xfer exec, post-xfer exec)' };
   const operands = scan.operands;
-  for (const word of operands) if (mayBeRemote(word)) call.unresolved(`rsync operand ${word.text} is only known at run time and may name another machine (host:path)`);
-  const remotes = operands.flatMap((word) => remoteOf(word) ?? []);
+  for (const word of operands) if (mayBeRemote(word, 'rsync')) call.unresolved(`rsync operand ${word.text} is only known at run time and may name another machine (host:path)`);
+  const remotes = operands.flatMap((word) => rsyncRemote(word) ?? []);
   const [remote] = remotes;
   const destination = operands.length >= 2 && !hasOption(scan, '--list-only') ? operands[operands.length - 1] : undefined;
-  const localDestination = destination && !remoteOf(destination) ? destination : undefined;
+  const localDestination = destination && !rsyncRemote(destination) ? destination : undefined;
   const shells = optionValues(scan, '-e', '--rsh');
   // A daemon is reached over a socket unless -e names a shell; RSYNC_RSH in the environment does not change that.
-  if (remote && (shells.length > 0 || remote.transport === 'shell')) {
+  if (remote && (shells.length > 0 || overShell(remote))) {
     const args = remoteShellArguments(remote, remote.word !== destination, scan);
     if (shells.length === 0) call.run([literalWord('ssh'), ...args], 'rsync (remote shell)');
     for (const shell of shells) call.runCode({ ...shell, text: `${shell.text} ${quotedCode(args)}`, literal: shell.literal && args.every((w) => w.literal) }, 'rsync -e');
@@ -120,8 +95,8 @@ export function rsyncEffects(call: CommandCall, scan: PermutedOptions): CommandF
   // The receiving side of a local copy is a second rsync on this machine; of a remote one, the other machine.
   if (!remote) for (const option of optionValues(scan, '-M', '--remote-option')) call.run([literalWord('rsync'), option], 'rsync -M');
   if (hasOption(scan, '--remove-source-files')) {
-    const sources = (destination ? operands.slice(0, -1) : []).filter((w) => !remoteOf(w));
+    const sources = (destination ? operands.slice(0, -1) : []).filter((w) => !rsyncRemote(w));
     if (sources.length > 0) call.run([literalWord('rm'), literalWord('-r'), ...sources], 'rsync --remove-source-files');
   }
-  return remote ? { remote: remote.word.text } : {};
+  return remotes.length > 0 ? { remotes: remotes.map((r) => r.word.text) } : {};
 }

@@ -19,8 +19,8 @@ export interface ShellCommand {
   via: string[];
   /** Why its effect cannot be read from the line (inline interpreter code, a deleting command): only an allow rule naming the program allows it. */
   opaque?: string;
-  /** The operand on another machine it copies files to or from: only an allow pattern that spells a remote allows it. */
-  remote?: string;
+  /** The operands on another machine it copies files to or from: only an allow pattern that spells each of them allows it. */
+  remotes?: string[];
 }
 
 export interface ShellWrite {

@@ -8,7 +8,7 @@
  */
 import { posix } from 'node:path';
 import type { ToolPolicyAction } from '../../../../shared/types/index.ts';
-import type { ShellAnalysis, ShellWrite } from './shell-analysis.ts';
+import type { ShellAnalysis, ShellCommand, ShellWrite } from './shell-analysis.ts';
 
 export interface RuleHit {
   rule: { action: ToolPolicyAction };
@@ -54,12 +54,19 @@ export function lineFindings<H extends RuleHit>(analysis: ShellAnalysis, cwd: st
   for (const write of analysis.writes) {
     for (const path of landingPaths(write.target, cwd, analysis.directories)) judgeWrite(write, path, judge, findings);
   }
-  const opaque = analysis.commands.find((c) => c.opaque);
-  if (opaque) findings.commandAllowOnly = `'${opaque.written}'${via(opaque.via)}: ${opaque.opaque}; only an allow rule naming ${opaque.written.split(' ')[0]} can let it run`;
-  const remote = analysis.commands.find((c) => c.remote !== undefined);
-  if (remote) {
-    const program = remote.written.split(' ')[0];
-    findings.commandAllowOnly ??= `'${remote.written}'${via(remote.via)} copies files to or from another machine (${remote.remote}); only an allow rule that spells the remote (${program} * ${remote.remote}) can let it run`;
-  }
+  const restricted = analysis.commands.find((c) => c.opaque) ?? analysis.commands.find((c) => c.remotes);
+  if (restricted) findings.commandAllowOnly = allowOnlyBy(restricted);
   return findings;
+}
+
+/** Why only a command allow rule can allow it, and which: one naming the program (opaque), spelling each remote (a copy to another machine), or both (sftp). */
+function allowOnlyBy(command: ShellCommand): string {
+  const program = command.written.split(' ')[0] ?? '';
+  const remotes = command.remotes ?? [];
+  const copies = `copies files to or from another machine (${remotes.join(', ')})`;
+  const spells = `that spells the remote${remotes.length > 1 ? 's' : ''} (${program} * ${remotes.join(' ')})`;
+  const where = `'${command.written}'${via(command.via)}`;
+  if (!command.opaque) return `${where} ${copies}; only an allow rule ${spells} can let it run`;
+  if (remotes.length === 0) return `${where}: ${command.opaque}; only an allow rule naming ${program} can let it run`;
+  return `${where}: ${command.opaque}, and it ${copies}; only an allow rule naming ${program} ${spells} can let it run`;
 }
