@@ -56,9 +56,9 @@ const NEW_KEYS = fullOrSmoke(30, 2);
 /** A first message whose turn calls one tool (the e2e swarm's probe__pid), as most agents' first turns do. */
 const TOOL_INPUT = 'whats your pid';
 /** New instanceKeys arrive this far apart: 10 per second. */
-const NEW_KEY_GAP_MS = 100;
+const NEW_KEY_GAP_MS = fullOrSmoke(100, 10);
 /** …and this far apart in a second burst (25 per second): how far the pool keeps up past the target. */
-const FAST_NEW_KEY_GAP_MS = 40;
+const FAST_NEW_KEY_GAP_MS = fullOrSmoke(40, 4);
 /** Before reading a started agent's RSS: its start-up allocations settle. */
 const RSS_SETTLE_MS = fullOrSmoke(300, 20);
 /** Before each warm spawn: the pool refills, as an idle daemon's does between new conversations. */
