@@ -93,6 +93,15 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `zip -X-TT'rm -f v9' -T a.zip f`, `zip -dg-TT'rm -f v9' -T a.zip f`, `zip --mov a.zip v19`, `find . | zip -m@ a.zip`, `zip -rm@ a.zip < list.txt`,
     // rsync runs the -e command with the host and more after it: with -e 'sh -c' the host is shell code.
     `rsync -e 'sh -c' src 'rm -rf v8;x:dst'`, `rsync --rsh='sh -c' a 'rm -f v8;h:b'`, `rsync -e 'bash -c' src 'rm -f v8;x::mod'`,
+    // ssh runs ProxyCommand, LocalCommand, KnownHostsCommand and XAuthLocation here (options also after the host), and -J/ProxyJump as shell code with the jump host in it.
+    `ssh -o ProxyCommand='rm -rf v22' h`, `ssh -oProxyCommand='rm -rf v22' h`, `ssh -o 'ProxyCommand rm -rf v22' h`, `ssh -o 'proxycommand = rm -rf v22' h`,
+    `ssh h -o ProxyCommand='rm -rf v22' ls`, `ssh -4Co ProxyCommand='rm -rf v22' h`, `ssh -o LocalCommand='rm -rf v22' -o PermitLocalCommand=yes h`,
+    `ssh -o KnownHostsCommand='/bin/rm -rf v22' h`, `ssh -X -o 'XAuthLocation=./x;rm -rf v22' h`, `ssh -J 'x|rm -rf v22' h`, `ssh -o 'ProxyJump=x&rm' h`,
+    `sshpass -p x ssh -o ProxyCommand='rm -rf v22' h`, `rsync -e "ssh -o ProxyCommand='rm -rf v22'" a h:b`, `ssh-copy-id -o ProxyCommand='rm -rf v22' h`,
+    // scp and sftp pass -o, -J and -F to the ssh they run, run -S PROGRAM in its place, and -D PROGRAM as the other side, here.
+    `scp -o ProxyCommand='rm -rf v22' a h:b`, `scp -Oo ProxyCommand='rm -rf v22' h:a .`, `scp -o ProxyCommand='rm -rf v22' 'scp://u@h:2222/x' .`, `scp -J 'x|rm' a h:b`,
+    `scp -S /bin/rm a h:b`, `scp -S rm h1:a h2:b`, `scp -D /bin/rm a h:b`, `scp -o ProxyCommand='rm -rf v22' a b`, `sftp -o ProxyCommand='rm -rf v22' h`, `sftp -S /bin/rm h`,
+    `sftp -D 'rm -rf v22'`, `sftp -D /bin/rm h`, `sftp -J 'x|rm' u@h:dir`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -132,6 +141,11 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     // Relative writes after a change of root: chroot and unshare -R start in the new root's `/`, nsenter -m in the target namespace's `/`.
     `chroot / sh -c 'echo x > etc/cron.d/x'`, `chroot --userspec=0:0 / tee etc/x`, `unshare -R /etc sh -c 'echo x > passwd'`, `unshare --root=/ -w etc tee x`,
     `nsenter -t 1 -m sh -c 'echo x > etc/x'`, `nsenter --mount=/proc/1/ns/mnt tee etc/x`, `nsenter -t 1 -a tee etc/x`, `nsenter -t 1 -m -w tee x`, `nsenter -t 1 -m -w/etc tee x`,
+    // scp and sftp to or from another machine (over ssh, which reads ~/.ssh/config); sftp runs the commands it reads (`!cmd`); operands or options only known at run time.
+    'scp a h:b', 'scp -r src u@h:/srv/', 'scp h:/etc/passwd .', 'scp -3 h1:a h2:b', `scp a 'scp://h/x'`, 'scp a "$dst"', 'scp "$opt" a b', `scp a h:"$p"`, 'scp -P 2222 a [::1]:b',
+    'sftp h', 'sftp u@h:dir', 'sftp -b batch h', `echo 'get x' | sftp h`, 'sftp sftp://h/x', 'sftp -D ./sftp-server', 'scp -D ./server a h:b', 'sftp "$h"',
+    // A local scp copies like cp: its destination is a write; a config file for ssh cannot be read; ssh-keygen loading a library (PKCS#11, FIDO middleware).
+    'scp a /tmp/x', 'scp -r src ../x', 'scp -F cfg a b', 'ssh-keygen -D ./p11.so', 'ssh-keygen -t ed25519-sk -w ./sk.so', 'SSH_SK_PROVIDER=./sk.so ssh-keygen -t ed25519-sk',
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -153,6 +167,28 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'tar -cf a.tar -T list', 'tar -xOf a.tar -T list', 'chroot --skip-chdir / tee out.txt', 'unshare -R sub tee out.txt', 'nsenter -t 1 -u tee out.txt', 'nsenter -t 1 -m -wsub tee out.txt',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
+  // scp between two local files is a local copy; ssh-keygen and ssh-keyscan run nothing else.
+  'scp a b', 'scp -rp src dst/', 'scp -p a out/b', 'scp ./a:b dst/', `scp -o ProxyCommand='nc %h %p' a b`, 'ssh-keygen -t ed25519 -f key -N ""', 'ssh-keyscan h',
+];
+
+/** Against `allow: ssh *`, `scp *`, `sftp *`, `ssh-keygen *` and `deny: rm *` (default deny): what ssh runs here is judged, and remote copies need the remote spelled. */
+export const SSH_BYPASSES: Case[] = [
+  ...[
+    `ssh -o ProxyCommand='rm -rf ~' h`, `ssh -o LocalCommand='rm -rf ~' h`, `ssh h -o ProxyCommand='rm -rf ~'`, `ssh -J 'x|rm -rf ~' h`, `ssh -o KnownHostsCommand='rm -rf ~' h`,
+    `ssh -o ProxyCommand='nc %h %p' h`, 'scp a h:b', 'scp h:a .', 'sftp h', 'scp -S /bin/rm a b', `scp -o ProxyCommand='rm -rf ~' a b`,
+  ].map((line): Case => [line, 'deny']),
+  ...[
+    // A configuration file (ProxyCommand, LocalCommand, Match exec), a library loaded into ssh, an option only known at run time, a log file outside the workspace.
+    'ssh -F cfg h', 'ssh -F cfg h ls', 'ssh -I ./p11.so h', 'ssh -o PKCS11Provider=./p11.so h', 'ssh -o SecurityKeyProvider=./sk.so h', 'ssh "$opt" h', 'ssh h "$cmd"',
+    'ssh -o "$o" h', 'ssh -E /tmp/log h', 'ssh -E ~/log h', 'ssh-keygen -D ./p11.so', 'ssh-keygen -w ./sk.so -t ed25519-sk',
+  ].map((line): Case => [line, 'ask']),
+];
+
+/** Lines that stay allowed under that list. */
+export const SSH_POLICY_STILL_ALLOWS = [
+  'ssh h ls', 'ssh -p 2222 u@h uptime', 'ssh -J bastion h ls', 'ssh -o ProxyJump=u@bastion:22 h', 'ssh -F none h ls', 'ssh -o ProxyCommand=none h', 'ssh -G h',
+  'ssh -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5 h true', 'ssh -E log.txt h', 'ssh h ls "$dir"', 'ssh -- h ls', 'scp a b', 'scp -r src dst/',
+  'ssh-keygen -t ed25519 -f key -N ""', 'ssh-keygen -lf key.pub',
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];

@@ -21,6 +21,8 @@ import {
   GIT_POLICY_STILL_ALLOWS,
   NAMED_RM_BYPASSES,
   RM_POLICY_STILL_ALLOWS,
+  SSH_BYPASSES,
+  SSH_POLICY_STILL_ALLOWS,
   rmBypassCases,
 } from './policy-bypass-cases.ts';
 
@@ -28,6 +30,13 @@ const DENY_RM: Policy = { default: 'allow', rules: [{ tool: 'bash__exec', args: 
 const GIT_LIST: Policy = {
   default: 'deny',
   rules: ['git *', 'ls *', 'head *', 'wc *', 'grep *', 'cd *'].map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const })),
+};
+const SSH_LIST: Policy = {
+  default: 'deny',
+  rules: [
+    ...['ssh *', 'scp *', 'sftp *', 'ssh-keygen *'].map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const })),
+    { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' },
+  ],
 };
 
 let shell: ShellAnalyzer;
@@ -185,5 +194,17 @@ describe('allow: git * (default deny)', () => {
 
   test('ordinary git lines stay allowed, piped and chained with allowed commands', () => {
     expect(mismatches(GIT_LIST, allowed(GIT_POLICY_STILL_ALLOWS))).toEqual([]);
+  });
+});
+
+describe('allow: ssh *, scp *, sftp * (default deny)', () => {
+  test('what ssh runs on this machine is judged, and a copy to another machine needs the remote spelled: 0 bypasses', () => {
+    const results = mismatches(SSH_LIST, SSH_BYPASSES);
+    console.log(`policy bypass table, allow: ssh *: ${SSH_BYPASSES.length} cases, ${bypasses(results)} bypasses, ${results.length} verdicts off the table`);
+    expect(results).toEqual([]);
+  });
+
+  test('ordinary ssh lines stay allowed', () => {
+    expect(mismatches(SSH_LIST, allowed(SSH_POLICY_STILL_ALLOWS))).toEqual([]);
   });
 });

@@ -53,6 +53,10 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `echo x > f; zip -q -X-TT ${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q -dg-TT${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q --unzip ${q(`${c}; true`)} -T a.zip f`,
   // rsync runs `-e CMD HOST rsync --server …`: with `sh -c` the host part of HOST:PATH is shell code.
   (c) => `rsync -e 'sh -c' . ${q(`${c};x:dst`)}`,
+  // scp, sftp and ssh-copy-id hand -o ProxyCommand to ssh, which runs it before it connects; sftp runs `!cmd` lines it reads (here from a local server).
+  (c) => `echo x > f; scp -o ProxyCommand=${q(c)} f nohost:x`, (c) => `sftp -o ProxyCommand=${q(c)} nohost`,
+  (c) => `printf '%s\n' ${q(`!${c}`)} | sftp -D /usr/lib/openssh/sftp-server`,
+  (c) => `mkdir -p .ssh; ssh-keygen -q -t ed25519 -N '' -f k; ssh-copy-id -i k -o ProxyCommand=${q(c)} nohost`,
   (c) => `printf '%s\n' ${q(`!${c}`)} q | ed`, (c) => `sg "$(id -gn)" -c ${q(c)}`, (c) => `sg "$(id -gn)" ${q(c)}`,
   (c) => `script -qc ${q(c)} /dev/null`, (c) => `script -q /dev/null -c ${q(c)}`,
 ];

@@ -237,6 +237,44 @@ describe('a copy to or from another machine needs an allow rule that spells the 
   });
 });
 
+describe('scp and sftp copy to another machine over ssh, and ssh options run commands here', () => {
+  const allow = (...commands: string[]): Policy['rules'] => commands.map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const }));
+  const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
+
+  test('allow: scp * is a rule for local copies; a pattern that spells each remote, and one for the ssh it runs, allow a remote copy', () => {
+    expect(evaluate(policy(allow('scp *'), 'deny'), 'bash__exec', { command: 'scp -r src dst/' }, false).action).toBe('allow');
+    for (const command of ['scp a backup:b', 'scp backup:a .', 'scp a scp://backup/b']) expect(evaluate(policy(allow('scp *', 'ssh *'), 'deny'), 'bash__exec', { command }, false).action).toBe('deny');
+    const backup = allow('scp * backup:*', 'ssh * backup sftp', 'sftp backup');
+    expect(evaluate(policy(backup, 'deny'), 'bash__exec', { command: 'scp -r src backup:/srv/' }, false).action).toBe('allow');
+    expect(evaluate(policy(backup, 'deny'), 'bash__exec', { command: 'sftp backup' }, false).action).toBe('allow');
+    // Each remote must be spelled: a second one on another machine is not covered.
+    expect(evaluate(policy(backup, 'deny'), 'bash__exec', { command: 'scp backup:a evil:b' }, false).action).toBe('deny');
+    expect(evaluate(policy(allow('scp * backup:*'), 'deny'), 'bash__exec', { command: 'scp a backup:b' }, false).action).toBe('deny');
+  });
+
+  test('the ssh scp runs carries its -o options, and the approver is told which option runs the denied command', () => {
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: `scp -o ProxyCommand='rm -rf ~' a u@backup:b` }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `'rm -rf ~' (inside scp (remote shell) › ssh -o ProxyCommand) matches rule #1 (deny bash__exec command="rm *")`,
+    });
+    expect(evaluate(policy([denyRm, ...allow('ssh *')], 'deny'), 'bash__exec', { command: `ssh -J 'bastion|rm x' h` }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `'rm x' (inside ssh -J) matches rule #1 (deny bash__exec command="rm *")`,
+    });
+    expect(evaluate(policy([denyRm, ...allow('ssh *')], 'deny'), 'bash__exec', { command: 'ssh -F evil.conf h' }, false)).toMatchObject({
+      action: 'ask',
+      explanation: `'ssh -F evil.conf h' cannot be judged before it runs: ssh -F evil.conf reads that file as its configuration, whose ProxyCommand, LocalCommand and Match exec run commands here`,
+    });
+  });
+
+  test('sftp reads commands (!cmd) and reaches another machine: only a rule naming sftp that spells the remote allows it', () => {
+    expect(evaluate(policy([denyRm, ...allow('ssh *')], 'allow'), 'bash__exec', { command: 'sftp -b batch backup' }, false)).toMatchObject({
+      action: 'ask',
+      explanation: `'sftp -b batch backup': sftp runs the commands it reads from standard input or a -b batch file (!cmd runs a command here, get writes files here), and it copies files to or from another machine (backup); only an allow rule naming sftp that spells the remote (sftp * backup) can let it run`,
+    });
+  });
+});
+
 describe('writes in a command line are judged by the file-system__write rules', () => {
   const allowGit: PolicyRule = { tool: 'bash__exec', args: { command: 'git *' }, action: 'allow' };
   /** A command rule, so that lines are parsed at all. */

@@ -13,6 +13,8 @@ import { findAndXargsHandlers } from './find-and-xargs.ts';
 import { gitHandlers } from './git-commands.ts';
 import { interpreterHandlers, opaqueHandlers } from './opaque-programs.ts';
 import type { AnalysisSink, Scope } from './shell-analysis.ts';
+import { sshHandlers } from './ssh-command.ts';
+import { sshFileTransferHandlers } from './ssh-file-transfers.ts';
 import type { Word } from './shell-words.ts';
 import { zipHandlers } from './zip-command.ts';
 
@@ -24,6 +26,8 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...gitHandlers(),
   ...commandOptionHandlers(),
   ...zipHandlers(),
+  ...sshHandlers(),
+  ...sshFileTransferHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();

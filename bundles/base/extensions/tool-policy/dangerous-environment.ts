@@ -15,6 +15,8 @@ const NAMES = new Set([
   'SHELL', 'ZIPOPT', 'ZIP', 'MANOPT', 'RSYNC_RSH',
   // rsync reaches a daemon through `$RSYNC_SHELL -c "$RSYNC_CONNECT_PROG"` instead of a socket when set.
   'RSYNC_CONNECT_PROG', 'RSYNC_SHELL',
+  // The FIDO middleware library ssh, ssh-keygen and ssh-add load; the ssh program autossh runs.
+  'SSH_SK_PROVIDER', 'AUTOSSH_PATH',
   // less's options (+!cmd) and lesskey files, which can set LESSOPEN.
   'LESS', 'LESSKEY', 'LESSKEYIN', 'LESSKEY_CONTENT', 'LESSKEYIN_SYSTEM', 'LESSKEY_SYSTEM', 'LESSEDIT',
 ]);

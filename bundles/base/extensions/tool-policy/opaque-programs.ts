@@ -2,7 +2,7 @@
  * Programs whose effect the policy cannot read from the line: interpreters given inline code
  * (`python -c`, `perl -e`, `node -e`, `php -r`…) or code on standard input, awk programs that call
  * system() or pipe, sed scripts with `e`/`w`, and command runners the policy does not unwrap
- * (`strace`, `ssh`, editors such as `vim`, `ex` and `ed`, whose `!cmd` runs commands…). They are *opaque*: only an allow rule that names the program
+ * (`strace`, editors such as `vim`, `ex` and `ed`, whose `!cmd` runs commands…). They are *opaque*: only an allow rule that names the program
  * (`python3 -c *`, not `*`) can allow them; deny and ask rules match them like any command.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
@@ -36,7 +36,7 @@ const INTERPRETERS: Array<[RegExp, InterpreterSpec]> = [
 /** Run commands in ways this policy does not unwrap, or are editors and shells of other kinds. */
 const RUNNERS = [
   'strace', 'ltrace', 'valgrind', 'gdb', 'lldb', 'perf', 'bwrap', 'firejail', 'prlimit',
-  'parallel', 'sem', 'ssh', 'at', 'batch', 'crontab', 'tmux', 'screen', 'dtach', 'fakeroot', 'proot', 'catchsegv',
+  'parallel', 'sem', 'at', 'batch', 'crontab', 'tmux', 'screen', 'dtach', 'fakeroot', 'proot', 'catchsegv',
   'vi', 'vim', 'nvim', 'ex', 'view', 'ed', 'emacs', 'vipe', 'pwsh', 'powershell', 'deno',
 ];
 

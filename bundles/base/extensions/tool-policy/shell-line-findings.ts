@@ -54,7 +54,8 @@ export function lineFindings<H extends RuleHit>(analysis: ShellAnalysis, cwd: st
   for (const write of analysis.writes) {
     for (const path of landingPaths(write.target, cwd, analysis.directories)) judgeWrite(write, path, judge, findings);
   }
-  const restricted = analysis.commands.find((c) => c.opaque) ?? analysis.commands.find((c) => c.remotes);
+  // The outermost such command: `sftp h` runs `ssh … h sftp`, and the approver should read about sftp.
+  const restricted = analysis.commands.filter((c) => c.opaque || c.remotes).sort((a, b) => a.via.length - b.via.length)[0];
   if (restricted) findings.commandAllowOnly = allowOnlyBy(restricted);
   return findings;
 }
