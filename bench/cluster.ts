@@ -96,22 +96,30 @@ async function waitSettled(nodes: RunningNode[]): Promise<void> {
   throw new Error(`partitions did not settle within 60 s: owned ${JSON.stringify(seen)}, rendezvous shares ${JSON.stringify(names.map(share))}`);
 }
 
-/** The caller's agents__request durations by traceId, from every node's runtime event stream. */
-function toolDurations(nodes: RunningNode[]): { byTrace: Map<string, number>; stop(): void } {
+/**
+ * The caller's agents__request durations by traceId, from every node's runtime event stream;
+ * `subscribed` once every stream has sent its opening frame (a node subscribes before sending it).
+ */
+function toolDurations(nodes: RunningNode[]): { byTrace: Map<string, number>; subscribed: Promise<unknown>; stop(): void } {
   const byTrace = new Map<string, number>();
   const abort = new AbortController();
-  for (const node of nodes) {
+  const subscribed = nodes.map((node) => {
+    const { promise: opened, resolve } = Promise.withResolvers<void>();
     void (async () => {
       const response = await fetch(`${node.api}/v1/events/stream?type=tool.completed&agent=writer`, { headers: node.headers, signal: abort.signal });
       if (!response.body) return;
       for await (const frame of sseFrames(response.body)) {
+        resolve();
         if (frame.data === '') continue; // the opening `retry:` frame
         const event = JSON.parse(frame.data) as { toolName?: string; traceId?: string; duration?: number };
         if (event.toolName === 'agents__request' && event.traceId && event.duration !== undefined) byTrace.set(event.traceId, event.duration);
       }
-    })().catch(() => undefined);
-  }
-  return { byTrace, stop: () => abort.abort() };
+    })()
+      .catch(() => undefined)
+      .finally(resolve); // a stream that failed counts no samples; it does not hold the bench
+    return opened;
+  });
+  return { byTrace, subscribed: Promise.all(subscribed), stop: () => abort.abort() };
 }
 
 interface Figures {
@@ -149,7 +157,8 @@ async function measure(nodes: RunningNode[], label: string): Promise<Figures> {
   }
 
   const tools = toolDurations(nodes);
-  await Bun.sleep(200); // the streams are subscribed before the first measured request
+  // Not a fixed pause: on a loaded machine one could end before a stream is open and lose a smoke run's only sample.
+  await tools.subscribed;
   const latencies: number[] = [];
   const traces: string[] = [];
   let sent = 0;
