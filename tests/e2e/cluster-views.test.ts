@@ -14,15 +14,18 @@
  * Before, a retry through another node ran the event again. The process table: a node with no
  * process of its own showed an empty table. Deleting an instance, pending tool approvals, and a
  * connector's redelivery, on any node.
+ *
+ * The tests that stop neither NATS nor a node share one pair of nodes (`twoNodes`): each uses
+ * instance keys, counter labels and Idempotency-Keys of its own, and judges the shared counter
+ * file by its own labels only.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
-import { type NatsServer, startNatsServer } from '../helpers/nats-server.ts';
+import type { NatsServer } from '../helpers/nats-server.ts';
 import { auditCluster, counterExecutions } from './cluster-audit.ts';
+import { type Cleanup, type ClusterHarness, clusterHarnesses, sharedClusterHarness } from './cluster-harness.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 
@@ -30,26 +33,18 @@ const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 const APPROVALS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
 const CONNECTORS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/connectors');
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+/** A nats-server per test, for the tests that stop it or run nodes of their own. */
+const { cleanups, harness: cluster } = clusterHarnesses('goondan-cluster-views-');
+/** The one the shared pair runs on. */
+const shared = sharedClusterHarness('goondan-cluster-views-shared-');
 
-async function cluster(): Promise<{ nats: NatsServer; counterFile: string }> {
-  const nats = await startNatsServer();
-  cleanups.push(() => nats.stop());
-  const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-views-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { nats, counterFile: join(dir, 'counter.jsonl') };
-}
-
-async function startNode(nats: NatsServer, counterFile: string, nodeId: string): Promise<Daemon> {
+async function startNode(nats: NatsServer, counterFile: string, nodeId: string, cleanupsOfNode: Cleanup[] = cleanups): Promise<Daemon> {
   const daemon = await startDaemon(BUNDLE, {
     env: { GOONDAN_WARM_POOL: '0', GOONDAN_LOG_LEVEL: 'info', GOONDAN_TEST_COUNTER_FILE: counterFile },
     // A long lease: nothing here is about a takeover.
     args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'],
   });
-  cleanups.push(() => daemon.cleanup());
+  cleanupsOfNode.push(() => daemon.cleanup());
   return daemon;
 }
 
@@ -59,26 +54,74 @@ async function record(node: Daemon, eventId: string): Promise<{ status: number; 
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** Instance keys of `alpha` whose partition `owner` holds among `members`. */
-function keysOwnedBy(owner: string, members: string[]): string[] {
-  return Array.from({ length: 200 }, (_, i) => `k${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), members) === owner);
+/** Instance keys of `alpha` (named `<prefix><n>`: a prefix per test) whose partition `owner` holds among na and nb. */
+function keysOwnedBy(owner: string, prefix: string): string[] {
+  return Array.from({ length: 200 }, (_, i) => `${prefix}${i}`).filter((key) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: key }, PARTITIONS), ['na', 'nb']) === owner);
 }
 
-
-/** Two nodes over one nats-server, their partitions spread as rendezvous hashing assigns them; `onB`: keys of alpha nb owns. */
-async function twoNodes(): Promise<{ nats: NatsServer; counterFile: string; a: Daemon; b: Daemon; onB: string[] }> {
-  const { nats, counterFile } = await cluster();
-  const a = await startNode(nats, counterFile, 'na');
-  const b = await startNode(nats, counterFile, 'nb');
-  await spreadOver([['na', a], ['nb', b]]);
-  return { nats, counterFile, a, b, onB: keysOwnedBy('nb', ['na', 'nb']) };
+/** The first instance key of alpha named `<prefix><n>` that nb owns. */
+function keyOnB(prefix: string): string {
+  const [key] = keysOwnedBy('nb', prefix);
+  if (key === undefined) throw new Error(`no instance key ${prefix}… owned by nb among 200`);
+  return key;
 }
+
+/** How often the counter calls of these labels ran: the shared pair's counter file holds every test's. */
+function executionsOf(counterFile: string, labels: string[]): Map<string, number> {
+  return new Map([...counterExecutions(counterFile)].filter(([label]) => labels.includes(label)));
+}
+
+interface Pair extends ClusterHarness {
+  a: Daemon;
+  b: Daemon;
+}
+let pair: Promise<Pair> | undefined;
+
+/**
+ * Nodes na and nb over one nats-server, their partitions spread as rendezvous hashing assigns
+ * them: started by the first test that asks, shared by the tests that stop neither NATS nor a
+ * node, killed after the file.
+ */
+function twoNodes(): Promise<Pair> {
+  pair ??= (async () => {
+    const h = await shared.harness();
+    const a = await startNode(h.nats, h.counterFile, 'na', shared.cleanups);
+    const b = await startNode(h.nats, h.counterFile, 'nb', shared.cleanups);
+    await spreadOver([['na', a], ['nb', b]]);
+    return { ...h, a, b };
+  })();
+  return pair;
+}
+
+/** The first test on the shared pair: na runs no process yet, and the pair holds only the instances this test makes. */
+describe('cluster: the process table and the studio’s instance views', () => {
+  test('a node with no process of its own still shows the others’ (GET /v1/processes); every node lists every instance, and shows a conversation another node holds', async () => {
+    const { a, b } = await twoNodes();
+    const [there, here] = [keysOwnedBy('nb', 'view')[0], keysOwnedBy('na', 'view')[0]];
+    if (there === undefined || here === undefined) throw new Error('no instance keys on both nodes among 200');
+    expect(await a.send({ input: `hello ${there}`, instanceKey: there })).toMatchObject({ status: 200 });
+    // No warm pool: na runs nothing; the instance runs on nb.
+    const rows = await a.processes();
+    expect(rows.map((row) => [row.node, row.agent, row.instanceKey])).toEqual([['nb', 'alpha', there]]);
+
+    expect(await a.send({ input: `hello ${here}`, instanceKey: here })).toMatchObject({ status: 200 });
+    for (const node of [a, b]) {
+      const listed = (await (await node.api('/v1/instances')).json()) as { instances: Array<{ instanceKey: string; agents: Array<{ agent: string }> }> };
+      expect(listed.instances.map((instance) => instance.instanceKey).sort()).toEqual([there, here].sort());
+    }
+    const response = await a.api(`/v1/instances/${there}/messages?agent=alpha`);
+    expect(response.status).toBe(200);
+    const conversation = (await response.json()) as { messages: Array<{ data: { role: string; content: unknown } }> };
+    expect(conversation.messages.filter((message) => message.data.role === 'user').map((message) => message.data.content)).toEqual([`hello ${there}`]);
+    expect((await a.api('/v1/instances/nobody/messages?agent=alpha')).status).toBe(404);
+  });
+});
 
 describe('cluster: the accepting node’s records of its events', () => {
   test('an event run by another node is done where it was accepted, waited for or not or no longer, and a retry under its key gets its reply at once', async () => {
-    const { counterFile, a, b, onB } = await twoNodes();
+    const { counterFile, a, b } = await twoNodes();
     // Instance keys whose partition nb owns: their turns run on nb, whatever node accepts them.
-    const [waited, unwaited, late] = onB;
+    const [waited, unwaited, late] = keysOwnedBy('nb', 'rec');
     if (waited === undefined || unwaited === undefined || late === undefined) throw new Error('fewer than three instance keys owned by nb among 200');
 
     const first = await a.send({ input: 'count w1', instanceKey: waited, idempotencyKey: 'waited-1' });
@@ -114,10 +157,11 @@ describe('cluster: the accepting node’s records of its events', () => {
       (found) => found.body.status === 'done',
     );
     expect(lateDone.body).toMatchObject({ reply: { status: 'ok', output: 'done s1' } });
-    expect(counterExecutions(counterFile)).toEqual(new Map([['w1', 1], ['u1', 1], ['s1', 1]]));
+    expect(executionsOf(counterFile, ['w1', 'u1', 's1'])).toEqual(new Map([['w1', 1], ['u1', 1], ['s1', 1]]));
   });
 
   test('an event the cluster refused is not shown as accepted; a retry under its key once NATS is back runs it once, under its id', async () => {
+    // Its own nats-server: this test stops it.
     const { nats, counterFile } = await cluster();
     const node = await startNode(nats, counterFile, 'n1');
     expect(await node.send({ input: 'count warm', instanceKey: 'r1' })).toMatchObject({ status: 200, body: { output: 'done warm' } });
@@ -142,18 +186,6 @@ describe('cluster: the accepting node’s records of its events', () => {
     expect(retry).toMatchObject({ status: 200, body: { eventId: refusedId, status: 'ok', output: 'done r1' } });
     expect(await record(node, refusedId)).toMatchObject({ status: 200, body: { status: 'done' } });
     expect(counterExecutions(counterFile).get('r1')).toBe(1);
-  });
-});
-
-describe('cluster: the process table', () => {
-  test('a node with no process of its own still shows the others’ (GET /v1/processes)', async () => {
-    const { a, onB } = await twoNodes();
-    const [key] = onB;
-    if (key === undefined) throw new Error('no instance key owned by nb among 200');
-    expect(await a.send({ input: 'hello', instanceKey: key })).toMatchObject({ status: 200 });
-    // No warm pool: na runs nothing; the instance runs on nb.
-    const rows = await a.processes();
-    expect(rows.map((row) => [row.node, row.agent, row.instanceKey])).toEqual([['nb', 'alpha', key]]);
   });
 });
 
@@ -188,7 +220,8 @@ describe('cluster: an Idempotency-Key holds for the whole cluster', () => {
     expect(bodies.map((body) => body.output)).toEqual(['done d3', 'done d3']);
     expect(bodies[0]?.eventId).toBe(bodies[1]?.eventId);
 
-    expect(counterExecutions(counterFile)).toEqual(new Map([['d1', 1], ['d2', 1], ['d3', 1]]));
+    // `other` (the reused key) never ran.
+    expect(executionsOf(counterFile, ['d1', 'd2', 'd3', 'other'])).toEqual(new Map([['d1', 1], ['d2', 1], ['d3', 1]]));
   });
 });
 
@@ -232,16 +265,20 @@ describe('cluster: a streamed request', () => {
       (body) => (body.events ?? []).filter((event) => event.type === 'turn.completed').length === 2,
     );
     expect(new Set(trace.events?.map((event) => event.agentName))).toEqual(new Set(['alpha', 'beta']));
-    const listed = (await (await a.api('/v1/traces')).json()) as { traces: Array<{ traceId: string; agent: string; agents: string[]; turns: number; status: string }> };
-    expect(listed.traces.find((summary) => summary.traceId === traceId)).toMatchObject({ agent: 'alpha', turns: 2, status: 'ok' });
+    // The list is gathered from the nodes, each given a moment to answer: a starved nb may miss one gathering.
+    const listed = await waitFor(
+      `trace ${traceId} in the trace list on na`,
+      async () => ((await (await a.api('/v1/traces')).json()) as { traces: Array<{ traceId: string; agent: string; agents: string[]; turns: number; status: string }> }).traces,
+      (traces) => traces.some((summary) => summary.traceId === traceId),
+    );
+    expect(listed.find((summary) => summary.traceId === traceId)).toMatchObject({ agent: 'alpha', turns: 2, status: 'ok' });
   });
 });
 
 describe('cluster: deleting an instance', () => {
   test('on any node stops it and deletes its state on every node and in the cluster’s store, so nothing can restore it', async () => {
-    const { nats, a, b, onB } = await twoNodes();
-    const [key] = onB;
-    if (key === undefined) throw new Error('no instance key owned by nb among 200');
+    const { nats, a, b } = await twoNodes();
+    const key = keyOnB('gone');
     const historyHolds = async (text: string) => [...(await auditCluster(nats.url, 'cluster')).histories.values()].some((history) => history.includes(`user: ${text}`));
     expect(await a.send({ input: 'remember apples', instanceKey: key })).toMatchObject({ status: 200 });
     await waitFor('the conversation stored in the cluster', () => historyHolds('remember apples'), (held) => held);
@@ -263,9 +300,8 @@ describe('cluster: deleting an instance', () => {
   });
 
   test('events still queued for it are given up where they wait: their callers and the accepting node’s records say INSTANCE_DELETED, and none runs later', async () => {
-    const { counterFile, a, onB } = await twoNodes();
-    const [key] = onB;
-    if (key === undefined) throw new Error('no instance key owned by nb among 200');
+    const { counterFile, a } = await twoNodes();
+    const key = keyOnB('queued');
     const errorCode = (body: Record<string, unknown>) => (body.error as { code?: string } | undefined)?.code;
     // Accepted on na, run on nb: a turn that holds the instance 3 s, one caller waiting behind it, one not waiting.
     const running = a.send({ input: 'slow one', instanceKey: key });
@@ -290,7 +326,7 @@ describe('cluster: deleting an instance', () => {
     expect(dead.body.code).toBe('INSTANCE_DELETED');
 
     expect(await a.send({ input: 'count four', instanceKey: key })).toMatchObject({ status: 200, body: { output: 'done four' } });
-    expect(Object.fromEntries(counterExecutions(counterFile))).toEqual({ one: 1, four: 1 });
+    expect(Object.fromEntries(executionsOf(counterFile, ['one', 'two', 'three', 'four']))).toEqual({ one: 1, four: 1 });
   });
 });
 
@@ -347,25 +383,5 @@ describe('cluster: a connector’s redelivery', () => {
       [...(await auditCluster(nats.url, 'helpdesk')).histories.values()].flat().filter((line) => line === 'user: first delivery').length;
     await waitFor('the turn stored in the cluster', inputs, (count) => count >= 1);
     expect(await inputs()).toBe(1);
-  });
-});
-
-describe('cluster: the studio’s instance views', () => {
-  test('every node lists every instance, and shows a conversation another node holds', async () => {
-    const { a, b, onB } = await twoNodes();
-    const onA = keysOwnedBy('na', ['na', 'nb']);
-    const [there, here] = [onB[0], onA[0]];
-    if (there === undefined || here === undefined) throw new Error('no instance keys on both nodes among 200');
-    for (const key of [there, here]) expect(await a.send({ input: `hello ${key}`, instanceKey: key })).toMatchObject({ status: 200 });
-
-    for (const node of [a, b]) {
-      const listed = (await (await node.api('/v1/instances')).json()) as { instances: Array<{ instanceKey: string; agents: Array<{ agent: string }> }> };
-      expect(listed.instances.map((instance) => instance.instanceKey).sort()).toEqual([there, here].sort());
-    }
-    const response = await a.api(`/v1/instances/${there}/messages?agent=alpha`);
-    expect(response.status).toBe(200);
-    const conversation = (await response.json()) as { messages: Array<{ data: { role: string; content: unknown } }> };
-    expect(conversation.messages.filter((message) => message.data.role === 'user').map((message) => message.data.content)).toEqual([`hello ${there}`]);
-    expect((await a.api('/v1/instances/nobody/messages?agent=alpha')).status).toBe(404);
   });
 });
