@@ -76,11 +76,12 @@ interface Killer {
 
 /**
  * Every 150–250 ms kills an agent process of `daemon()` that has started (idle or in a turn):
- * every other time one inside a tool handler, else a random one. Processes still starting are
+ * every other time one inside a tool handler (unless `aimAtHandlers` is false: a swarm without the
+ * counter tool has none to watch for), else a random one. Processes still starting are
  * spared: after a daemon restart all of them are, and on a loaded 2-core machine a cold start of
  * two dozen takes seconds — killing them then would only starve the swarm, never interrupt a call.
  */
-function killAgentsAtRandom(stateRoot: string, daemon: () => Daemon | undefined): Killer {
+function killAgentsAtRandom(stateRoot: string, daemon: () => Daemon | undefined, aimAtHandlers = true): Killer {
   let running = true;
   const counts = { kills: 0, insideHandler: 0 };
   const loop = (async () => {
@@ -93,7 +94,7 @@ function killAgentsAtRandom(stateRoot: string, daemon: () => Daemon | undefined)
         const pids = rows.map((row) => Number(row.pid));
         let inside: number | undefined;
         // Every other kill watches (≤ 300 ms) for a handler that just started.
-        for (let tries = 0; counts.kills % 2 === 0 && inside === undefined && tries < 30; tries++) {
+        for (let tries = 0; aimAtHandlers && counts.kills % 2 === 0 && inside === undefined && tries < 30; tries++) {
           inside = pidInsideHandler(stateRoot);
           if (inside === undefined) await Bun.sleep(10);
         }
@@ -217,7 +218,8 @@ describe('effects at most once under kill -9', () => {
     const stateRoot = tempStateRoot();
     const daemon = await startDaemon(BUNDLE, { stateRoot, env: ENV, args: ['-s', 'replies'] });
     daemons.push(daemon);
-    const killer = killAgentsAtRandom(stateRoot, () => daemon);
+    // No counter tool here: every kill is of a random agent, without watching 300 ms for a handler first.
+    const killer = killAgentsAtRandom(stateRoot, () => daemon, false);
     const answers = new Map<string, string>();
     let asked = 0;
     // Eight callers in parallel, each on its own asker instance (and worker: the default key is the caller's).
