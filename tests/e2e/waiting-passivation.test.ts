@@ -9,8 +9,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, startDaemon, tempStateRoot, waitFor, waitUntil } from './daemon-harness.ts';
+import { holdGates } from './hold-gates.ts';
 
 const FIXTURES = resolve(import.meta.dir, '../fixtures/e2e');
+const gates = holdGates();
 const daemons: Daemon[] = [];
 afterEach(() => {
   for (const daemon of daemons.splice(0)) daemon.cleanup();
@@ -77,11 +79,14 @@ describe('an instance waiting for another agent\'s reply', () => {
       const file = join(instancePaths(daemon.stateRoot, 'suspend', 'worker', 'r').workdir, 'counter.jsonl');
       return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter((l) => l !== '') : [];
     };
-    const accepted = await daemon.send({ input: 'ask slowly s1', instanceKey: 'r', wait: false });
+    // The worker's call goes on only once the gate opens, after the asker was seen passivated.
+    const gate = gates.path('worker');
+    const accepted = await daemon.send({ input: `ask slowly s1 ${gate}`, instanceKey: 'r', wait: false });
     const eventId = String(accepted.body.eventId);
     await passivatedWhileWaiting(daemon, 'asker', 'r');
     // The callee is still at work: its turn is not the one that waits.
     expect(await rowOf(daemon, 'worker', 'r')).toMatchObject({ status: 'processing' });
+    gates.release(gate);
 
     await waitUntil(async () => (await eventRecord(daemon, eventId)).status === 'done', `event ${eventId} to finish after the worker answered`, 90_000);
     expect(await eventRecord(daemon, eventId)).toMatchObject({ status: 'done', reply: { status: 'ok', output: 'asker got: worked s1' } });
@@ -89,7 +94,7 @@ describe('an instance waiting for another agent\'s reply', () => {
     expect(counter()).toHaveLength(1);
     const workerInputs = readFileSync(instancePaths(daemon.stateRoot, 'suspend', 'worker', 'r').baseMessages, 'utf8')
       .split('\n')
-      .filter((line) => line.includes('"content":"slower s1"'));
+      .filter((line) => line.includes(`"content":"slower s1 ${gate}"`));
     expect(workerInputs).toHaveLength(1);
   }, 120_000);
 });
