@@ -28,6 +28,7 @@ import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { type Cleanup, type ClusterHarness, clusterHarnesses, sharedClusterHarness } from './cluster-harness.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
+import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
 const APPROVALS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
@@ -37,6 +38,8 @@ const CONNECTORS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/connectors')
 const { cleanups, harness: cluster } = clusterHarnesses('goondan-cluster-views-');
 /** The one the shared pair runs on. */
 const shared = sharedClusterHarness('goondan-cluster-views-shared-');
+/** `held X GATE` holds its counter call until the test opens GATE. */
+const gates = holdGates();
 
 async function startNode(nats: NatsServer, counterFile: string, nodeId: string, cleanupsOfNode: Cleanup[] = cleanups): Promise<Daemon> {
   const daemon = await startDaemon(BUNDLE, {
@@ -149,8 +152,10 @@ describe('cluster: the accepting node’s records of its events', () => {
     expect((await record(b, 'evt_neverAccepted0000')).status).toBe(404);
 
     // A caller that stopped waiting is told to look the event up: the record gets the late reply.
-    const timedOut = await a.send({ input: 'slow s1', instanceKey: late, timeoutMs: 500 });
+    const gate = gates.path('late');
+    const timedOut = await a.send({ input: `held s1 ${gate}`, instanceKey: late, timeoutMs: 500 });
     expect(timedOut).toMatchObject({ status: 504, body: { error: { code: 'AGENT_REQUEST_TIMEOUT' } } });
+    gates.release(gate);
     const lateDone = await waitFor(
       `event ${String(timedOut.body.eventId)} (run on nb, its caller gone) shown done on na`,
       () => record(a, String(timedOut.body.eventId)),
@@ -300,11 +305,12 @@ describe('cluster: deleting an instance', () => {
   });
 
   test('events still queued for it are given up where they wait: their callers and the accepting node’s records say INSTANCE_DELETED, and none runs later', async () => {
-    const { counterFile, a } = await twoNodes();
+    const { counterFile, a, b } = await twoNodes();
     const key = keyOnB('queued');
     const errorCode = (body: Record<string, unknown>) => (body.error as { code?: string } | undefined)?.code;
-    // Accepted on na, run on nb: a turn that holds the instance 3 s, one caller waiting behind it, one not waiting.
-    const running = a.send({ input: 'slow one', instanceKey: key });
+    // Accepted on na, run on nb: a turn that holds the instance until its gate opens, one caller waiting behind it, one not waiting.
+    const gate = gates.path('queued');
+    const running = a.send({ input: `held one ${gate}`, instanceKey: key });
     await waitFor('the slow turn to run its tool on nb', () => counterExecutions(counterFile).get('one') ?? 0, (n) => n === 1);
     const waiting = a.send({ input: 'count two', instanceKey: key });
     const unwaited = await a.send({ input: 'count three', instanceKey: key, wait: false });
@@ -313,7 +319,11 @@ describe('cluster: deleting an instance', () => {
     const queuedOnB = async () => ((await a.processes()).find((row) => row.instanceKey === key && row.node === 'nb')?.queued ?? 0) as number;
     await waitFor('both events in nb’s inbox', queuedOnB, (queued) => queued === 3);
 
-    const response = await a.api(`/v1/instances/${key}`, { method: 'DELETE' });
+    // The delete lets the running turn finish (it drains), then gives up what waits behind it.
+    const deleting = a.api(`/v1/instances/${key}`, { method: 'DELETE' });
+    await b.waitForLog(`alpha:${key} draining for the delete`, (line) => line.msg === 'draining' && line.agent === 'alpha' && line.instanceKey === key);
+    gates.release(gate);
+    const response = await deleting;
     const body = (await response.json()) as { discarded: string[] };
     expect(response.status).toBe(200);
     expect(body.discarded).toHaveLength(2);
