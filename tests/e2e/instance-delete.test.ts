@@ -2,16 +2,18 @@
  * Deleting an instance while events are still queued for it: they go with it. Each is given up
  * with INSTANCE_DELETED — the caller waiting for one is told at once (410), the event ledger says
  * `dead` with that code, a retry under its Idempotency-Key gets the same answer — and none of them
- * runs later on the new, empty instance. One daemon, the mock model; `slow X` holds a turn 3 s in
- * a counter tool that writes a line per execution.
+ * runs later on the new, empty instance. One daemon, the mock model; `held X GATE` holds a turn in
+ * a counter tool that writes a line per execution until the test opens the gate (`slow X`, 3 s).
  */
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOONDAN_BIN, REPO_ROOT, startDaemon, tempStateRoot, waitFor, waitUntil, type Daemon } from './daemon-harness.ts';
+import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/cluster');
 const daemons: Daemon[] = [];
+const gates = holdGates();
 afterAll(async () => {
   for (const d of daemons) {
     await d.stop('SIGKILL').catch(() => 0);
@@ -33,18 +35,25 @@ async function post(daemon: Daemon, body: Record<string, unknown>, headers: Reco
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** A daemon whose instance `k` runs `slow one` (its tool holds the turn 3 s) by the time this resolves. */
-async function busyInstance(): Promise<{ daemon: Daemon; counter: string; running: Promise<{ status: number; body: Record<string, unknown> }> }> {
+/** A daemon whose instance `k` runs `held one` (its tool holds the turn until `gate` opens) by the time this resolves. */
+async function busyInstance(gate: string): Promise<{ daemon: Daemon; counter: string; running: Promise<{ status: number; body: Record<string, unknown> }> }> {
   const counter = join(tempStateRoot(), 'counter.jsonl');
   const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_TEST_COUNTER_FILE: counter } });
   daemons.push(daemon);
-  const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'slow one', wait: true, timeoutMs: 60_000 });
-  await waitUntil(() => counted(counter).includes('one'), 'the slow turn to run its tool');
+  const running = post(daemon, { agent: 'alpha', instanceKey: 'k', input: `held one ${gate}`, wait: true, timeoutMs: 60_000 });
+  await waitUntil(() => counted(counter).includes('one'), 'the held turn to run its tool');
   return { daemon, counter, running };
 }
 
+/** The held turn of `k` lets go once its agent drains for the delete or restart (which waits for the turn). */
+async function openOnceDraining(daemon: Daemon, gate: string): Promise<void> {
+  await daemon.waitForLog('alpha:k draining', (line) => line.msg === 'draining' && line.agent === 'alpha' && line.instanceKey === 'k');
+  gates.release(gate);
+}
+
 test('events queued for a deleted instance are given up with INSTANCE_DELETED: told to their callers, kept in the ledger, never run', async () => {
-  const { daemon, counter, running } = await busyInstance();
+  const gate = gates.path('delete');
+  const { daemon, counter, running } = await busyInstance(gate);
   const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
   const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
   const keyed = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count four', wait: false }, { 'idempotency-key': 'delete-me-4' });
@@ -53,6 +62,7 @@ test('events queued for a deleted instance are given up with INSTANCE_DELETED: t
   await waitFor('four events queued for the instance', async () => (await daemon.processes()).find((row) => row.instanceKey === 'k')?.queued, (queued) => queued === 4);
 
   const cli = Bun.spawn([GOONDAN_BIN, 'instance', 'delete', 'k', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  await openOnceDraining(daemon, gate);
   const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
   expect({ code, out: out.trim() }).toEqual({ code: 0, out: "deleted instance 'k': 1 process(es) stopped, 1 state directory removed, 3 queued event(s) given up" });
 
@@ -105,12 +115,14 @@ test('with no daemon running, goondan instance delete gives the queued events up
 });
 
 test('restart --fresh keeps the queued events: they run, once each, in the new conversation, their callers answered', async () => {
-  const { daemon, counter, running } = await busyInstance();
+  const gate = gates.path('restart');
+  const { daemon, counter, running } = await busyInstance(gate);
   const waiting = post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count two', wait: true, timeoutMs: 60_000 });
   const unwaited = await post(daemon, { agent: 'alpha', instanceKey: 'k', input: 'count three', wait: false });
   await waitFor('three events queued for the instance', async () => (await daemon.processes()).find((row) => row.instanceKey === 'k')?.queued, (queued) => queued === 3);
 
   const cli = Bun.spawn([GOONDAN_BIN, 'restart', '--instance', 'k', '--fresh', '--yes', '--state-root', daemon.stateRoot], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  await openOnceDraining(daemon, gate);
   const [out, code] = [await new Response(cli.stdout).text(), await cli.exited];
   expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'stopped 1 process(es) and deleted 1 state directory; they start afresh (queued events first)' });
 
@@ -122,5 +134,5 @@ test('restart --fresh keeps the queued events: they run, once each, in the new c
   const history = JSON.stringify(((await (await daemon.api('/v1/instances/k/messages')).json()) as { messages: Array<{ data: { content: unknown } }> }).messages.map((m) => m.data.content));
   expect(history).toContain('count two');
   expect(history).toContain('count three');
-  expect(history).not.toContain('slow one');
+  expect(history).not.toContain('held one');
 });
