@@ -8,11 +8,13 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, daemonsKilledAfterEach, isRunning, readRuntimeEvents, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
+import { type Daemon, REPO_ROOT, daemonsKilledAfterEach, isRunning, readRuntimeEvents, sharedDaemon, startDaemon, tempStateRoot, waitFor, waitForProgress } from './daemon-harness.ts';
 import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons = daemonsKilledAfterEach();
+/** One daemon for the tests that neither stop it nor change its settings; each has instance keys of its own. */
+const shared = sharedDaemon(BUNDLE);
 
 const gates = holdGates();
 const gatePath = gates.path;
@@ -30,8 +32,7 @@ function readIfExists(path: string): string {
 
 describe('crash isolation and respawn', () => {
   test('kill -9 of one agent mid-turn: others untouched, the agent respawns and the turn is redelivered', async () => {
-    const daemon = await startDaemon(BUNDLE);
-    daemons.push(daemon);
+    const daemon = shared();
     await daemon.send({ input: 'warm up', agent: 'beta', instanceKey: 'k' });
     const betaPid = await pidOf(daemon, 'beta', 'k');
     const gate = gatePath('kill');
@@ -73,8 +74,7 @@ describe('crash isolation and respawn', () => {
   });
 
   test('a poison event that crashes its agent three times is dead-lettered and answered with AGENT_CRASHED', async () => {
-    const daemon = await startDaemon(BUNDLE);
-    daemons.push(daemon);
+    const daemon = shared();
     const { body } = await daemon.send({ input: 'crash now', instanceKey: 'poison' });
     expect(body.status).toBe('error');
     expect(body.error).toMatchObject({ code: 'AGENT_CRASHED' });
@@ -86,8 +86,7 @@ describe('crash isolation and respawn', () => {
 
 describe('self-restart (SPEC.md §2.8)', () => {
   test('an agent that asks for a restart is restarted gracefully after its turn, keeping its history', async () => {
-    const daemon = await startDaemon(BUNDLE);
-    daemons.push(daemon);
+    const daemon = shared();
     const { body } = await daemon.send({ input: 'restart yourself', instanceKey: 'r' });
     expect(body.output).toBe('restarting');
     const before = Number((await daemon.waitForLog('alpha:r ready', (l) => l.msg === 'process ready' && l.process === 'alpha:r')).childPid);
