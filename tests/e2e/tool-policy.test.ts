@@ -30,6 +30,26 @@ async function nextApproval(daemon: Daemon, instanceKey: string): Promise<Record
 const decide = (daemon: Daemon, id: unknown, body: Record<string, unknown>) =>
   daemon.api(`/v1/approvals/${String(id)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+/**
+ * A daemon with nobody to approve (no GOONDAN_APPROVALS), its HOME a temporary directory: started by
+ * the first test that asks, shared by those that do not stop it, stopped after the file.
+ */
+let noApprover: Promise<{ daemon: Daemon; home: string }> | undefined;
+function daemonWithoutApprover(): Promise<{ daemon: Daemon; home: string }> {
+  noApprover ??= (async () => {
+    const home = mkdtempSync(join(tmpdir(), 'goondan-policy-home-'));
+    return { daemon: await startDaemon(BUNDLE, { env: { HOME: home } }), home };
+  })();
+  return noApprover;
+}
+afterAll(async () => {
+  if (!noApprover) return;
+  const { daemon, home } = await noApprover;
+  await daemon.stop();
+  daemon.cleanup();
+  rmSync(home, { recursive: true, force: true });
+}, DAEMON_TEST_MS);
+
 describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
   let daemon: Daemon;
   beforeAll(async () => {
@@ -105,17 +125,12 @@ describe('with HTTP approvals (GOONDAN_APPROVALS=http)', () => {
 
 describe('without an approver', () => {
   test('a non-interactive run denies ask at once and says why', async () => {
-    const daemon = await startDaemon(BUNDLE);
-    try {
-      const { body } = await daemon.send({ input: 'say hi', instanceKey: 'nobody' });
-      const output = String(body.output);
-      expect(output).toContain('E_TOOL_DENIED');
-      expect(output).toContain('no-approver');
-      expect(output).toContain('GOONDAN_APPROVALS=http');
-    } finally {
-      await daemon.stop();
-      daemon.cleanup();
-    }
+    const { daemon } = await daemonWithoutApprover();
+    const { body } = await daemon.send({ input: 'say hi', instanceKey: 'nobody' });
+    const output = String(body.output);
+    expect(output).toContain('E_TOOL_DENIED');
+    expect(output).toContain('no-approver');
+    expect(output).toContain('GOONDAN_APPROVALS=http');
   });
 
   test('an unanswered approval times out to deny', async () => {
@@ -140,14 +155,8 @@ describe('shell lines are judged by what they would run (no approver)', () => {
   let daemon: Daemon;
   let home: string;
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'goondan-policy-home-'));
-    daemon = await startDaemon(BUNDLE, { env: { HOME: home } });
-  }, 60_000);
-  afterAll(async () => {
-    await daemon.stop();
-    daemon.cleanup();
-    rmSync(home, { recursive: true, force: true });
-  }, 60_000);
+    ({ daemon, home } = await daemonWithoutApprover());
+  }, DAEMON_TEST_MS);
 
   /** A file in the instance's workspace that a delete would remove. */
   function keepsake(key: string): string {
