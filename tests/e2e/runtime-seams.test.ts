@@ -30,6 +30,13 @@ async function seamsDaemon(args: string[] = ['-s', 'seams'], env: Record<string,
   return daemon;
 }
 
+let shared: Promise<Daemon> | undefined;
+/** The `seams` swarm's daemon for the tests that do not stop it: started by the first that asks; each uses agents or instance keys of its own. */
+function sharedSeamsDaemon(): Promise<Daemon> {
+  shared ??= seamsDaemon();
+  return shared;
+}
+
 interface CliRun {
   code: number;
   stdout: string;
@@ -61,7 +68,7 @@ describe('an agent that cannot start answers every caller with the real error at
   });
 
   test('POST /v1/events gets 503 with the error body; ps, /v1/processes and /metrics show it; nothing restarts', async () => {
-    const daemon = await seamsDaemon();
+    const daemon = await sharedSeamsDaemon();
     const first = await daemon.send({ input: 'hi', agent: 'no-handlers', instanceKey: 'k1' });
     expect(first.status).toBe(503);
     expect(first.body.error).toMatchObject({
@@ -92,7 +99,7 @@ describe('an agent that cannot start answers every caller with the real error at
   });
 
   test('an extension whose register() throws is E_EXT_INIT naming the extension and its message', async () => {
-    const daemon = await seamsDaemon();
+    const daemon = await sharedSeamsDaemon();
     const { status, body } = await daemon.send({ input: 'hi', agent: 'bad-ext', instanceKey: 'k1' });
     expect(status).toBe(503);
     expect(body.error).toMatchObject({ code: 'E_EXT_INIT', message: expect.stringContaining("Extension 'throws': register() failed: cannot reach the vault") });
@@ -100,7 +107,7 @@ describe('an agent that cannot start answers every caller with the real error at
   });
 
   test('goondan send prints the code, the message and what to do, and exits 1', async () => {
-    const daemon = await seamsDaemon();
+    const daemon = await sharedSeamsDaemon();
     const send = await goondan(['send', 'hi', '--agent', 'bad-ext', '--instance', 'cli', '--state-root', daemon.stateRoot]);
     expect(send.code).toBe(1);
     expect(send.stderr).toContain('goondan send: E_EXT_INIT: ');
@@ -118,13 +125,25 @@ describe('an agent that cannot start answers every caller with the real error at
 
 describe('start-up and shutdown', () => {
   test('a shutdown that arrives while an agent is still starting drains cleanly: exit 0, no ReferenceError, no child left', async () => {
-    const daemon = await seamsDaemon();
+    // The slow agent's start holds until a gate opens (not the fixture's 4 s): opened once the shutdown has begun.
+    const bundle = mkdtempSync(join(tmpdir(), 'goondan-slowstart-'));
+    cleanups.push(() => rmSync(bundle, { recursive: true, force: true }));
+    cpSync(BUNDLE, bundle, { recursive: true });
+    const gate = join(bundle, 'start-gate');
+    const yaml = readFileSync(join(bundle, 'goondan.yaml'), 'utf8').replace('config: { delayMs: 4000 }', `config: { gate: ${JSON.stringify(gate)} }`);
+    expect(yaml).toContain(`gate: ${JSON.stringify(gate)}`);
+    writeFileSync(join(bundle, 'goondan.yaml'), yaml);
+    const daemon = await startDaemon(bundle, { args: ['-s', 'seams'] });
+    cleanups.push(() => daemon.cleanup());
     const accepted = await daemon.send({ input: 'hi', agent: 'slow', instanceKey: 'k1', wait: false });
     expect(accepted.status).toBe(202);
     await daemon.waitForLog('the slow start to begin', (l) => l.msg === 'slow start begins');
     const pids = (await daemon.processes()).map((p) => Number(p.pid)).filter((pid) => pid > 0);
     expect(pids.length).toBeGreaterThan(0);
-    expect(await daemon.stop('SIGTERM')).toBe(0);
+    const exitCode = daemon.stop('SIGTERM');
+    await daemon.waitForLog('the shutdown to begin', (l) => l.msg === 'shutting down');
+    writeFileSync(gate, '');
+    expect(await exitCode).toBe(0);
     expect(daemon.stderr()).not.toContain('ReferenceError');
     expect(daemon.logs.some((l) => JSON.stringify(l).includes('ReferenceError'))).toBe(false);
     await waitUntil(() => pids.every((pid) => !isRunning(pid)), `children ${pids.join(', ')} to exit`);
@@ -173,7 +192,7 @@ describe('start-up and shutdown', () => {
 
 describe('a stray rejection in tool code belongs to its tool call, not to the process', () => {
   test('while the call runs it becomes the call\'s E_TOOL result; after it returned it is only logged; the process lives and nothing runs twice', async () => {
-    const daemon = await seamsDaemon();
+    const daemon = await sharedSeamsDaemon();
     const before = await daemon.send({ input: 'whats your pid', instanceKey: 'stray' });
     expect(before.body.output).toMatch(/^pid \d+$/);
 
