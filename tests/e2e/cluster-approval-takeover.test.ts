@@ -4,7 +4,9 @@
  * the owner was killed, the new owner asked again under a new id with a new createdAt/expiresAt,
  * the person's decision for the id they had been shown got 404, and "approve for this session"
  * grants were lost (the same call asked again). Now the approval keeps its id, createdAt and
- * expiresAt, is decided under that id on the new owner, and the session grant holds there.
+ * expiresAt, is decided under that id on the new owner, and the session grant holds there. On the
+ * way, a person sees and decides an approval held by another node through the node their request
+ * reaches (before the takeover too).
  */
 import { afterEach, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
@@ -43,7 +45,7 @@ async function eventStatus(node: Daemon, eventId: unknown): Promise<Record<strin
   return (await (await node.api(`/v1/events/${String(eventId)}`)).json()) as Record<string, unknown>;
 }
 
-test('a pending approval keeps its id, createdAt and expiresAt across a takeover and is decided under that id; a session grant holds on the new owner', async () => {
+test('an approval held by another node is seen and decided through the node a request reaches; a pending approval keeps its id, createdAt and expiresAt across a takeover and is decided under that id; a session grant holds on the new owner', async () => {
   const nats = await startNatsServer();
   cleanups.push(() => nats.stop());
   const start = async (nodeId: string) => {
@@ -59,12 +61,16 @@ test('a pending approval keeps its id, createdAt and expiresAt across a takeover
   const key = Array.from({ length: 200 }, (_, i) => `w${i}`).find((k) => rendezvousOwner(partitionOf({ agent: 'writer', instanceKey: k }, PARTITIONS), ['na', 'nb']) === 'nb');
   if (key === undefined) throw new Error('no writer instance key owned by nb among 200');
 
-  // On nb: a.txt approved for the session.
+  // On nb (its agent asked), listed and decided on na: a.txt approved for the session.
   const first = await a.send({ input: 'write a.txt', instanceKey: key, wait: false });
+  expect(first.status).toBe(202);
   const [granted] = await waitFor('the first approval listed', () => pending(a), (approvals) => approvals.length === 1);
-  expect(granted).toMatchObject({ node: 'nb', args: { path: 'a.txt' } });
+  expect(granted).toMatchObject({ node: 'nb', toolName: 'file-system__write', instanceKey: key, args: { path: 'a.txt' } });
   expect(await decide(a, String(granted?.id), 'session')).toBe(200);
-  await waitFor('the first write done', () => eventStatus(a, first.body.eventId), (record) => record.status === 'done');
+  const firstDone = await waitFor('the first write done', () => eventStatus(a, first.body.eventId), (record) => record.status === 'done');
+  expect(firstDone).toMatchObject({ reply: { status: 'ok', output: 'wrote: a.txt' } });
+  // Decided once: an unknown id is still 404.
+  expect((await a.api('/v1/approvals/appr_unknown', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'deny' }) })).status).toBe(404);
 
   // On nb: b.txt waits for a person when nb is killed.
   const second = await a.send({ input: 'write b.txt', instanceKey: key, wait: false });

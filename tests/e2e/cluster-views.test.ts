@@ -12,8 +12,8 @@
  * Before, the accepting node showed such events `queued` for good, and a retry under the key waited
  * out its timeout (504) for an event that had answered, or that had never been accepted.
  * Before, a retry through another node ran the event again. The process table: a node with no
- * process of its own showed an empty table. Deleting an instance, pending tool approvals, and a
- * connector's redelivery, on any node.
+ * process of its own showed an empty table. Deleting an instance and a connector's redelivery, on
+ * any node (pending tool approvals on any node: cluster-approval-takeover.test.ts).
  *
  * The tests that stop neither NATS nor a node share one pair of nodes (`twoNodes`): each uses
  * instance keys, counter labels and Idempotency-Keys of its own, and judges the shared counter
@@ -31,7 +31,6 @@ import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 import { holdGates } from './hold-gates.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster');
-const APPROVALS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
 const CONNECTORS_BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/connectors');
 
 /** A nats-server per test, for the tests that stop it or run nodes of their own. */
@@ -337,35 +336,6 @@ describe('cluster: deleting an instance', () => {
 
     expect(await a.send({ input: 'count four', instanceKey: key })).toMatchObject({ status: 200, body: { output: 'done four' } });
     expect(Object.fromEntries(executionsOf(counterFile, ['one', 'two', 'three', 'four']))).toEqual({ one: 1, four: 1 });
-  });
-});
-
-describe('cluster: tool approvals', () => {
-  test('a person sees and decides an approval held by another node through the node their request reaches', async () => {
-    const { nats } = await cluster();
-    const start = (nodeId: string) =>
-      startDaemon(APPROVALS_BUNDLE, { env: { GOONDAN_WARM_POOL: '0', GOONDAN_APPROVALS: 'http' }, args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'] });
-    const [a, b] = [await start('na'), await start('nb')];
-    cleanups.push(() => a.cleanup(), () => b.cleanup());
-    await spreadOver([['na', a], ['nb', b]]);
-    const key = Array.from({ length: 200 }, (_, i) => `w${i}`).find((k) => rendezvousOwner(partitionOf({ agent: 'writer', instanceKey: k }, PARTITIONS), ['na', 'nb']) === 'nb');
-    if (key === undefined) throw new Error('no writer instance key owned by nb among 200');
-
-    const sent = await a.send({ input: 'write notes.txt', instanceKey: key, wait: false });
-    expect(sent.status).toBe(202);
-    // Held by nb (its agent asked); listed on na.
-    const listed = await waitFor(
-      'the approval listed on na',
-      async () => ((await (await a.api('/v1/approvals')).json()) as { approvals: Array<{ id: string; node?: string; toolName: string; instanceKey: string }> }).approvals,
-      (approvals) => approvals.length === 1,
-    );
-    expect(listed[0]).toMatchObject({ node: 'nb', toolName: 'file-system__write', instanceKey: key });
-    const decided = await a.api(`/v1/approvals/${listed[0]?.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }) });
-    expect(decided.status).toBe(200);
-    const done = await waitFor(`event ${String(sent.body.eventId)} done`, () => record(a, String(sent.body.eventId)), (found) => found.body.status === 'done');
-    expect(done.body).toMatchObject({ reply: { status: 'ok', output: 'wrote: notes.txt' } });
-    // Decided once: an unknown id is still 404.
-    expect((await a.api('/v1/approvals/appr_unknown', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'deny' }) })).status).toBe(404);
   });
 });
 
