@@ -16,8 +16,12 @@ import { serveRequests } from './serve-requests.ts';
 
 type Decision = ApprovalOutcome;
 
-/** The holder decides in a round trip. */
-const DECIDE_WAIT_MS = 1_000;
+/**
+ * The holder decides in a round trip, but on a loaded node that round trip took over a second: the
+ * person was told 404 "already decided or expired" for an approval still pending. Non-holders stay
+ * silent, so only an approval no node holds waits this long for its 404.
+ */
+const DECIDE_WAIT_MS = 5_000;
 
 const isApproval = (item: JsonObject): item is JsonObject & { id: string } => typeof item.id === 'string';
 const isDecisionRequest = compiledValidator<{ id: string; decision: Decision }>({
