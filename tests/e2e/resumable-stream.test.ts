@@ -4,7 +4,7 @@
  * gets exactly what it missed from the on-disk log, none twice, then the live events. Events are
  * default `message` events carrying `{type, …}`; `type=` filters; unknown parameters are a 400.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { type Daemon, startDaemon, tempStateRoot } from './daemon-harness.ts';
 import { eventOf, openStream, type SseConnection, type SseFrame } from './sse-client.ts';
@@ -22,6 +22,19 @@ async function start(stateRoot = tempStateRoot()): Promise<Daemon> {
   daemons.push(daemon);
   return daemon;
 }
+
+let sharedDaemon: Promise<Daemon> | undefined;
+/**
+ * One daemon for the tests that do not restart it: started by the first that asks, killed after the
+ * file. Each opens its streams after what came before (or filters by its own instance key).
+ */
+function shared(): Promise<Daemon> {
+  sharedDaemon ??= startDaemon(BUNDLE, { args: ['-s', 'chaos'] });
+  return sharedDaemon;
+}
+afterAll(async () => {
+  (await sharedDaemon)?.cleanup();
+});
 
 async function stream(daemon: Daemon, query = '', headers: Record<string, string> = {}): Promise<SseConnection> {
   const connection = await openStream(daemon, query, headers);
@@ -42,7 +55,7 @@ const completedTurns = (frames: SseFrame[]) => events(frames).filter((e) => e.bo
 
 describe('Last-Event-ID replay', () => {
   test('disconnect, send 5 events, reconnect with Last-Event-ID: exactly those 5 turns and their events arrive, none twice, then live ones', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const first = await stream(daemon);
     expect(first.status).toBe(200);
     const before = await sendAndWait(daemon, 'before');
@@ -101,7 +114,7 @@ describe('Last-Event-ID replay', () => {
 
 describe('a Last-Event-ID ahead of the stream', () => {
   test('(the state root was reset, or the id is wrong) starts the stream at the present: new events arrive, none is held back', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     await sendAndWait(daemon, 'before');
     const ahead = await stream(daemon, '', { 'last-event-id': '999999999' });
     await sendAndWait(daemon, 'after');
@@ -112,7 +125,7 @@ describe('a Last-Event-ID ahead of the stream', () => {
 
 describe('filters', () => {
   test('type= takes names and families; only matching events are sent', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const filtered = await stream(daemon, '?type=turn.completed,tool.*&instanceKey=filtered');
     await sendAndWait(daemon, 'f1', 'filtered');
     await sendAndWait(daemon, 'other', 'unwatched');
@@ -123,7 +136,7 @@ describe('filters', () => {
   });
 
   test('an unknown filter parameter is a 400 naming it; a bad Last-Event-ID is a 400', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const unknown = await daemon.api('/v1/events/stream?agnet=alpha&type=turn.started');
     expect(unknown.status).toBe(400);
     const body = (await unknown.json()) as { error: { code: string; message: string } };
