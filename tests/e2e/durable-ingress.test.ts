@@ -4,7 +4,7 @@
  * `GET /v1/events/{eventId}` reports queued | running | done (+ reply) | dead; a dead event is also an
  * `event.dead` runtime event.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
@@ -22,6 +22,16 @@ async function start(stateRoot = tempStateRoot()): Promise<Daemon> {
   daemons.push(daemon);
   return daemon;
 }
+
+let sharedDaemon: Promise<Daemon> | undefined;
+/** One daemon for the tests that do not restart it (each has its own keys): started by the first that asks, killed after the file. */
+function shared(): Promise<Daemon> {
+  sharedDaemon ??= startDaemon(BUNDLE, { env: { GOONDAN_BACKOFF_BASE_MS: '100' }, args: ['-s', 'chaos'] });
+  return sharedDaemon;
+}
+afterAll(async () => {
+  (await sharedDaemon)?.cleanup();
+});
 
 async function post(daemon: Daemon, body: Record<string, unknown>, key?: string): Promise<{ status: number; body: Record<string, unknown>; replayed: boolean }> {
   const response = await daemon.api('/v1/events', {
@@ -44,7 +54,7 @@ function inputsOf(daemon: Daemon, agent: string, instanceKey: string, eventId: s
 
 describe('Idempotency-Key', () => {
   test('the same key twice: one turn, the same eventId, the original reply', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const first = await post(daemon, { input: 'count once', agent: 'alpha', instanceKey: 'idem' }, 'key-1');
     expect(first).toMatchObject({ status: 200, replayed: false, body: { status: 'ok', output: 'done once' } });
     const second = await post(daemon, { input: 'count once', agent: 'alpha', instanceKey: 'idem' }, 'key-1');
@@ -59,7 +69,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('the same key for another request (input, instance key or agent) is 422 IDEMPOTENCY_KEY_REUSED and runs nothing', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const first = await post(daemon, { input: 'count first', agent: 'alpha', instanceKey: 'reuse' }, 'key-reused');
     expect(first).toMatchObject({ status: 200, body: { output: 'done first' } });
     for (const [body, differs] of [
@@ -92,7 +102,7 @@ describe('Idempotency-Key', () => {
 
 describe('GET /v1/events/{eventId}', () => {
   test('an accepted event goes from queued/running to done with its reply; unknown ids are 404', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const accepted = await post(daemon, { input: 'count later', agent: 'alpha', instanceKey: 'status', wait: false });
     expect(accepted.status).toBe(202);
     const eventId = String(accepted.body.eventId);
@@ -105,7 +115,7 @@ describe('GET /v1/events/{eventId}', () => {
   });
 
   test('a wait=false event that kills its agent three times is dead: visible, and the crash count is reset', async () => {
-    const daemon = await start();
+    const daemon = await shared();
     const stream = await openStream(daemon, '?type=event.dead');
     const accepted = await post(daemon, { input: 'crash now', agent: 'alpha', instanceKey: 'poison', wait: false });
     const eventId = String(accepted.body.eventId);
