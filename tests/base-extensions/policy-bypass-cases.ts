@@ -134,6 +134,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `dbus-run-session --config-file=x.conf -- ls`, `dbus-run-session --config-file x.conf ls`, `dbus-run-session --config x.conf -- ls`, `dbus-launch --config-file=x.conf ls`,
     `unshare --mount=/tmp/ns ls`, `unshare --net=/etc/passwd true`, `unshare --user=../ns -r ls`, `unshare -r --uts=/var/run/uts true`,
     `unshare --load-interp=':qemu:M::x::/usr/bin/qemu:' ls`,
+    // unshare --mount-proc=DIR mounts proc over DIR (after -R/-w: relative to the new root too).
+    `unshare --mount-proc=/etc ls`, `unshare -r --mount-proc=../x ls`, `unshare -r --mount-p=/tmp/p ls`, `unshare -R / -r --mount-proc=etc ls`,
     // rsync to or from another machine: over ssh (which reads ~/.ssh/config) or to a daemon; an operand that may be one at run time; -M's options of the local receiver.
     'rsync -a src/ host:/backup/', 'rsync -a src u@host:dst', 'rsync -a host:src dst/', 'rsync host:', 'rsync -a src [::1]:dst', 'rsync -a src rsync://host/mod/',
     'rsync -a src RSYNC://u@host:873/mod', 'rsync -a src host::mod', `rsync -a host:"$p" dst/`, 'rsync -a src_$x dst/',
@@ -163,7 +165,7 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'mv a b', 'cp a b -v', 'cp -t dst a b', 'install -m 644 a dst/', 'install -s --strip-program=strip a dst/', 'sort -u f -o out.txt', 'sort f --compress-program=gzip', 'sort -k2 f',
   'sponge out.txt', 'less f', 'less -R f', 'less +G f', 'less -N +/needle f', 'more f', 'git log | less', 'script -qc ls /dev/null', 'su -c ls', 'su root -c ls',
   'zip -r a.zip src -x "*.o" "*.a"', 'zip -r a.zip src -x "*.o" @ more', 'zip -qdgds 10m -r a.zip src', 'zip -tt 2020-01-01 a.zip f', 'zip /tmp/in.zip --out out.zip',
-  'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f', 'unshare --net=ns/net true', 'dbus-run-session -- make test',
+  'zip -lf zip.log -li -r a.zip src', 'zip -ll a.zip f', 'zip -sc a.zip f', 'unshare --net=ns/net true', 'unshare -r --mount-proc ls', 'unshare -r --mount-proc=sub/proc ls', 'dbus-run-session -- make test',
   'tar -cf a.tar -T list', 'tar -xOf a.tar -T list', 'chroot --skip-chdir / tee out.txt', 'unshare -R sub tee out.txt', 'nsenter -t 1 -u tee out.txt', 'nsenter -t 1 -m -wsub tee out.txt',
   'runcon -t t ls', 'pkexec ls', 'eatmydata make', 'faketime 2020-01-01 date', 'cgexec -g cpu:g ls', 'chpst -u nobody ls', 'xvfb-run -a ./ui-tests', 'dbus-launch ls',
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',

@@ -65,9 +65,15 @@ const SETARCH: WrapperSpec = { noCommand: ['--list', '-h', '--help', '-V', '--ve
 const SETARCH_LINKS = ['linux32', 'linux64', 'uname26', 'i386', 'i486', 'i586', 'i686', 'athlon', 'x86_64', 'ia64', 'ppc', 'ppc32', 'ppc64', 'sparc', 'sparc32', 'sparc32bash', 'sparc64', 's390', 's390x', 'parisc', 'parisc32', 'parisc64', 'mips', 'mips32', 'mips64'];
 const SETPRIV_VALUED = ['--ruid', '--euid', '--rgid', '--egid', '--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--seccomp-filter'];
 const UNSHARE_NAMESPACES = ['--mount', '--uts', '--ipc', '--net', '--pid', '--user', '--cgroup', '--time'];
-const UNSHARE_OPTIONAL = [...UNSHARE_NAMESPACES, '--kill-child'];
-/** `unshare --net=FILE` keeps the namespace by bind-mounting it over FILE (which must exist): FILE is changed. */
-const UNSHARE_PERSISTS = Object.fromEntries(UNSHARE_NAMESPACES.map((flag) => [flag, `unshare ${flag} mounts the namespace over it`]));
+const UNSHARE_OPTIONAL = [...UNSHARE_NAMESPACES, '--kill-child', '--mount-proc'];
+/**
+ * `unshare --net=FILE` keeps the namespace by bind-mounting it over FILE (which must exist): FILE is changed.
+ * `--mount-proc=DIR` mounts proc over DIR (after -R and -w, so relative to them too; shared when `--propagation shared`).
+ */
+const UNSHARE_MOUNTS = {
+  ...Object.fromEntries(UNSHARE_NAMESPACES.map((flag) => [flag, `unshare ${flag} mounts the namespace over it`])),
+  '--mount-proc': 'unshare --mount-proc mounts proc over it',
+};
 /** dbus-daemon's configuration names the services it starts on demand, and where it listens: what runs is in the file. */
 const DBUS_CONFIG = (name: string) => ({ '--config-file': `${name} --config-file starts a bus daemon whose configuration (not on the line) can start any program as a service` });
 const NSENTER_OPTIONAL = ['-m', '--mount', '-u', '--uts', '-i', '--ipc', '-n', '--net', '-p', '--pid', '-U', '--user', '-C', '--cgroup', '-T', '--time', '-r', '--root', '-w', '--wd'];
@@ -137,7 +143,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   unshare: {
     valued: ['-R', '--root', '-w', '--wd', '-S', '--setuid', '-G', '--setgid', '--propagation', '--setgroups', '--map-user', '--map-group', '--map-users', '--map-groups', '--monotonic', '--boottime', '--load-interp'],
     optionalValue: UNSHARE_OPTIONAL,
-    writes: UNSHARE_PERSISTS,
+    writes: UNSHARE_MOUNTS,
     unjudgeable: { '--load-interp': 'unshare --load-interp registers an interpreter program that runs whenever a matching binary is started' },
     chdir: ['-w', '--wd'],
     startsIn: unshareStart,
