@@ -27,7 +27,7 @@ export interface PartitionOwnerOptions {
   partitions: number;
   logger: RootLogger;
   gracePeriodMs(): number;
-  /** The state of `partition` was written by another node: it is not ours any more. */
+  /** The state of `partition` was written by another node: it is not ours any more (told once per loss, however many writes were refused). */
   onFenced(partition: number): void;
   /** This node took `partition` up (its inbox is pulled). */
   onTaken?(partition: number): void;
@@ -55,6 +55,14 @@ export class PartitionOwner {
   private readonly storing = new Map<string, { partition: number; waiters: Array<(stored: boolean) => void> }>();
   /** Whether the state write after an event's turn landed, for the most recent events. */
   private readonly written = new Map<string, boolean>();
+  /** How many times each partition was taken up here: a refused write belongs to the tenure it started in. */
+  private readonly tenures = new Map<number, number>();
+  /**
+   * Partitions whose current tenure is over (lost, or fenced and told): every write of the tenure
+   * still under way is refused too, and each used to call onFenced — one loss handled (the lease
+   * dropped, the instances stopped) and logged as many times as writes were refused.
+   */
+  private readonly ended = new Set<number>();
 
   constructor(private readonly options: PartitionOwnerOptions) {}
 
@@ -67,6 +75,8 @@ export class PartitionOwner {
   }
 
   async acquire(partition: number): Promise<void> {
+    this.tenures.set(partition, this.tenureOf(partition) + 1);
+    this.ended.delete(partition);
     await this.options.inbox.startPartition(partition);
     this.options.onTaken?.(partition);
   }
@@ -105,13 +115,14 @@ export class PartitionOwner {
       this.wrote(eventId, false);
       return;
     }
+    const tenure = this.tenureOf(partition);
     this.options.replica.sync(partition, id).then(
       () => {
         this.wrote(eventId, true);
         this.options.inbox.ack(eventId);
       },
       (error: unknown) => {
-        this.syncFailed(partition, id, error);
+        this.syncFailed(partition, tenure, id, error);
         if (error instanceof StateFencedError || !this.options.inbox.isInFlight(eventId)) {
           this.wrote(eventId, false);
           return;
@@ -178,11 +189,12 @@ export class PartitionOwner {
   /** Before a tool acts: retried while NATS is away (a server restart takes seconds), up to a limit. */
   async syncState(proc: ManagedProcess): Promise<void> {
     const partition = this.partitionOf(proc.id);
+    const tenure = this.tenureOf(partition);
     await retryUntil(() => this.options.replica.sync(partition, proc.id), {
       until: Date.now() + STATE_SYNC_PATIENCE_MS,
       pauseMs: SETTLE_RETRY_MS,
       final: (error) => error instanceof StateFencedError || !proc.alive,
-      failed: (error) => this.syncFailed(partition, proc.id, error),
+      failed: (error) => this.syncFailed(partition, tenure, proc.id, error),
     });
   }
 
@@ -209,6 +221,8 @@ export class PartitionOwner {
   /** Another node owns the partition now: stop its instances at once, without acking anything. */
   async lose(partition: number): Promise<void> {
     const core = this.requireCore();
+    // Its writes still under way are refused now: that is this loss, not another one.
+    this.ended.add(partition);
     this.options.inbox.stopPulling(partition);
     this.options.onGivingUp?.(partition);
     this.options.inbox.dropUnfinished(partition, false);
@@ -249,13 +263,23 @@ export class PartitionOwner {
     return [...this.restored.values()].filter((entry) => entry.partition === partition).map((entry) => entry.id);
   }
 
-  private syncFailed(partition: number, id: AgentId, error: unknown): void {
+  /** `tenure`: the partition's tenure when the write started (a write of an earlier one says nothing of the current). */
+  private syncFailed(partition: number, tenure: number, id: AgentId, error: unknown): void {
     if (error instanceof StateFencedError) {
+      if (tenure !== this.tenureOf(partition) || this.ended.has(partition)) {
+        this.options.logger.debug({ partition, agent: id.agent, instanceKey: id.instanceKey }, 'a state write of a partition this node already gave up was refused');
+        return;
+      }
+      this.ended.add(partition);
       this.options.logger.error({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'another node wrote this instance state: giving up the partition');
       this.options.onFenced(partition);
       return;
     }
     this.options.logger.warn({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'could not store instance state in the cluster (NATS away?); retrying');
+  }
+
+  private tenureOf(partition: number): number {
+    return this.tenures.get(partition) ?? 0;
   }
 
   private requireCore(): OrchestratorCore {
