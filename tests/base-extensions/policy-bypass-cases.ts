@@ -183,6 +183,14 @@ export const SSH_BYPASSES: Case[] = [
     // A configuration file (ProxyCommand, LocalCommand, Match exec), a library loaded into ssh, an option only known at run time, a log file outside the workspace.
     'ssh -F cfg h', 'ssh -F cfg h ls', 'ssh -I ./p11.so h', 'ssh -o PKCS11Provider=./p11.so h', 'ssh -o SecurityKeyProvider=./sk.so h', 'ssh "$opt" h', 'ssh h "$cmd"',
     'ssh -o "$o" h', 'ssh -E /tmp/log h', 'ssh -E ~/log h', 'ssh-keygen -D ./p11.so', 'ssh-keygen -w ./sk.so -t ed25519-sk',
+    // Files ssh writes: the first known_hosts file (host keys it learns), a ControlMaster's socket (ControlMaster may be in ~/.ssh/config), a forwarded socket.
+    'ssh -o UserKnownHostsFile=/etc/ssh/kh h', `ssh -o 'UserKnownHostsFile ~/kh /dev/null' h`, 'ssh -oUserKnownHostsFile=../kh h', 'ssh h -o userknownhostsfile=%d/kh ls',
+    'ssh -M -S /tmp/sock h', 'ssh -S ../sock h', 'ssh -o ControlMaster=auto -o ControlPath=~/.ssh/cm-%C h', 'ssh -o ControlPath=cm-%r h', "ssh -o 'ControlPath=cm-${HOME}' h",
+    'ssh -L /tmp/s.sock:localhost:22 h', `ssh -o 'LocalForward ../s.sock h:22' h`, 'ssh -L "$spec" h',
+    // Files ssh-keygen writes or rewrites: known_hosts for -R/-H (default ~/.ssh/known_hosts), a new key and its .pub, certificates, signatures, KRLs, host keys.
+    'ssh-keygen -R h', 'ssh-keygen -R h -f /etc/ssh/ssh_known_hosts', 'ssh-keygen -H', 'ssh-keygen -t ed25519 -N "" -f ~/.ssh/id_x', 'ssh-keygen -q -f ../k -N ""',
+    'ssh-keygen -t ed25519 -N ""', 'ssh-keygen -p -f ~/.ssh/id_ed25519 -P a -N b', 'ssh-keygen -c -C x', 'ssh-keygen -s ca -I id /tmp/k.pub', 'ssh-keygen -Y sign -f k -n file /tmp/d',
+    'ssh-keygen -k -f /tmp/krl k.pub', 'ssh-keygen -A', 'ssh-keygen -A -f /tmp/root', 'ssh-keygen -M generate -O bits=2048 /tmp/moduli', 'ssh-keygen -t ed25519 -f k -O write-attestation=/tmp/a',
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -191,6 +199,11 @@ export const SSH_POLICY_STILL_ALLOWS = [
   'ssh h ls', 'ssh -p 2222 u@h uptime', 'ssh -J bastion h ls', 'ssh -o ProxyJump=u@bastion:22 h', 'ssh -F none h ls', 'ssh -o ProxyCommand=none h', 'ssh -G h',
   'ssh -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5 h true', 'ssh -E log.txt h', 'ssh h ls "$dir"', 'ssh -- h ls', 'scp a b', 'scp -r src dst/',
   'ssh-keygen -t ed25519 -f key -N ""', 'ssh-keygen -lf key.pub',
+  'ssh -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no h ls', 'ssh -o UserKnownHostsFile=known_hosts h', 'ssh -o UserKnownHostsFile=none h', 'ssh -S ~/.ssh/cm -O check h',
+  'ssh -o ControlMaster=no -S /tmp/s h', 'ssh -S none h', 'ssh -M -S sock h', 'ssh -o ControlPath=cm-%C -M h', 'ssh -G -o UserKnownHostsFile=/etc/kh h', 'ssh -L 8080:localhost:80 h',
+  'ssh -L ./s.sock:localhost:22 h', 'ssh -L 8080:/run/remote.sock h', 'ssh-keygen -R h -f known_hosts', 'ssh-keygen -F h', 'ssh-keygen -F h -f /etc/ssh/ssh_known_hosts',
+  'ssh-keygen -l -f ~/.ssh/id_ed25519.pub', 'ssh-keygen -y -f ~/.ssh/id_ed25519', 'ssh-keygen -s ca -I id k.pub', 'ssh-keygen -Y sign -f k -n file d', 'ssh-keygen -L -f k-cert.pub',
+  'ssh-keygen -Y verify -f allowed -I id -n file -s d.sig < d', 'ssh-keygen -k -f krl k.pub', 'ssh-keygen -K',
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];

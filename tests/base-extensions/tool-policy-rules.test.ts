@@ -275,6 +275,33 @@ describe('scp and sftp copy to another machine over ssh, and ssh options run com
   });
 });
 
+describe('files ssh and ssh-keygen write are judged by the file-system__write rules', () => {
+  const rules: Policy['rules'] = [
+    { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' },
+    { tool: 'bash__exec', args: { command: 'ssh-keygen *' }, action: 'allow' },
+    { tool: 'file-system__write', args: { path: '~/.ssh/**' }, action: 'deny', reason: 'keys stay as they are' },
+  ];
+  const verdict = (command: string) => evaluate(policy(rules, 'deny'), 'bash__exec', { command }, false);
+
+  test('ssh-keygen -R rewrites ~/.ssh/known_hosts unless -f names another file, and keeps the old one beside it', () => {
+    expect(verdict('ssh-keygen -R h')).toMatchObject({ action: 'deny', explanation: 'writing ~/.ssh/known_hosts (ssh-keygen -R) matches rule #3 (deny file-system__write path="~/.ssh/**"): keys stay as they are' });
+    expect(verdict('ssh-keygen -R h -f kh').action).toBe('allow');
+    expect(verdict('ssh-keygen -R h -f ~/.ssh/other')).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing ~/.ssh/other (ssh-keygen -R)') });
+  });
+
+  test('generating a key writes FILE and FILE.pub; without -f the name comes from standard input, which cannot be judged', () => {
+    expect(verdict('ssh-keygen -t ed25519 -N "" -f ~/.ssh/id_new')).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing ~/.ssh/id_new (ssh-keygen (new key))') });
+    expect(verdict('ssh-keygen -t ed25519 -N ""')).toMatchObject({ action: 'ask', explanation: expect.stringContaining('reads the file to write from standard input') });
+  });
+
+  test('ssh writes the first UserKnownHostsFile and a ControlMaster socket; %d is the home directory, %h only known at run time', () => {
+    expect(verdict('ssh -o UserKnownHostsFile=%d/.ssh/kh2 h')).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing ~/.ssh/kh2 (ssh -o UserKnownHostsFile (host keys it learns))') });
+    expect(verdict('ssh -M -S ~/.ssh/cm-%C h')).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing ~/.ssh/cm-%C (ssh ControlMaster (control socket))') });
+    expect(verdict('ssh -S ~/.ssh/cm-%C -O exit h').action).toBe('allow');
+    expect(verdict('ssh -M -S cm-%h h')).toMatchObject({ action: 'ask', explanation: expect.stringContaining('only known when the line runs (cm-%h)') });
+  });
+});
+
 describe('writes in a command line are judged by the file-system__write rules', () => {
   const allowGit: PolicyRule = { tool: 'bash__exec', args: { command: 'git *' }, action: 'allow' };
   /** A command rule, so that lines are parsed at all. */

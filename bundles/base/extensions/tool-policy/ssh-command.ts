@@ -9,15 +9,18 @@
  * What cannot be judged asks: `-F FILE` (its ProxyCommand, LocalCommand, `Match exec` run anything;
  * `-F none` reads none), a library ssh loads (`-I`, `PKCS11Provider`, `SecurityKeyProvider`), and a
  * word only known at run time where ssh may read it as an option (`ssh "$opt" h`, `ssh h "$cmd"`).
- * `-E FILE` is a write. ssh refuses `Include`, `Match` and `Host` in `-o`, and host and user names
+ * `-E FILE` is a write, and so are the files ssh-writes.ts names. ssh refuses `Include`, `Match` and `Host` in `-o`, and host and user names
  * with shell characters, so `%h` and `%r` in these commands add no code. ssh itself stays opaque:
  * `~/.ssh/config` is read on every call.
  *
  * `ssh-copy-id` and `autossh` pass their options to the ssh they run, judged as that ssh; ssh-copy-id
- * also `eval`s `cat "FILE"` for `-i FILE`. `ssh-keygen -D`/`-w` load a library (PKCS#11, FIDO).
+ * also `eval`s `cat "FILE"` for `-i FILE`. What ssh-keygen writes and loads: ssh-keygen.ts.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
 import { type ScannedOption, mayBeOption, optionValues, scanOptions } from './option-scan.ts';
+import { readConfigLine } from './ssh-config-line.ts';
+import { runSshKeygen } from './ssh-keygen.ts';
+import { judgeSshWrites } from './ssh-writes.ts';
 import { type Word, literalWord } from './shell-words.ts';
 
 /** ssh's getopt string, the options that take a value. */
@@ -27,8 +30,6 @@ const COMMAND_KEYWORDS = new Set(['proxycommand', 'localcommand', 'knownhostscom
 /** ssh_config keywords (lower case) naming a library ssh loads, and the values that load none. */
 const LIBRARY_KEYWORDS = new Set(['pkcs11provider', 'securitykeyprovider']);
 const NO_LIBRARY = new Set(['none', 'internal']);
-/** `-o KEYWORD=VALUE`, `-o 'KEYWORD VALUE'`, `-o 'KEYWORD = VALUE'`, as ssh's readconf splits it. */
-const CONFIG_LINE = /^\s*([A-Za-z0-9]+)(?:\s*=\s*|\s+)([\s\S]*)$/;
 
 const OPAQUE = "ssh runs what ~/.ssh/config names on this machine (ProxyCommand, LocalCommand, Match exec), and its command on another";
 
@@ -40,8 +41,7 @@ function jump(call: CommandCall, host: Word, label: string): void {
 
 function configOption(call: CommandCall, value: Word): void {
   if (!value.literal) return call.unresolved(`ssh -o ${value.text} is only known at run time: it may be a ProxyCommand`);
-  const [, keyword = '', setting = ''] = CONFIG_LINE.exec(value.text) ?? [];
-  const key = keyword.toLowerCase();
+  const { keyword = '', key = '', setting = '' } = readConfigLine(value.text) ?? {};
   if (COMMAND_KEYWORDS.has(key) && setting.toLowerCase() !== 'none') call.runCode(literalWord(setting), `ssh -o ${keyword}`);
   if (key === 'proxyjump') jump(call, literalWord(setting), `ssh -o ${keyword}`);
   if (LIBRARY_KEYWORDS.has(key) && !NO_LIBRARY.has(setting.toLowerCase())) call.unresolved(`ssh -o ${keyword} loads the library ${setting} into ssh, which runs its code`);
@@ -69,7 +69,9 @@ function runSsh(call: CommandCall): CommandFacts {
     const runtime = scan?.runtimeWord;
     if (runtime && mayBeOption(runtime)) call.unresolved(`ssh has an argument only known at run time (${runtime.text}) where it reads options (-o ProxyCommand=…)`);
   }
-  for (const option of [...before.options, ...(after?.options ?? [])]) judgeSshOption(call, option);
+  const options = [...before.options, ...(after?.options ?? [])];
+  for (const option of options) judgeSshOption(call, option);
+  judgeSshWrites(call, options);
   return { opaque: OPAQUE };
 }
 
@@ -94,18 +96,6 @@ function runAutossh(call: CommandCall): CommandFacts {
     if (word?.text === '-M') args.shift();
   }
   call.run([literalWord('ssh'), ...args], 'autossh');
-  return {};
-}
-
-/** ssh-keygen's getopt string, the options that take a value. */
-const KEYGEN_VALUED = ['-b', '-C', '-D', '-E', '-F', '-I', '-M', '-N', '-O', '-P', '-R', '-V', '-Y', '-Z', '-a', '-f', '-m', '-n', '-r', '-s', '-t', '-w', '-z'];
-
-function runSshKeygen(call: CommandCall): CommandFacts {
-  const scan = scanOptions(call.args, { valued: KEYGEN_VALUED });
-  for (const library of optionValues(scan, '-D')) call.unresolved(`ssh-keygen -D ${library.text} loads that PKCS#11 library, which runs its code`);
-  for (const library of optionValues(scan, '-w')) {
-    if (!(library.literal && library.text === 'internal')) call.unresolved(`ssh-keygen -w ${library.text} loads that FIDO middleware library, which runs its code`);
-  }
   return {};
 }
 
