@@ -102,6 +102,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `scp -o ProxyCommand='rm -rf v22' a h:b`, `scp -Oo ProxyCommand='rm -rf v22' h:a .`, `scp -o ProxyCommand='rm -rf v22' 'scp://u@h:2222/x' .`, `scp -J 'x|rm' a h:b`,
     `scp -S /bin/rm a h:b`, `scp -S rm h1:a h2:b`, `scp -D /bin/rm a h:b`, `scp -o ProxyCommand='rm -rf v22' a b`, `sftp -o ProxyCommand='rm -rf v22' h`, `sftp -S /bin/rm h`,
     `sftp -D 'rm -rf v22'`, `sftp -D /bin/rm h`, `sftp -J 'x|rm' u@h:dir`,
+    // sshfs runs ssh_command=CMD (split at spaces) in place of ssh, anywhere among its options and in any -o group, and hands KEY=VALUE items to ssh.
+    `sshfs -o ssh_command='rm -rf v23' h:/d mnt`, `sshfs h:/d mnt -o ssh_command='rm -rf v23'`, `sshfs -ossh_command='rm -rf v23' h: mnt`,
+    `sshfs -o reconnect,ssh_command='/bin/rm -rf v23',idmap=user h: mnt`, `sshfs -o sshfs_debug -o ssh_command=rm h: mnt`, `sshfs -o 'ssh_command=sh -c rm\\040-rf\\040v23' h: mnt`,
+    `sshfs -o ProxyCommand='rm -rf v23' h: mnt`, `sshfs h: mnt -o reconnect,proxycommand='rm -rf v23'`, `sshfs -o ssh_command='ssh -o ProxyCommand=rm' h: mnt`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -148,6 +152,9 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     'sftp h', 'sftp u@h:dir', 'sftp -b batch h', `echo 'get x' | sftp h`, 'sftp sftp://h/x', 'sftp -D ./sftp-server', 'scp -D ./server a h:b', 'sftp "$h"',
     // A local scp copies like cp: its destination is a write; a config file for ssh cannot be read; ssh-keygen loading a library (PKCS#11, FIDO middleware).
     'scp a /tmp/x', 'scp -r src ../x', 'scp -F cfg a b', 'ssh-keygen -D ./p11.so', 'ssh-keygen -t ed25519-sk -w ./sk.so', 'SSH_SK_PROVIDER=./sk.so ssh-keygen -t ed25519-sk',
+    // sshfs mounts another machine's files: ssh_command in a form sshfs does not read, or with a backslash (versions split it differently), options only known at run time.
+    `sshfs -o ssh_command 'rm -rf v23' h: mnt`, `sshfs -o 'ssh_command rm' h: mnt`, 'sshfs -o "$opts" h: mnt', 'sshfs "$opt" h: mnt', `sshfs -o 'ssh_command=my\\ ssh' h: mnt`,
+    'sshfs h:/srv mnt', 'sshfs -F cfg h: mnt',
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -178,6 +185,8 @@ export const SSH_BYPASSES: Case[] = [
   ...[
     `ssh -o ProxyCommand='rm -rf ~' h`, `ssh -o LocalCommand='rm -rf ~' h`, `ssh h -o ProxyCommand='rm -rf ~'`, `ssh -J 'x|rm -rf ~' h`, `ssh -o KnownHostsCommand='rm -rf ~' h`,
     `ssh -o ProxyCommand='nc %h %p' h`, 'scp a h:b', 'scp h:a .', 'sftp h', 'scp -S /bin/rm a b', `scp -o ProxyCommand='rm -rf ~' a b`,
+    // sshfs runs its ssh_command here, whatever machine it mounts.
+    `sshfs -o ssh_command='rm -rf ~' backup:/srv mnt`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // A configuration file (ProxyCommand, LocalCommand, Match exec), a library loaded into ssh, an option only known at run time, a log file outside the workspace.
@@ -191,6 +200,8 @@ export const SSH_BYPASSES: Case[] = [
     'ssh-keygen -R h', 'ssh-keygen -R h -f /etc/ssh/ssh_known_hosts', 'ssh-keygen -H', 'ssh-keygen -t ed25519 -N "" -f ~/.ssh/id_x', 'ssh-keygen -q -f ../k -N ""',
     'ssh-keygen -t ed25519 -N ""', 'ssh-keygen -p -f ~/.ssh/id_ed25519 -P a -N b', 'ssh-keygen -c -C x', 'ssh-keygen -s ca -I id /tmp/k.pub', 'ssh-keygen -Y sign -f k -n file /tmp/d',
     'ssh-keygen -k -f /tmp/krl k.pub', 'ssh-keygen -A', 'ssh-keygen -A -f /tmp/root', 'ssh-keygen -M generate -O bits=2048 /tmp/moduli', 'ssh-keygen -t ed25519 -f k -O write-attestation=/tmp/a',
+    // sshfs's mount point is a write: outside the workspace it is not allowed by a command rule.
+    'sshfs backup:/srv /mnt/x', 'sshfs backup:/srv ../x', 'sshfs /tmp/mnt backup:', `sshfs -o ssh_command='ssh -E /tmp/log' backup: mnt`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -204,6 +215,8 @@ export const SSH_POLICY_STILL_ALLOWS = [
   'ssh -L ./s.sock:localhost:22 h', 'ssh -L 8080:/run/remote.sock h', 'ssh-keygen -R h -f known_hosts', 'ssh-keygen -F h', 'ssh-keygen -F h -f /etc/ssh/ssh_known_hosts',
   'ssh-keygen -l -f ~/.ssh/id_ed25519.pub', 'ssh-keygen -y -f ~/.ssh/id_ed25519', 'ssh-keygen -s ca -I id k.pub', 'ssh-keygen -Y sign -f k -n file d', 'ssh-keygen -L -f k-cert.pub',
   'ssh-keygen -Y verify -f allowed -I id -n file -s d.sig < d', 'ssh-keygen -k -f krl k.pub', 'ssh-keygen -K',
+  'sshfs backup:/srv mnt', 'sshfs -o reconnect,idmap=user backup:/srv mnt', 'sshfs backup: mnt -o sshfs_debug', 'sshfs -p 2222 -C backup:/srv mnt',
+  `sshfs -o ssh_command='ssh -p 2222' backup:/srv mnt`,
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];

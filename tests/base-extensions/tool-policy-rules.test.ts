@@ -275,6 +275,29 @@ describe('scp and sftp copy to another machine over ssh, and ssh options run com
   });
 });
 
+describe('sshfs mounts another machine over a directory here, through ssh or its ssh_command', () => {
+  const mountRules: Policy['rules'] = [
+    { tool: 'bash__exec', args: { command: 'sshfs backup:* *' }, action: 'allow' },
+    { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' },
+    { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' },
+    { tool: 'file-system__write', args: { path: 'secrets/**' }, action: 'deny' },
+  ];
+  const verdict = (command: string) => evaluate(policy(mountRules, 'deny'), 'bash__exec', { command }, false);
+
+  test('the mount point is a write: a file-system__write rule judges it like any other write', () => {
+    expect(verdict('sshfs backup:/srv mnt').action).toBe('allow');
+    expect(verdict('sshfs backup:/srv secrets/mnt')).toMatchObject({ action: 'deny', explanation: expect.stringContaining('writing secrets/mnt (sshfs (mount point))') });
+  });
+
+  test('ssh_command=CMD is the program sshfs runs with the ssh arguments after it, split at spaces', () => {
+    expect(verdict(`sshfs backup:/srv mnt -o reconnect,ssh_command='rm -x'`)).toMatchObject({
+      action: 'deny',
+      explanation: expect.stringContaining(`'rm -x -x -a -oClearAllForwardings=yes -2 backup -s sftp' (inside sshfs -o ssh_command) matches rule #3`),
+    });
+    expect(verdict(`sshfs backup:/srv mnt -o ssh_command='ssh -p 2222'`).action).toBe('allow');
+  });
+});
+
 describe('files ssh and ssh-keygen write are judged by the file-system__write rules', () => {
   const rules: Policy['rules'] = [
     { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' },

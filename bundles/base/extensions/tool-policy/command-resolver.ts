@@ -15,6 +15,7 @@ import { interpreterHandlers, opaqueHandlers } from './opaque-programs.ts';
 import type { AnalysisSink, Scope } from './shell-analysis.ts';
 import { sshHandlers } from './ssh-command.ts';
 import { sshFileTransferHandlers } from './ssh-file-transfers.ts';
+import { sshfsHandlers } from './sshfs-command.ts';
 import type { Word } from './shell-words.ts';
 import { zipHandlers } from './zip-command.ts';
 
@@ -28,6 +29,7 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...zipHandlers(),
   ...sshHandlers(),
   ...sshFileTransferHandlers(),
+  ...sshfsHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();
