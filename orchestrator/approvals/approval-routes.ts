@@ -1,4 +1,5 @@
 /** `GET /v1/approvals` and `POST /v1/approvals/{id}` for the HTTP API. */
+import { GoondanError } from '../../shared/errors/index.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
@@ -23,6 +24,7 @@ const validateDecision = compiledValidator<{ decision: 'approve' | 'deny'; scope
 /** Cluster mode: approvals other nodes hold (cluster-approvals.ts). */
 export interface OtherNodesApprovals {
   list(local: () => PendingApproval[]): Promise<JsonObject[]>;
+  /** False when no node holds it pending; throws CLUSTER_UNAVAILABLE when that is unknown (a node did not answer). */
   decide(id: string, decision: ApprovalOutcome): Promise<boolean>;
 }
 
@@ -44,7 +46,17 @@ export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => vo
         const approved = body.value.decision === 'approve';
         const scope = body.value.scope ?? 'once';
         const decision: ApprovalOutcome = { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' };
-        const decided = broker.decide(id, decision) || (cluster !== undefined && (await cluster.decide(id, decision)));
+        let decided = broker.decide(id, decision);
+        if (!decided && cluster) {
+          try {
+            decided = await cluster.decide(id, decision);
+          } catch (error) {
+            // It may still be pending on a node that did not answer: "retry", never a 404.
+            if (!GoondanError.isInstance(error) || error.code !== 'CLUSTER_UNAVAILABLE') throw error;
+            const after = error.details?.retryAfterSeconds;
+            return jsonResponse(503, { error: error.toJSON() }, { 'retry-after': String(typeof after === 'number' ? after : 1) });
+          }
+        }
         if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}'`, { suggestion: 'it was already decided or expired; see GET /v1/approvals' });
         return jsonResponse(200, { id, approved, scope });
       },

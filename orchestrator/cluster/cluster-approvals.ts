@@ -3,11 +3,19 @@
  * asked; behind a load balancer the person's `GET /v1/approvals` (the studio's list) reached another
  * node and showed nothing, and their decision got 404. Now the list gathers every node's pending
  * approvals (each tagged with its node, as the process table is gathered), and a decision this node
- * cannot take is offered to the others: the holder decides and says so, the rest stay silent.
+ * cannot take is offered to the others.
+ *
+ * Every node answers a decision — decided, or not held — as every node answers an event lookup
+ * (event-lookup.ts). Before, only the holder answered: an id nobody held waited out the whole wait
+ * for its 404, and so did an approval whose holder was slow or cut off — told "already decided or
+ * expired" while still pending. Now "every node said not held" is a 404 at once, the holder's
+ * answer is the answer, and a node that may hold it and did not answer makes it CLUSTER_UNAVAILABLE
+ * (503, retry): never a 404 for an approval that may be pending.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from '../approvals/approval-broker.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import { GoondanError } from '../../shared/errors/index.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
@@ -17,11 +25,15 @@ import { serveRequests } from './serve-requests.ts';
 type Decision = ApprovalOutcome;
 
 /**
- * The holder decides in a round trip, but on a loaded node that round trip took over a second: the
- * person was told 404 "already decided or expired" for an approval still pending. Non-holders stay
- * silent, so only an approval no node holds waits this long for its 404.
+ * Every node answers in a round trip, but on a loaded node that round trip took over a second. Only
+ * a decision some node does not answer waits this long (for its 503): the others end when the last
+ * answer comes.
  */
-const DECIDE_WAIT_MS = 5_000;
+export const DECIDE_WAIT_MS = 5_000;
+/** What a 503 tells the person to wait before deciding again (Retry-After). */
+const RETRY_AFTER_SECONDS = 1;
+/** Decisions this node took for other nodes, remembered for a retry whose first answer came too late. */
+const MAX_DECISIONS_REMEMBERED = 1_000;
 
 const isApproval = (item: JsonObject): item is JsonObject & { id: string } => typeof item.id === 'string';
 const isDecisionRequest = compiledValidator<{ id: string; decision: Decision }>({
@@ -39,42 +51,97 @@ const isDecisionRequest = compiledValidator<{ id: string; decision: Decision }>(
   },
 });
 
-export interface ClusterApprovalsSubjects {
-  list: string;
-  decide: string;
+/** A node's answer to a decision: it took it (it holds the approval), or it does not hold it. */
+const isDecisionAnswer = compiledValidator<{ node: string; decided: boolean }>({
+  schema: { type: 'object', required: ['node', 'decided'], properties: { node: { type: 'string', minLength: 1 }, decided: { type: 'boolean' } } },
+});
+
+export interface ClusterApprovalsOptions {
+  nc: NatsConnection;
+  subjects: { list: string; decide: string };
+  nodeId: string;
+  /**
+   * The nodes that may hold a pending approval: the live ones, and any still named by a partition
+   * lease (one that stopped answering holds its approvals until its partitions are taken over).
+   */
+  members(): string[];
+  logger: RootLogger;
 }
 
 export class ClusterApprovals {
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly subjects: ClusterApprovalsSubjects,
-    private readonly nodeId: string,
-    private readonly logger: RootLogger,
-  ) {}
+  /** Decisions this node took for other nodes: approval id → `approved/scope`. */
+  private readonly decidedHere = new Map<string, string>();
+
+  constructor(private readonly options: ClusterApprovalsOptions) {}
 
   /** Every node's pending approvals, each with its `node`; this node's alone when the gathering did not go round. */
   async list(local: () => PendingApproval[]): Promise<JsonObject[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.list, this.nodeId, isApproval, this.logger);
-    return gathered ?? local().map((approval) => ({ ...approval, node: this.nodeId }));
+    const { nc, subjects, nodeId, logger } = this.options;
+    const gathered = await gatherNodeItems(nc, subjects.list, nodeId, isApproval, logger);
+    return gathered ?? local().map((approval) => ({ ...approval, node: nodeId }));
   }
 
-  /** The decision for an approval another node holds: true once that node took it. */
+  /**
+   * The decision for an approval another node holds: true once the holder took it, false when every
+   * node said it holds no such pending approval. Throws CLUSTER_UNAVAILABLE when a node that may
+   * hold it did not answer (or this node cannot reach NATS).
+   */
   async decide(id: string, decision: Decision): Promise<boolean> {
+    const { nc, subjects, nodeId, logger } = this.options;
+    const members = new Set([...this.options.members(), nodeId]);
+    const answered = new Set<string>();
+    let failure: unknown;
     try {
-      const answer = messageJson(await this.nc.request(this.subjects.decide, JSON.stringify({ id, decision }), { timeout: DECIDE_WAIT_MS }));
-      return typeof answer === 'object' && answer !== null && 'decided' in answer && answer.decided === true;
-    } catch {
-      return false;
+      const replies = await nc.requestMany(subjects.decide, JSON.stringify({ id, decision }), { strategy: 'count', maxMessages: members.size, maxWait: DECIDE_WAIT_MS });
+      for await (const reply of replies) {
+        const answer = messageJson(reply);
+        if (!isDecisionAnswer(answer)) {
+          logger.warn({ subject: subjects.decide }, 'dropped a malformed answer to an approval decision from another node');
+          continue;
+        }
+        if (answer.decided) return true;
+        answered.add(answer.node);
+      }
+    } catch (error) {
+      failure = error;
     }
+    if (!answered.has(nodeId)) {
+      const why = failure instanceof Error ? failure.message : 'no answer came back';
+      throw pendingUnknown(id, `this node cannot reach the rest of the cluster over NATS (${why})`, [...members].filter((node) => node !== nodeId));
+    }
+    const silent = [...members].filter((node) => !answered.has(node)).sort();
+    if (silent.length === 0) return false;
+    throw pendingUnknown(id, `node${silent.length > 1 ? 's' : ''} ${silent.join(', ')}, which may hold it, did not answer within ${DECIDE_WAIT_MS / 1000} s`, silent);
   }
 
-  /** Answers the list with this node's pending approvals, and takes the decisions for them. */
+  /** Answers the list with this node's pending approvals, and every decision: taken here, or not held here. */
   serve(broker: ApprovalBroker): Subscription[] {
+    const { nc, subjects, nodeId, logger } = this.options;
     return [
-      serveNodeItems(this.nc, this.subjects.list, this.nodeId, async () => broker.list(), this.logger),
-      serveRequests(this.nc, this.subjects.decide, isDecisionRequest, this.logger, (request, msg) => {
-        if (broker.decide(request.id, request.decision)) msg.respond(JSON.stringify({ decided: true, node: this.nodeId }));
+      serveNodeItems(nc, subjects.list, nodeId, async () => broker.list(), logger),
+      serveRequests(nc, subjects.decide, isDecisionRequest, logger, (request, msg) => {
+        const asked = `${request.decision.approved}/${request.decision.scope}`;
+        let decided = broker.decide(request.id, request.decision);
+        if (decided) this.remember(request.id, asked);
+        // A retry of a decision taken here whose answer reached its node too late (its caller got 503): it stands.
+        else decided = this.decidedHere.get(request.id) === asked;
+        msg.respond(JSON.stringify({ node: nodeId, decided }));
       }),
     ];
   }
+
+  private remember(id: string, decision: string): void {
+    if (this.decidedHere.size >= MAX_DECISIONS_REMEMBERED) {
+      const oldest = this.decidedHere.keys().next().value;
+      if (oldest !== undefined) this.decidedHere.delete(oldest);
+    }
+    this.decidedHere.set(id, decision);
+  }
+}
+
+function pendingUnknown(id: string, why: string, silent: string[]): GoondanError {
+  return new GoondanError('CLUSTER_UNAVAILABLE', 'system', `whether approval '${id}' is still pending is unknown here: ${why}`, {
+    suggestion: 'send the decision again shortly (that node may be busy, restarting, or its partitions being taken over); see GET /v1/approvals',
+    details: { approvalId: id, silent, retryAfterSeconds: RETRY_AFTER_SECONDS },
+  });
 }

@@ -110,7 +110,13 @@ export class ClusterNode {
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
     this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, members: () => this.membership.known(), logger: deps.logger });
-    this.approvals = new ClusterApprovals(nc, names.approvalSubjects, options.nodeId, deps.logger);
+    this.approvals = new ClusterApprovals({
+      nc,
+      subjects: names.approvalSubjects,
+      nodeId: options.nodeId,
+      members: () => [...new Set([...this.membership.live(), ...this.leases.holders()])],
+      logger: deps.logger,
+    });
     this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger);
     this.deletions = new NodeDeletions({
       nc,

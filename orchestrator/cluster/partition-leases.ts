@@ -109,6 +109,16 @@ export class PartitionLeases {
     return seen?.operation === 'PUT' ? decodeJson(seen.value, isLeaseRecord) : undefined;
   }
 
+  /** Every node a partition lease names, as this node last saw them (expired leases not yet taken over too). */
+  holders(): string[] {
+    const nodes = new Set<string>();
+    for (const entry of this.observer.entries.values()) {
+      const record = entry.operation === 'PUT' ? decodeJson(entry.value, isLeaseRecord) : undefined;
+      if (record) nodes.add(record.node);
+    }
+    return [...nodes];
+  }
+
   /** The stored lease is this node's, same epoch: its revision becomes the one held. */
   private async stillOurs(lease: HeldLease): Promise<boolean> {
     const entry = await this.kv.get(this.names.leaseKey(lease.partition)).catch(() => null);

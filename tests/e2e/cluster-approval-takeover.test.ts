@@ -6,10 +6,14 @@
  * grants were lost (the same call asked again). Now the approval keeps its id, createdAt and
  * expiresAt, is decided under that id on the new owner, and the session grant holds there. On the
  * way, a person sees and decides an approval held by another node through the node their request
- * reaches (before the takeover too).
+ * reaches (before the takeover too). A decision no node can take is 404 at once (every node says it
+ * does not hold it), and one for an approval whose holder does not answer (SIGSTOPped) is 503
+ * CLUSTER_UNAVAILABLE with Retry-After, not 404: before, only the holder answered, so the first
+ * waited out the whole wait and the second was told "already decided or expired" while pending.
  */
 import { afterEach, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
+import { DECIDE_WAIT_MS } from '../../orchestrator/cluster/cluster-approvals.ts';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { startNatsServer } from '../helpers/nats-server.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
@@ -36,16 +40,19 @@ async function pending(node: Daemon): Promise<Listed[]> {
   return ((await (await node.api('/v1/approvals')).json()) as { approvals: Listed[] }).approvals;
 }
 
+async function decision(node: Daemon, id: string, scope: 'once' | 'session'): Promise<Response> {
+  return node.api(`/v1/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve', scope }) });
+}
+
 async function decide(node: Daemon, id: string, scope: 'once' | 'session'): Promise<number> {
-  const response = await node.api(`/v1/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve', scope }) });
-  return response.status;
+  return (await decision(node, id, scope)).status;
 }
 
 async function eventStatus(node: Daemon, eventId: unknown): Promise<Record<string, unknown>> {
   return (await (await node.api(`/v1/events/${String(eventId)}`)).json()) as Record<string, unknown>;
 }
 
-test('an approval held by another node is seen and decided through the node a request reaches; a pending approval keeps its id, createdAt and expiresAt across a takeover and is decided under that id; a session grant holds on the new owner', async () => {
+test('an approval held by another node is seen and decided through the node a request reaches, one no node holds is 404 at once, one whose holder does not answer is 503 (retry); a pending approval keeps its id, createdAt and expiresAt across a takeover and is decided under that id; a session grant holds on the new owner', async () => {
   const nats = await startNatsServer();
   cleanups.push(() => nats.stop());
   const start = async (nodeId: string) => {
@@ -69,19 +76,30 @@ test('an approval held by another node is seen and decided through the node a re
   expect(await decide(a, String(granted?.id), 'session')).toBe(200);
   const firstDone = await waitFor('the first write done', () => eventStatus(a, first.body.eventId), (record) => record.status === 'done');
   expect(firstDone).toMatchObject({ reply: { status: 'ok', output: 'wrote: a.txt' } });
-  // Decided once: an unknown id is still 404.
+  // Decided once: an unknown id is still 404 — as soon as both nodes said they do not hold it, not after the wait for a silent one.
+  const asked = performance.now();
   expect((await a.api('/v1/approvals/appr_unknown', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'deny' }) })).status).toBe(404);
+  expect(performance.now() - asked).toBeLessThan(DECIDE_WAIT_MS);
+  // And again: the first decision of a.txt, sent once more, stands (nb took it).
+  expect(await decide(a, String(granted?.id), 'session')).toBe(200);
 
   // On nb: b.txt waits for a person when nb is killed.
   const second = await a.send({ input: 'write b.txt', instanceKey: key, wait: false });
-  const [asked] = await waitFor('the second approval listed, held by nb', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'nb');
-  if (!asked) throw new Error('no approval listed');
+  const [held] = await waitFor('the second approval listed, held by nb', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'nb');
+  if (!held) throw new Error('no approval listed');
+
+  // nb does not answer: whether b.txt is still pending is unknown on na — retry, not "already decided".
+  process.kill(b.proc.pid, 'SIGSTOP');
+  const unanswered = await decision(a, held.id, 'once');
+  expect(unanswered.status).toBe(503);
+  expect(unanswered.headers.get('retry-after')).toBe('1');
+  expect(await unanswered.json()).toMatchObject({ error: { code: 'CLUSTER_UNAVAILABLE', details: { approvalId: held.id, silent: ['nb'] } } });
   await b.stop('SIGKILL');
 
   // na takes the instance over: the same approval, not a new one.
   const [taken] = await waitFor('the approval listed again, held by na', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'na');
-  expect(taken).toMatchObject({ id: asked.id, createdAt: asked.createdAt, expiresAt: asked.expiresAt, args: { path: 'b.txt' } });
-  expect(await decide(a, asked.id, 'once')).toBe(200);
+  expect(taken).toMatchObject({ id: held.id, createdAt: held.createdAt, expiresAt: held.expiresAt, args: { path: 'b.txt' } });
+  expect(await decide(a, held.id, 'once')).toBe(200);
   const done = await waitFor('the second write done on na', () => eventStatus(a, second.body.eventId), (record) => record.status === 'done');
   expect(done).toMatchObject({ reply: { status: 'ok', output: 'wrote: b.txt' } });
 
