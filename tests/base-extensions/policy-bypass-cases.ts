@@ -106,6 +106,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `sshfs -o ssh_command='rm -rf v23' h:/d mnt`, `sshfs h:/d mnt -o ssh_command='rm -rf v23'`, `sshfs -ossh_command='rm -rf v23' h: mnt`,
     `sshfs -o reconnect,ssh_command='/bin/rm -rf v23',idmap=user h: mnt`, `sshfs -o sshfs_debug -o ssh_command=rm h: mnt`, `sshfs -o 'ssh_command=sh -c rm\\040-rf\\040v23' h: mnt`,
     `sshfs -o ProxyCommand='rm -rf v23' h: mnt`, `sshfs h: mnt -o reconnect,proxycommand='rm -rf v23'`, `sshfs -o ssh_command='ssh -o ProxyCommand=rm' h: mnt`,
+    // mosh runs --ssh=CMD (split like a shell, run without one) here, and --client=PATH; with --local, --server=CMD and the command run here too.
+    `mosh --ssh='rm -rf v24' h`, `mosh --ssh 'rm -rf v24' h`, `mosh -ssh='rm -rf v24' h`, `mosh h --ssh='rm -rf v24'`, `mosh --SSH='rm -rf v24' h`,
+    `mosh --ssh="ssh -o ProxyCommand='rm -rf v24'" h`, `mosh --ssh='"/bin/rm" -rf v24' h`, `mosh --ssh='r\\m -rf v24' h`, `mosh --client=/bin/rm h`, `mosh --cl=rm h`,
+    `mosh --local --server=/bin/rm localhost`, `mosh --local localhost rm -rf v24`, `mosh -p 60001 --ssh='rm -rf v24' -- h ls`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -155,6 +159,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     // sshfs mounts another machine's files: ssh_command in a form sshfs does not read, or with a backslash (versions split it differently), options only known at run time.
     `sshfs -o ssh_command 'rm -rf v23' h: mnt`, `sshfs -o 'ssh_command rm' h: mnt`, 'sshfs -o "$opts" h: mnt', 'sshfs "$opt" h: mnt', `sshfs -o 'ssh_command=my\\ ssh' h: mnt`,
     'sshfs h:/srv mnt', 'sshfs -F cfg h: mnt',
+    // mosh reaches another machine like ssh (--server=CMD runs there); --ssh that cannot be split, options only known at run time, a shell started here.
+    'mosh h', `mosh --server='rm -rf v24' h`, 'mosh "$opt" h', 'mosh --ssh="$SSH" h', `mosh --ssh="'unbalanced" h`, 'mosh --local localhost', `mosh --ssh='ssh -F cfg' h`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -186,7 +192,7 @@ export const SSH_BYPASSES: Case[] = [
     `ssh -o ProxyCommand='rm -rf ~' h`, `ssh -o LocalCommand='rm -rf ~' h`, `ssh h -o ProxyCommand='rm -rf ~'`, `ssh -J 'x|rm -rf ~' h`, `ssh -o KnownHostsCommand='rm -rf ~' h`,
     `ssh -o ProxyCommand='nc %h %p' h`, 'scp a h:b', 'scp h:a .', 'sftp h', 'scp -S /bin/rm a b', `scp -o ProxyCommand='rm -rf ~' a b`,
     // sshfs runs its ssh_command here, whatever machine it mounts.
-    `sshfs -o ssh_command='rm -rf ~' backup:/srv mnt`,
+    `sshfs -o ssh_command='rm -rf ~' backup:/srv mnt`, `mosh --ssh='rm -rf ~' h`, `mosh u@h --ssh "ssh -o ProxyCommand='rm -rf ~'"`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // A configuration file (ProxyCommand, LocalCommand, Match exec), a library loaded into ssh, an option only known at run time, a log file outside the workspace.
@@ -216,7 +222,8 @@ export const SSH_POLICY_STILL_ALLOWS = [
   'ssh-keygen -l -f ~/.ssh/id_ed25519.pub', 'ssh-keygen -y -f ~/.ssh/id_ed25519', 'ssh-keygen -s ca -I id k.pub', 'ssh-keygen -Y sign -f k -n file d', 'ssh-keygen -L -f k-cert.pub',
   'ssh-keygen -Y verify -f allowed -I id -n file -s d.sig < d', 'ssh-keygen -k -f krl k.pub', 'ssh-keygen -K',
   'sshfs backup:/srv mnt', 'sshfs -o reconnect,idmap=user backup:/srv mnt', 'sshfs backup: mnt -o sshfs_debug', 'sshfs -p 2222 -C backup:/srv mnt',
-  `sshfs -o ssh_command='ssh -p 2222' backup:/srv mnt`,
+  `sshfs -o ssh_command='ssh -p 2222' backup:/srv mnt`, 'mosh h', 'mosh u@h tmux attach', `mosh --ssh='ssh -p 2222' h`, 'mosh -p 60001 --predict=always --no-ssh-pty h',
+  `mosh --server='mosh-server' -- h htop`,
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];

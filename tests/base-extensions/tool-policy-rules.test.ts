@@ -298,6 +298,26 @@ describe('sshfs mounts another machine over a directory here, through ssh or its
   });
 });
 
+describe('mosh starts its server on another machine over ssh, or over --ssh=CMD', () => {
+  const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
+  const moshRules: Policy['rules'] = [denyRm, { tool: 'bash__exec', args: { command: 'mosh *' }, action: 'allow' }, { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' }];
+
+  test('plain mosh host is judged like ssh host: opaque under default allow, allowed by rules naming mosh and ssh', () => {
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: 'mosh h' }, false)).toMatchObject({ action: 'ask', explanation: expect.stringContaining('mosh runs a shell or its command on another machine') });
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: 'ssh h' }, false).action).toBe('ask');
+    expect(evaluate(policy(moshRules, 'deny'), 'bash__exec', { command: 'mosh u@h tmux attach' }, false).action).toBe('allow');
+  });
+
+  test('--ssh=CMD is split into words and run with the ssh arguments after it; --server=CMD runs on the other machine', () => {
+    expect(evaluate(policy(moshRules, 'deny'), 'bash__exec', { command: `mosh --ssh='rm -f "a b"' h` }, false)).toMatchObject({
+      action: 'deny',
+      explanation: expect.stringContaining(`'rm -f a b -n -tt -S none h -- mosh-server 'new' …' (inside mosh --ssh) matches rule #1`),
+    });
+    expect(evaluate(policy(moshRules, 'deny'), 'bash__exec', { command: `mosh --server='rm -rf ~' h` }, false).action).toBe('allow');
+    expect(evaluate(policy(moshRules, 'deny'), 'bash__exec', { command: 'mosh --local --server=/bin/rm localhost' }, false).action).toBe('deny');
+  });
+});
+
 describe('files ssh and ssh-keygen write are judged by the file-system__write rules', () => {
   const rules: Policy['rules'] = [
     { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' },

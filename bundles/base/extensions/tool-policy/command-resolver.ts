@@ -11,6 +11,7 @@ import { wrapperHandlers } from './command-wrappers.ts';
 import { fileEffectHandlers } from './file-effects.ts';
 import { findAndXargsHandlers } from './find-and-xargs.ts';
 import { gitHandlers } from './git-commands.ts';
+import { moshHandlers } from './mosh-command.ts';
 import { interpreterHandlers, opaqueHandlers } from './opaque-programs.ts';
 import type { AnalysisSink, Scope } from './shell-analysis.ts';
 import { sshHandlers } from './ssh-command.ts';
@@ -30,6 +31,7 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...sshHandlers(),
   ...sshFileTransferHandlers(),
   ...sshfsHandlers(),
+  ...moshHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();
