@@ -393,6 +393,8 @@ export class ClusterNode {
       this.deps.logger.warn({ problems: checked.ok ? [] : checked.problems }, 'dropped a malformed reply from another node');
       return;
     }
+    // Recorded dead before the router records it done (deleted-event-notices.ts).
+    this.deletedEvents.recordReply(checked.value);
     this.core?.router.receiveRemoteReply(checked.value);
   }
 

@@ -5,12 +5,24 @@
  * says `dead` with INSTANCE_DELETED (GET /v1/events/{id}, a retry under its Idempotency-Key) and
  * whoever waits for it is told now. A core NATS request that node answers once it has recorded
  * it, sent again while no answer comes (NATS restarting, that node reconnecting) for a while.
+ *
+ * The error reply an owner sends a waiting caller's node for such an event is that event's notice
+ * too (recordReply). The owner sends the notice and the reply apart, and each is sent again on its
+ * own while unanswered: when the reply got there first, the ledger recorded the event `done` with
+ * the error, and the notice after it changed nothing — `GET /v1/events/{id}` and a retry under its
+ * key said `done` for an event that never ran. Recorded `dead` from whichever comes first, the
+ * record is final at once; a ledger that let a later `dead` replace a `done` would show a poller
+ * one state and then another.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { runtimeError } from '../../shared/errors/index.ts';
+import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
+import { replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
+import type { AgentEvent } from '../../shared/types/events.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
+import { SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
 import { retryUntil } from './retry-until.ts';
 import { serveRequests } from './serve-requests.ts';
 
@@ -68,6 +80,18 @@ export class DeletedEventNotices {
       // Unanswered until recorded: the sender tries again.
       if (this.recordHere(notice)) msg.respond();
     });
+  }
+
+  /**
+   * A reply from another node, before it goes on to its waiter: one the runtime sent (not a turn)
+   * because the event it settles was given up for its instance's deletion records that event dead.
+   */
+  recordReply(reply: AgentEvent): void {
+    const eventId = reply.metadata?.[SETTLED_EVENT_KEY];
+    if (typeof eventId !== 'string' || reply.source.name !== ORCHESTRATOR) return;
+    const { error } = replyOutcomeOf(reply);
+    if (error?.code !== 'INSTANCE_DELETED') return;
+    this.deps.core()?.ledger.dead(eventId, error.message, error);
   }
 
   /** The accepting node's part (false before this node started); told twice (a redelivery given up again), it changes nothing more. */

@@ -13,7 +13,9 @@
  * out its timeout (504) for an event that had answered, or that had never been accepted.
  * Before, a retry through another node ran the event again. The process table: a node with no
  * process of its own showed an empty table. Deleting an instance and a connector's redelivery, on
- * any node (pending tool approvals on any node: cluster-approval-takeover.test.ts).
+ * any node (pending tool approvals on any node: cluster-approval-takeover.test.ts); an event given up
+ * for its instance's deletion stays `dead` where it was accepted, also when the owner's error reply
+ * for its waiting caller gets there before the notice (before, the reply made it `done` for good).
  *
  * The tests that stop neither NATS nor a node share one pair of nodes (`twoNodes`): each uses
  * instance keys, counter labels and Idempotency-Keys of its own, and judges the shared counter
@@ -22,7 +24,13 @@
 import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { resolve } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { ClusterNames } from '../../orchestrator/cluster/cluster-names.ts';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
+import { SETTLED_EVENT_KEY } from '../../orchestrator/routing/foreign-outcomes.ts';
+import { runtimeError } from '../../shared/errors/index.ts';
+import { ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
+import { failureOutcome, makeReplyEvent } from '../../shared/ipc/reply-events.ts';
 import type { NatsServer } from '../helpers/nats-server.ts';
 import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { type Cleanup, type ClusterHarness, clusterHarnesses, sharedClusterHarness } from './cluster-harness.ts';
@@ -337,7 +345,54 @@ describe('cluster: deleting an instance', () => {
     expect(await a.send({ input: 'count four', instanceKey: key })).toMatchObject({ status: 200, body: { output: 'done four' } });
     expect(Object.fromEntries(executionsOf(counterFile, ['one', 'two', 'three', 'four']))).toEqual({ one: 1, four: 1 });
   });
+
+  test('an event given up for the delete stays dead where it was accepted when the owner’s error reply for its caller gets there before the notice', async () => {
+    const { nats, counterFile, a, b } = await twoNodes();
+    const key = keyOnB('order');
+    const gate = gates.path('order');
+    const running = a.send({ input: `held first ${gate}`, instanceKey: key });
+    await waitFor('the slow turn to run its tool on nb', () => counterExecutions(counterFile).get('first') ?? 0, (n) => n === 1);
+    // Waited for on na: nb answers its caller with an error reply besides the notice.
+    const body = { input: 'count second', instanceKey: key, idempotencyKey: 'order-second' };
+    const waiting = a.send(body);
+    const queuedOnB = async () => ((await a.processes()).find((row) => row.instanceKey === key && row.node === 'nb')?.queued ?? 0) as number;
+    await waitFor('the event in nb’s inbox behind the held turn', queuedOnB, (queued) => queued === 2);
+    // Its id: a retry under its key that does not wait answers with it.
+    const again = await a.send({ ...body, wait: false });
+    expect(again.status).toBe(202);
+    const eventId = String(again.body.eventId);
+
+    await ownerErrorReply(nats, 'na', eventId, `instance '${key}' of agent 'alpha' was deleted before this event ran`);
+    // The delete: nb gives the event up, and its notice and reply follow.
+    const deleting = a.api(`/v1/instances/${key}`, { method: 'DELETE' });
+    await b.waitForLog(`alpha:${key} draining for the delete`, (line) => line.msg === 'draining' && line.agent === 'alpha' && line.instanceKey === key);
+    gates.release(gate);
+    expect((await deleting).status).toBe(200);
+    expect((await running).body).toMatchObject({ status: 'ok', output: 'done first' });
+    expect(await waiting).toMatchObject({ status: 410, body: { error: { code: 'INSTANCE_DELETED' } } });
+
+    expect(await record(a, eventId)).toMatchObject({ status: 200, body: { status: 'dead', code: 'INSTANCE_DELETED' } });
+    expect(await a.send(body)).toMatchObject({ status: 410, body: { eventId, error: { code: 'INSTANCE_DELETED' } } });
+    expect(executionsOf(counterFile, ['second']).size).toBe(0);
+  });
 });
+
+/**
+ * The error reply an owner sends the node whose caller waits for an event it gave up, as that node
+ * sent it (routing/requester-replies.ts), to the node's reply subject — ahead of the notice: each
+ * is sent again on its own while unanswered, so a reply sent again can get there first.
+ */
+async function ownerErrorReply(nats: NatsServer, node: string, eventId: string, why: string): Promise<void> {
+  const nc = await connect({ servers: nats.url });
+  try {
+    const reply = makeReplyEvent('corr_of_the_waiting_caller', ORCHESTRATOR_SOURCE, failureOutcome(runtimeError('INSTANCE_DELETED', why)));
+    reply.metadata = { ...reply.metadata, [SETTLED_EVENT_KEY]: eventId };
+    // Answered once that node has handed it on (remote-replies.ts).
+    await nc.request(new ClusterNames('cluster').nodeReplies(node), JSON.stringify(reply), { timeout: 5_000 });
+  } finally {
+    await nc.close();
+  }
+}
 
 describe('cluster: a connector’s redelivery', () => {
   test('the same delivery id twice at once, or through another node’s webhook, runs no second turn and gets the first reply', async () => {
