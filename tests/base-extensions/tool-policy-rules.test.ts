@@ -237,6 +237,28 @@ describe('a copy to or from another machine needs an allow rule that spells the 
   });
 });
 
+describe('when the default decides a command line, the verdict names the command no allow rule covers and a rule that would', () => {
+  const allow = (...commands: string[]): Policy['rules'] => commands.map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const }));
+
+  test('a copy to another machine: the remote is named, and an allow pattern that spells it is suggested', () => {
+    expect(evaluate(policy(allow('scp *', 'ssh *'), 'deny'), 'bash__exec', { command: 'scp -r src backup:/srv/' }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `the policy default (deny) applies: no allow rule covers 'scp -r src backup:/srv/', which copies files to or from another machine (backup:/srv/); an allow rule whose pattern spells the remote would, such as "scp -r src backup:/srv/"`,
+    });
+    expect(evaluate(policy(allow('scp -r src backup:/srv/', 'ssh *'), 'deny'), 'bash__exec', { command: 'scp -r src backup:/srv/' }, false).action).toBe('allow');
+    expect(evaluate(policy(allow('rsync * backup:*'), 'deny'), 'bash__exec', { command: 'rsync -a src/ backup:/srv/' }, false).explanation).toBe(
+      `the policy default (deny) applies: no allow rule covers 'ssh backup rsync --server … . /srv/' inside rsync (remote shell) (ssh runs what ~/.ssh/config names on this machine (ProxyCommand, LocalCommand, Match exec), and its command on another); an allow rule whose pattern names ssh would, such as "ssh *"`,
+    );
+  });
+
+  test('sftp is both: the rule must name sftp and spell the host; an ordinary command is only named', () => {
+    expect(evaluate(policy(allow('ls *'), 'ask'), 'bash__exec', { command: 'ls && make' }, false)).toMatchObject({ action: 'ask', explanation: `the policy default (ask) applies: no allow rule covers 'make'` });
+    expect(evaluate(policy(allow('ssh *'), 'deny'), 'bash__exec', { command: 'sftp -b batch backup' }, false).explanation).toContain(
+      `which copies files to or from another machine (backup); an allow rule whose pattern names sftp and spells the remote would, such as "sftp -b batch backup"`,
+    );
+  });
+});
+
 describe('scp and sftp copy to another machine over ssh, and ssh options run commands here', () => {
   const allow = (...commands: string[]): Policy['rules'] => commands.map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const }));
   const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };

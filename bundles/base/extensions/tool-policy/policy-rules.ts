@@ -12,7 +12,7 @@ import type { JsonObject, ToolPolicyAction } from '../../../../shared/types/inde
 import { SHELL_OPERATORS, allowingMatch, lineMatch, restrictingMatch, wildcard } from './command-patterns.ts';
 import { dangerousVariable } from './dangerous-environment.ts';
 import type { ShellAnalysis, ShellAnalyzer, ShellCommand } from './shell-analysis.ts';
-import { lineFindings } from './shell-line-findings.ts';
+import { lineFindings, uncoveredBy } from './shell-line-findings.ts';
 
 export interface PolicyRule {
   tool: string;
@@ -164,18 +164,23 @@ function strongestRule(policy: Policy, toolName: string, args: JsonObject, lines
   return best;
 }
 
+/** The first allow rule whose pattern for `key` covers this command (and whose other arguments match the call), or -1. */
+function coveringRuleIndex(policy: Policy, toolName: string, args: JsonObject, key: string, command: ShellCommand): number {
+  return policy.rules.findIndex((rule) => {
+    const pattern = rule.args?.[key];
+    if (rule.action !== 'allow' || pattern === undefined || !allowingMatch(pattern, command)) return false;
+    const others: PolicyRule = { ...rule, args: Object.fromEntries(Object.entries(rule.args ?? {}).filter(([k]) => k !== key)) };
+    return matchRule(others, toolName, args, new Map()) !== undefined;
+  });
+}
+
 /** Allow rules together covering every command of every judged line (`ls *` + `git *` allow `ls && git diff`). */
 function coveringAllow(policy: Policy, toolName: string, args: JsonObject, lines: Map<string, ShellAnalysis>): RuleHit | undefined {
   const users: RuleHit[] = [];
   for (const [key, analysis] of lines) {
     if (analysis.commands.length === 0) return undefined;
     for (const command of analysis.commands) {
-      const index = policy.rules.findIndex((rule) => {
-        const pattern = rule.args?.[key];
-        if (rule.action !== 'allow' || pattern === undefined || !allowingMatch(pattern, command)) return false;
-        const others: PolicyRule = { ...rule, args: Object.fromEntries(Object.entries(rule.args ?? {}).filter(([k]) => k !== key)) };
-        return matchRule(others, toolName, args, new Map()) !== undefined;
-      });
+      const index = coveringRuleIndex(policy, toolName, args, key, command);
       const rule = policy.rules[index];
       if (!rule) return undefined;
       if (!users.some((u) => u.index === index)) users.push({ rule, index, explanation: describeRule(rule, index) });
@@ -183,6 +188,17 @@ function coveringAllow(policy: Policy, toolName: string, args: JsonObject, lines
   }
   const [first] = users;
   return first ? { ...first, explanation: `every command is allowed: ${users.map((u) => u.explanation).join(' + ')}` } : undefined;
+}
+
+/** What the default decides, and for a command line the first command no allow rule covers (and what rule would). */
+function defaultVerdict(policy: Policy, toolName: string, args: JsonObject, lines: Map<string, ShellAnalysis>): Verdict {
+  const decides = `the policy default (${policy.default})`;
+  if (policy.default === 'allow') return { action: 'allow', explanation: decides };
+  for (const [key, analysis] of lines) {
+    const command = analysis.commands.find((c) => coveringRuleIndex(policy, toolName, args, key, c) < 0);
+    if (command) return { action: policy.default, explanation: `${decides} applies: ${uncoveredBy(command)}` };
+  }
+  return { action: policy.default, explanation: decides };
 }
 
 /** A call's own `env` argument can change what its command runs (`{PATH: "."}`). */
@@ -216,7 +232,7 @@ export function evaluate(policy: Policy, toolName: string, callArgs: JsonObject,
     ? verdictOf(allowed)
     : readOnly
       ? { action: 'allow', explanation: 'read-only tool' }
-      : { action: policy.default, explanation: `the policy default (${policy.default})` };
+      : defaultVerdict(policy, toolName, args, lines);
   // What cannot be judged is never allowed: it asks (a deny stays a deny).
   if (blocker && fallback.action !== 'deny') return { action: 'ask', explanation: blocker };
   return fallback;

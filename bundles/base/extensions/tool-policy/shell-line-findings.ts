@@ -71,3 +71,19 @@ function allowOnlyBy(command: ShellCommand): string {
   if (remotes.length === 0) return `${where}: ${command.opaque}; only an allow rule naming ${program} can let it run`;
   return `${where}: ${command.opaque}, and it ${copies}; only an allow rule naming ${program} ${spells} can let it run`;
 }
+
+/**
+ * Why no allow rule covers a command, for a verdict the policy default decides, with a pattern that
+ * would: an opaque program needs its name as the pattern's first word, a copy to another machine each
+ * remote spelled (the command as written is such a pattern).
+ */
+export function uncoveredBy(command: ShellCommand): string {
+  const program = command.written.split(' ')[0] ?? '';
+  const remotes = command.remotes ?? [];
+  const where = `'${command.written}'${via(command.via)}${command.opaque ? ` (${command.opaque})` : ''}`;
+  const copies = remotes.length > 0 ? `, which copies files to or from another machine (${remotes.join(', ')})` : '';
+  const spells = `spells the remote${remotes.length > 1 ? 's' : ''}`;
+  if (remotes.length > 0) return `no allow rule covers ${where}${copies}; an allow rule whose pattern ${command.opaque ? `names ${program} and ${spells}` : spells} would, such as "${command.written}"`;
+  if (command.opaque) return `no allow rule covers ${where}; an allow rule whose pattern names ${program} would, such as "${program} *"`;
+  return `no allow rule covers ${where}`;
+}
