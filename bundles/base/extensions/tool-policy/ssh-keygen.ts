@@ -17,7 +17,7 @@ import { type Word, literalWord, runtimeWord } from './shell-words.ts';
 /** ssh-keygen's getopt string, the options that take a value. */
 const KEYGEN_VALUED = ['-b', '-C', '-D', '-E', '-F', '-I', '-M', '-N', '-O', '-P', '-R', '-V', '-Y', '-Z', '-a', '-f', '-m', '-n', '-r', '-s', '-t', '-w', '-z'];
 /** Options that choose a mode other than generating a key. */
-const MODES = ['-Y', '-k', '-Q', '-s', '-L', '-R', '-H', '-F', '-D', '-A', '-l', '-B', '-p', '-c', '-e', '-i', '-y', '-r', '-K', '-M'];
+const MODES = ['-Y', '-k', '-Q', '-s', '-L', '-R', '-H', '-F', '-D', '-A', '-l', '-B', '-p', '-c', '-e', '-i', '-X', '-y', '-r', '-K', '-M'];
 const HOST_KEY_TYPES = ['rsa', 'ecdsa', 'ed25519'];
 
 /** A file named after another (`FILE.pub`, `FILE.sig`): only known at run time when that one is. */

@@ -80,7 +80,9 @@ function readLine(call: CommandCall): SshfsLine {
 function sshCommand(call: CommandCall, command: string): Word[] {
   // sshfs 3.7.3 removes a backslash before any character; later versions keep it before a space.
   if (command.includes('\\')) call.unresolved(`sshfs -o ssh_command=${command} has a backslash, which sshfs versions split differently: what runs cannot be read from the line`);
-  return command.replace(/\\(.)/g, '$1').split(' ').filter((w) => w !== '').map(literalWord);
+  const words = command.replace(/\\(.)/g, '$1').split(' ').filter((w) => w !== '');
+  // An empty ssh_command leaves ssh in place.
+  return (words.length > 0 ? words : ['ssh']).map(literalWord);
 }
 
 function runSshfs(call: CommandCall): CommandFacts {
