@@ -8,8 +8,8 @@
  * It then runs `ssh -x -a -oClearAllForwardings=yes [-oKEY=VALUE…] [-oPort=P] [-F FILE] -2 HOST -s sftp`
  * (`sftp_server=PATH` with a `/` is run as the remote command instead), judged as that ssh: an `-o`
  * item `KEY=VALUE` that is not sshfs's own goes to ssh, so `-o ProxyCommand=…` runs here. With
- * `-o ssh_command=CMD` the program is CMD, split at spaces with no shell (3.7.3 also drops backslashes,
- * later versions keep `\ `: a CMD with a backslash cannot be judged). `ssh_command` written any other way
+ * `-o ssh_command=CMD` the program is CMD, split at spaces with no shell (older sshfs drops a backslash
+ * before any character, newer keeps `\ ` in the word: a CMD with a backslash cannot be judged). `ssh_command` written any other way
  * (`-o ssh_command CMD` is not read by sshfs) and an option only known at run time ask.
  */
 import type { CommandCall, CommandFacts, CommandHandler } from './command-call.ts';
@@ -78,7 +78,7 @@ function readLine(call: CommandCall): SshfsLine {
 
 /** The program sshfs runs instead of ssh: CMD split at spaces. */
 function sshCommand(call: CommandCall, command: string): Word[] {
-  // sshfs 3.7.3 removes a backslash before any character; later versions keep it before a space.
+  // Older sshfs removes a backslash before any character; newer versions keep it before a space.
   if (command.includes('\\')) call.unresolved(`sshfs -o ssh_command=${command} has a backslash, which sshfs versions split differently: what runs cannot be read from the line`);
   const words = command.replace(/\\(.)/g, '$1').split(' ').filter((w) => w !== '');
   // An empty ssh_command leaves ssh in place.
