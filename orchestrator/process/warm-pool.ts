@@ -8,11 +8,12 @@
  * one spare can boot (enough to cover the arrivals of two boot times), bounded by `room()` (what
  * memory allows) and MAX_SPARES; extra spares are stopped once the demand has passed.
  *
- * A ready spare is primed (`runtime.prime`) for the agent new instances were last taken for (at
- * first the entry agent): it rehearses a turn of that agent's plan (agent-priming.ts). A take for an
- * agent prefers a spare primed for it; any ready spare still serves any agent.
+ * A spare is primed (`runtime.prime`, sent as it is launched) for the agent new instances were last
+ * taken for (at first the entry agent): before it says ready it rehearses a turn of that agent's
+ * plan (agent-priming.ts). A take for an agent prefers a spare primed for it; any ready spare
+ * still serves any agent.
  */
-import { AGENT_SPARE_ENV } from '../../shared/ipc/agent-preload.ts';
+import { AGENT_SPARE_ENV, SPARE_PRIMED_AT_LAUNCH } from '../../shared/ipc/agent-preload.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
 import type { RootLogger } from '../../shared/logger.ts';
@@ -175,8 +176,10 @@ export class WarmPool {
 
   private startOne(): void {
     const launch = this.options.launchOptions();
-    // A spare has time before anyone waits for it: it rehearses a turn (agent-rehearsal.ts).
-    const child = this.options.launcher.launch({ ...launch, env: { ...launch.env, [AGENT_SPARE_ENV]: '1' } });
+    const plan = this.primingPlan();
+    // A spare has time before anyone waits for it: it rehearses a turn (agent-rehearsal.ts), of
+    // the plan sent below when there is one (it waits for it), else of the preload's generic one.
+    const child = this.options.launcher.launch({ ...launch, env: { ...launch.env, [AGENT_SPARE_ENV]: plan ? SPARE_PRIMED_AT_LAUNCH : '1' } });
     const entry: PoolEntry = {
       child,
       launchedAt: this.now(),
@@ -194,10 +197,15 @@ export class WarmPool {
         this.failures = 0;
         this.bootMs = this.now() - entry.launchedAt;
         this.ready.push(entry);
-        this.prime(entry);
         this.releaseSpareReadyWaiters();
       }),
     };
+    // Sent as it boots (IPC holds it until the child listens): the spare rehearses this plan
+    // instead of the preload's generic one, once instead of twice, and says ready primed.
+    if (plan) {
+      entry.priming = plan;
+      child.transport.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, plan) });
+    }
     this.starting.add(entry);
     void child.handle.exited.then((exit) => {
       const index = this.ready.indexOf(entry);
@@ -217,13 +225,10 @@ export class WarmPool {
     for (const resolve of this.spareReadyWaiters.splice(0)) resolve();
   }
 
-  /** Asks a ready spare to rehearse the agent new instances are most likely for. */
-  private prime(entry: PoolEntry): void {
+  /** The plan of the agent new instances are most likely for, which a new spare rehearses. */
+  private primingPlan(): ControlPayloads['runtime.prime'] | undefined {
     const agent = this.latestAgent ?? this.options.likelyAgent?.();
-    const plan = agent === undefined ? undefined : this.options.primingPlan?.(agent);
-    if (!plan) return;
-    entry.priming = plan;
-    entry.child.transport.send({ type: 'event', from: ORCHESTRATOR, to: 'pool', payload: controlEvent('runtime.prime', ORCHESTRATOR_SOURCE, plan) });
+    return agent === undefined ? undefined : this.options.primingPlan?.(agent);
   }
 
   private scheduleRefill(delayMs = REFILL_DELAY_MS): void {

@@ -15,6 +15,7 @@ import { createDeferredLogger } from '../deferred-logger.ts';
 import type { RootLogger } from '../logger.ts';
 import type { AgentEvent, EventSource, ShutdownReason } from '../types/events.ts';
 import type { JsonObject } from '../types/json.ts';
+import { within } from '../within.ts';
 import { PendingReplies } from './pending-replies.ts';
 
 /** What a child becomes once assigned. */
@@ -77,16 +78,32 @@ export interface ChildShellOptions {
    */
   prepare?(): Promise<void>;
   /**
+   * After `prepare`, before `runtime.ready`: a warm spare's rehearsal of a turn, when no
+   * `runtime.prime` came meanwhile (or its rehearsal failed). Best effort, as `prepare`.
+   */
+  rehearse?(): Promise<void>;
+  /**
    * `runtime.prime` while the process waits for its assignment (a warm spare): rehearse the plan of
    * the agent it will most likely become. Resolves whether it did; answered with `runtime.primed`.
+   * One that comes before `runtime.ready` (the pool primes a spare as it launches it) takes the
+   * place of `rehearse`: a spare rehearses once, not twice (~20 ms of CPU a new instance).
    */
   prime?(prime: ControlPayloads['runtime.prime']): Promise<boolean>;
+  /**
+   * The pool sends this spare a `runtime.prime` as it launches it: wait for it (up to
+   * PRIME_WAIT_MS) after `prepare` rather than run `rehearse`. Loading modules never yields to the
+   * event loop, so the message is read only once something waits for it.
+   */
+  primeFollows?: boolean;
 }
 
 type Phase = 'waiting' | 'starting' | 'serving' | 'draining';
 
 /** Runtime events sent in one `runtime.observe` at most. */
 const MAX_OBSERVED_BATCH = 256;
+
+/** A prime the pool said it sent that has not come by then is not waited for (a defect). */
+const PRIME_WAIT_MS = 2_000;
 
 /** Give an IPC write a moment to flush before the process goes away. */
 const EXIT_FLUSH_MS = 20;
@@ -97,6 +114,11 @@ export function runChildShell(options: ChildShellOptions): void {
   let runtime: ChildRuntime | undefined;
   let shutdownRequested = false;
   let priming = false;
+  /** Said `runtime.ready`: a prime from then on is rehearsed when it comes. */
+  let saidReady = false;
+  /** A prime that came before `runtime.ready`: rehearsed by warmUp() instead of `rehearse`. */
+  let earlyPrime: ControlPayloads['runtime.prime'] | undefined;
+  const earlyPrimeCame = Promise.withResolvers<void>();
   /** Events sent right after the assignment: they wait here until the runtime is built. */
   const beforeStart: AgentEvent[] = [];
   /** The plans this spare rehearsed (`runtime.prime`): an assignment `asPrimed` takes them from here. */
@@ -245,24 +267,52 @@ export function runChildShell(options: ChildShellOptions): void {
     }
     const control = parsed.message;
     if (control.type === 'runtime.assign') void begin(resolveAssignment(control.payload, primedWith));
-    else if (control.type === 'runtime.prime') void prime(control.payload);
+    else if (control.type === 'runtime.prime') onPrime(control.payload);
     else if (control.type === 'runtime.error') log().warn({ eventId: control.payload.eventId, error: control.payload.error }, 'the orchestrator could not route a message');
     else runtime?.onControl?.(control);
   }
 
-  async function prime(payload: ControlPayloads['runtime.prime']): Promise<void> {
+  function onPrime(payload: ControlPayloads['runtime.prime']): void {
+    // Still loading: warmUp() rehearses it (the latest one) once the modules are in.
+    if (saidReady) {
+      void prime(payload);
+      return;
+    }
+    earlyPrime = payload;
+    earlyPrimeCame.resolve();
+  }
+
+  async function prime(payload: ControlPayloads['runtime.prime']): Promise<boolean> {
     // Once assigned it is no spare; a second prime while one runs would only repeat it.
-    if (phase !== 'waiting' || !options.prime || priming) return;
+    if (phase !== 'waiting' || !options.prime || priming) return false;
     priming = true;
     const ok = await options.prime(payload).catch(() => false);
     priming = false;
     if (ok) primedWith = payload;
     // Assigned meanwhile: the pool no longer listens, and the orchestrator would not expect it.
     if (phase === 'waiting') channel.control('runtime.primed', { agent: payload.agentPlan.name, ok });
+    return ok;
   }
 
-  const sayReady = () => void channel.control('runtime.ready', { pid: process.pid });
-  if (options.prepare) void options.prepare().then(sayReady, sayReady);
-  else sayReady();
+  /** The early prime, if one came: rehearsed now, as a ready spare's would be. */
+  async function primeEarly(): Promise<boolean> {
+    const payload = earlyPrime;
+    earlyPrime = undefined;
+    return payload ? prime(payload) : false;
+  }
+
+  async function warmUp(): Promise<void> {
+    await options.prepare?.().catch(() => {});
+    if (options.primeFollows) await within(earlyPrimeCame.promise, PRIME_WAIT_MS, () => undefined);
+    if (await primeEarly()) return;
+    await options.rehearse?.().catch(() => {});
+    // A prime that came during the rehearsal: the pool sent it once and waits for its answer.
+    await primeEarly();
+  }
+
+  void warmUp().then(() => {
+    saidReady = true;
+    channel.control('runtime.ready', { pid: process.pid });
+  });
 }
 

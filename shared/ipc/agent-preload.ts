@@ -16,6 +16,12 @@ import { compiledValidator } from '../validation/compiled-validator.ts';
 export const AGENT_PRELOAD_ENV = 'GOONDAN_AGENT_PRELOAD';
 /** Set by the warm pool on the spares it launches: only they rehearse (a cold start is awaited). */
 export const AGENT_SPARE_ENV = 'GOONDAN_AGENT_SPARE';
+/** AGENT_SPARE_ENV of a spare the pool sends `runtime.prime` as it launches it (else `1`). */
+export const SPARE_PRIMED_AT_LAUNCH = 'prime-follows';
+
+export function isSpare(env: Record<string, string | undefined>): boolean {
+  return env[AGENT_SPARE_ENV] === '1' || env[AGENT_SPARE_ENV] === SPARE_PRIMED_AT_LAUNCH;
+}
 
 export interface AgentRehearsal {
   agentPlan: AgentPlan;

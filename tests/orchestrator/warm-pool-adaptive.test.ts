@@ -9,6 +9,7 @@ import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
 import { defaultWarmPoolSize } from '../../orchestrator/daemon/orchestrator.ts';
 import { DEMAND_WINDOW_MS, MAX_SPARES, WarmPool, type WarmPoolOptions } from '../../orchestrator/process/warm-pool.ts';
+import { AGENT_SPARE_ENV, SPARE_PRIMED_AT_LAUNCH } from '../../shared/ipc/agent-preload.ts';
 import { testAgentPlan } from './helpers/core-fixture.ts';
 import { testSwarmPlan } from '../helpers/test-plans.ts';
 import type { FakeChild } from './helpers/fake-child.ts';
@@ -81,7 +82,30 @@ describe('warm spares are primed for the agent new instances are likely for', ()
     return { f, first, second };
   };
 
-  test('a ready spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {
+  test('a spare is sent its prime as it is launched, before it is ready, and told in its environment to wait for it', async () => {
+    const f = primingFixture();
+    f.pool.fill();
+    await eventually(() => f.launcher.children.length === 2, 'two spares launched', () => f.launcher.describe());
+    // Nothing booted yet: no spare said runtime.ready, and each already holds its prime.
+    expect(f.launcher.children.map((child) => primesSent(child))).toEqual([['a'], ['a']]);
+    expect(f.launcher.launches.map((launch) => launch.env?.[AGENT_SPARE_ENV])).toEqual([SPARE_PRIMED_AT_LAUNCH, SPARE_PRIMED_AT_LAUNCH]);
+    await bootAll(f, 100);
+    // Ready does not bring a second prime: the spare rehearsed the first one before it said ready.
+    expect(f.launcher.children.map((child) => primesSent(child))).toEqual([['a'], ['a']]);
+    f.pool.stop();
+  });
+
+  test('without a plan to prime with, a spare is launched to rehearse the generic plan and sent no prime', async () => {
+    const f = poolFixture({ size: 1 });
+    f.pool.fill();
+    await bootAll(f, 100);
+    const [spare] = f.launcher.children;
+    expect(f.launcher.launches.map((launch) => launch.env?.[AGENT_SPARE_ENV])).toEqual(['1']);
+    expect(spare ? primesSent(spare) : undefined).toEqual([]);
+    f.pool.stop();
+  });
+
+  test('a spare is asked to rehearse the entry agent; a take for it prefers the primed spare', async () => {
     const { f, first, second } = await twoPrimedSpares();
     expect(primesSent(first)).toEqual(['a']);
     // Only the second (newer) spare says it is primed: the take for 'a' skips the older one.
