@@ -235,6 +235,30 @@ describe('a copy to or from another machine needs an allow rule that spells the 
       explanation: `'rsync -a src/ mirror::mod' copies files to or from another machine (mirror::mod); only an allow rule that spells the remote (rsync * mirror::mod) can let it run`,
     });
   });
+
+  test('the pattern an ask suggests covers the line it was suggested for, whether the remote comes first, last or alone', () => {
+    const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
+    const suggestions: Array<[string, string]> = [
+      ['scp h:a .', 'scp h:a *'],
+      ['scp a h:b', 'scp * h:b'],
+      ['scp -r h:/etc/x dst/', 'scp * h:/etc/x *'],
+      ['scp -3 h1:a h2:b', 'scp * h1:a h2:b'],
+      ['scp h1:a x h2:b -v', 'scp h1:a * h2:b *'],
+      [`scp 'h:my file' .`, 'scp h:my?file *'],
+      ['rsync -a host:src dst/', 'rsync * host:src *'],
+      ['rsync host:', 'rsync host:'],
+      ['rsync -a src rsync://host/mod/', 'rsync * rsync://host/mod/'],
+      ['sftp h', 'sftp h'],
+      ['sftp -b batch u@h:dir', 'sftp * u@h:dir'],
+    ];
+    for (const [command, suggested] of suggestions) {
+      const asked = evaluate(policy([denyRm], 'allow'), 'bash__exec', { command }, false);
+      expect(asked).toMatchObject({ action: 'ask', explanation: expect.stringContaining(` (${suggested}) can let it run`) });
+      // scp, sftp and rsync over a remote shell also run ssh, which needs a rule of its own.
+      const rules: PolicyRule[] = [denyRm, { tool: 'bash__exec', args: { command: suggested }, action: 'allow' }, { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' }];
+      expect([command, evaluate(policy(rules, 'deny'), 'bash__exec', { command }, false).action]).toEqual([command, 'allow']);
+    }
+  });
 });
 
 describe('when the default decides a command line, the verdict names the command no allow rule covers and a rule that would', () => {

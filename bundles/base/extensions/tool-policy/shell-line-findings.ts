@@ -8,6 +8,7 @@
  */
 import { posix } from 'node:path';
 import type { ToolPolicyAction } from '../../../../shared/types/index.ts';
+import { remoteCopyPattern } from './remote-copy-pattern.ts';
 import type { ShellAnalysis, ShellCommand, ShellWrite } from './shell-analysis.ts';
 
 export interface RuleHit {
@@ -65,7 +66,7 @@ function allowOnlyBy(command: ShellCommand): string {
   const program = command.written.split(' ')[0] ?? '';
   const remotes = command.remotes ?? [];
   const copies = `copies files to or from another machine (${remotes.join(', ')})`;
-  const spells = `that spells the remote${remotes.length > 1 ? 's' : ''} (${program} * ${remotes.join(' ')})`;
+  const spells = `that spells the remote${remotes.length > 1 ? 's' : ''} (${remoteCopyPattern(command)})`;
   const where = `'${command.written}'${via(command.via)}`;
   if (!command.opaque) return `${where} ${copies}; only an allow rule ${spells} can let it run`;
   if (remotes.length === 0) return `${where}: ${command.opaque}; only an allow rule naming ${program} can let it run`;
