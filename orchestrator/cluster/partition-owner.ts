@@ -13,7 +13,7 @@ import type { ManagedProcess } from '../process/managed-process.ts';
 import type { ClusterInbox, InboxEnvelope } from './cluster-inbox.ts';
 import { partitionOf } from './partitions.ts';
 import { retryUntil } from './retry-until.ts';
-import { StateFencedError, type StateReplica } from './state-replica.ts';
+import { StateFencedError, type StateReplica, SupersededWriteError } from './state-replica.ts';
 
 const SETTLE_RETRY_MS = 500;
 /** Outcomes of recent state writes remembered for a reply that asks after its turn's write (rare). */
@@ -266,7 +266,8 @@ export class PartitionOwner {
   /** `tenure`: the partition's tenure when the write started (a write of an earlier one says nothing of the current). */
   private syncFailed(partition: number, tenure: number, id: AgentId, error: unknown): void {
     if (error instanceof StateFencedError) {
-      if (tenure !== this.tenureOf(partition) || this.ended.has(partition)) {
+      // Superseded: begun before the instance was restored again here (within this tenure too, e.g. after a deletion).
+      if (error instanceof SupersededWriteError || tenure !== this.tenureOf(partition) || this.ended.has(partition)) {
         this.options.logger.debug({ partition, agent: id.agent, instanceKey: id.instanceKey }, 'a state write of a partition this node already gave up was refused');
         return;
       }

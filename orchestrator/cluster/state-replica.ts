@@ -20,6 +20,11 @@
  * delete), and a write based on an older revision is refused by it (a takeover that restored the
  * old snapshot cannot store it again). A new conversation under the same key writes on from the
  * tombstone's revision, so the marker never blocks it.
+ *
+ * Each restore (and each deletion here) starts a new generation of the instance on this node, and a
+ * write answers only for the generation it began in: one from before the instance was given up and
+ * restored again, answered late, changes nothing of the new one. (Before, its late refusal marked
+ * the freshly restored instance fenced, and its next write gave the new tenure of the partition up.)
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -61,6 +66,17 @@ interface Shipped {
   gone?: boolean;
   /** Another node wrote the instance after `revision`: this node's writes are refused until it restores the instance again. */
   fenced?: boolean;
+  /** Which restore (or deletion here) of the instance on this node this record belongs to. */
+  generation: number;
+}
+
+/**
+ * A write begun before the instance was given up (and maybe restored again) here was refused: it
+ * says nothing of the instance as this node holds it now. A StateFencedError all the same — its
+ * turn's state was not stored — but never a reason to give the partition up (partition-owner.ts).
+ */
+export class SupersededWriteError extends StateFencedError {
+  override name = 'SupersededWriteError';
 }
 
 /** What the node does when an instance's state arrives or leaves (cluster-node.ts: its pending approvals follow it). */
@@ -76,6 +92,8 @@ export interface ReplicaListener {
 export class StateReplica {
   private readonly shipped = new Map<string, Shipped>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** The last generation handed out (restores and deletions here, every instance). */
+  private generation = 0;
   private listener: ReplicaListener | undefined;
 
   constructor(
@@ -98,7 +116,7 @@ export class StateReplica {
     rmSync(join(root, 'inbox.jsonl'), { force: true });
     if (!entry) {
       // Never replicated: whatever is on disk (e.g. a single-node run's state) becomes the first snapshot.
-      this.shipped.set(agentKey(id), { revision: null, digest: -1 });
+      this.shipped.set(agentKey(id), { revision: null, digest: -1, generation: ++this.generation });
       this.listener?.restored?.(id);
       return;
     }
@@ -107,7 +125,7 @@ export class StateReplica {
       // conversation (or of a start never stored), not to come back. The next write goes on from it.
       const had = existsSync(root);
       rmSync(root, { recursive: true, force: true });
-      this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1 });
+      this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1, generation: ++this.generation });
       if (had) this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision }, 'the cluster deleted this instance: removed the copy held here; it starts afresh');
       this.listener?.restored?.(id);
       return;
@@ -121,7 +139,7 @@ export class StateReplica {
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
     }
-    this.shipped.set(agentKey(id), { revision: entry.revision, digest: Bun.hash(JSON.stringify(snapshot.files)) });
+    this.shipped.set(agentKey(id), { revision: entry.revision, digest: Bun.hash(JSON.stringify(snapshot.files)), generation: ++this.generation });
     this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision, files: Object.keys(snapshot.files).length }, 'restored instance state from the cluster');
     this.listener?.restored?.(id);
   }
@@ -162,7 +180,7 @@ export class StateReplica {
 
   /** This node deleted its copy: a late write of the old process stores nothing (the next restore starts afresh). */
   deletedHere(id: AgentId): void {
-    this.shipped.set(agentKey(id), { revision: null, digest: -1, gone: true });
+    this.shipped.set(agentKey(id), { revision: null, digest: -1, gone: true, generation: ++this.generation });
   }
 
   /**
@@ -206,25 +224,39 @@ export class StateReplica {
       if (known.revision === null) revision = await this.kv.put(stateKey, value, { previousSeq: 0 });
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
+      if (!this.isCurrent(id, known)) throw superseded(id, error);
       if (!isWrongRevision(error)) {
         // NATS away or slow: the caller retries. A write that timed out may still have landed.
         if (isTimeout(error)) this.shipped.set(agentKey(id), { ...known, unanswered: [...(known.unanswered ?? []).slice(1 - MAX_UNANSWERED), value] });
         throw error;
       }
       if (await this.landedUnanswered(stateKey, id, known)) return this.ship(partition, id);
+      // Given up or restored again during those reads: the refusal is not the current generation's.
+      if (!this.isCurrent(id, known)) throw superseded(id, error);
       if (await this.deletedSince(stateKey, known)) {
+        if (!this.isCurrent(id, known)) throw superseded(id, error);
         // Deleted while it ran here (e.g. the turn a deletion lets finish): the turn is done, its
         // state is not stored again; the node removes its copy (cluster-node.ts).
-        this.shipped.set(agentKey(id), { revision: known.revision, digest, gone: true });
+        this.shipped.set(agentKey(id), { revision: known.revision, digest, gone: true, generation: known.generation });
         this.logger.info({ agent: id.agent, instanceKey: id.instanceKey }, 'the cluster deleted this instance while it ran here: its state is not stored again');
         this.listener?.deletedElsewhere?.(id);
         return;
       }
       // Kept, not forgotten: a write without a revision to compare would be a plain put over the new owner's state.
-      this.shipped.set(agentKey(id), { revision: known.revision, digest: known.digest, fenced: true });
+      this.shipped.set(agentKey(id), { revision: known.revision, digest: known.digest, fenced: true, generation: known.generation });
       throw new StateFencedError(`the state of ${agentKey(id)} was written by another node after revision ${known.revision}: ${(error as Error).message}`);
     }
-    this.shipped.set(agentKey(id), { revision, digest });
+    // Landed, but the instance was restored again meanwhile: the new generation writes on from what it read.
+    if (!this.isCurrent(id, known)) {
+      this.logger.warn({ agent: id.agent, instanceKey: id.instanceKey, revision }, 'a state write from before the instance was restored again landed late');
+      return;
+    }
+    this.shipped.set(agentKey(id), { revision, digest, generation: known.generation });
+  }
+
+  /** The instance is still held here as it was when the write began (not given up, restored or deleted since). */
+  private isCurrent(id: AgentId, known: Shipped): boolean {
+    return this.shipped.get(agentKey(id))?.generation === known.generation;
   }
 
   /** The key's latest entry is a tombstone written after the revision this node's copy is of. */
@@ -234,14 +266,20 @@ export class StateReplica {
   }
 
   /** Our earlier write whose answer was lost is the stored one: its revision becomes the one to write on. */
-  private async landedUnanswered(stateKey: string, id: AgentId, known: Shipped | undefined): Promise<boolean> {
-    if (!known?.unanswered) return false;
+  private async landedUnanswered(stateKey: string, id: AgentId, known: Shipped): Promise<boolean> {
+    if (!known.unanswered) return false;
     const entry = await this.kv.get(stateKey).catch(() => null);
     if (!entry || entry.operation !== 'PUT' || !known.unanswered.some((value) => sameBytes(entry.value, value))) return false;
-    this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1 });
+    if (!this.isCurrent(id, known)) return false;
+    this.shipped.set(agentKey(id), { revision: entry.revision, digest: -1, generation: known.generation });
     this.logger.info({ agent: id.agent, instanceKey: id.instanceKey, revision: entry.revision }, 'a state write whose answer was lost had landed; writing on from it');
     return true;
   }
+}
+
+function superseded(id: AgentId, error: unknown): SupersededWriteError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new SupersededWriteError(`a state write of ${agentKey(id)} begun before this node gave the instance up (or restored it again) was not stored (${why}); the instance as restored since is unaffected`);
 }
 
 /** The request reached no answer in time: unlike a refusal or no responders, it may have been carried out. */

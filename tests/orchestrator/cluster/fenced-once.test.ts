@@ -11,7 +11,7 @@ import { describe, expect, test } from 'bun:test';
 import pino from 'pino';
 import type { ClusterInbox } from '../../../orchestrator/cluster/cluster-inbox.ts';
 import { PartitionOwner } from '../../../orchestrator/cluster/partition-owner.ts';
-import { StateFencedError, type StateReplica } from '../../../orchestrator/cluster/state-replica.ts';
+import { StateFencedError, type StateReplica, SupersededWriteError } from '../../../orchestrator/cluster/state-replica.ts';
 import type { OrchestratorCore } from '../../../orchestrator/daemon/orchestrator-core.ts';
 import type { AgentId } from '../../../shared/ipc/agent-id.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
@@ -23,8 +23,8 @@ interface Harness {
   owner: PartitionOwner;
   /** onFenced calls, in order. */
   fenced: number[];
-  /** Refuses the oldest state write still waiting for its answer (another node wrote the state). */
-  refuseNext(): Promise<void>;
+  /** Refuses the oldest state write still waiting for its answer (by default: another node wrote the state). */
+  refuseNext(error?: StateFencedError): Promise<void>;
   /** Delivers an event for the instance and ends its turn: its ack-time state write waits for refuseNext. */
   turn(instanceKey: string): Promise<void>;
 }
@@ -69,8 +69,8 @@ function harness(): Harness {
   return {
     owner,
     fenced,
-    refuseNext: async () => {
-      writes.shift()?.(new StateFencedError('another node wrote it'));
+    refuseNext: async (error = new StateFencedError('another node wrote it')) => {
+      writes.shift()?.(error);
       // The refusal's handlers run.
       await Bun.sleep(0);
     },
@@ -118,5 +118,13 @@ describe('a partition whose state another node wrote', () => {
     await turn('k3');
     await refuseNext();
     expect(fenced).toEqual([PARTITION, PARTITION]);
+  });
+
+  test('a write refused as superseded (begun before its instance was restored again here) does not give the partition up', async () => {
+    const { owner, fenced, refuseNext, turn } = harness();
+    await owner.acquire(PARTITION);
+    await turn('k1');
+    await refuseNext(new SupersededWriteError('begun before the instance was restored again'));
+    expect(fenced).toEqual([]);
   });
 });

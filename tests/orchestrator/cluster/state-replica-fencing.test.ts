@@ -4,7 +4,9 @@
  * past its lease) cannot overwrite the new owner's conversation. Before, a fenced write made the
  * replica forget that revision, and its next write for the instance — the state stored before a
  * tool acts, the hand-over write — was an unconditional put over the new owner's state. The same
- * held for a write of an instance this node never restored or had handed on. A real `nats-server -js`.
+ * held for a write of an instance this node never restored or had handed on. And a write begun
+ * before the node lost the instance and restored it again, refused late, marked the restored
+ * instance fenced: its next write gave the new tenure up. A real `nats-server -js`.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -62,6 +64,23 @@ async function newOwnerWrites(kv: KV, turn: string): Promise<void> {
 
 const refusal = (write: Promise<void>): Promise<unknown> => write.then(() => 'written', (error: unknown) => error);
 
+/** The bucket, with every compare-and-set update held until `release` (a write whose answer comes late); `entered` once one is held. */
+function heldUpdates(kv: KV): { kv: KV; entered: Promise<void>; release(): void } {
+  const entered = Promise.withResolvers<void>();
+  const gate = Promise.withResolvers<void>();
+  const held = new Proxy(kv, {
+    get(target, property, receiver) {
+      if (property !== 'update') return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<KV['update']>) => {
+        entered.resolve();
+        await gate.promise;
+        return target.update(...args);
+      };
+    },
+  });
+  return { kv: held, entered: entered.promise, release: () => gate.resolve() };
+}
+
 describe('a node’s state writes for an instance', () => {
   test('after one was fenced, every later one is refused and the new owner’s state stays', async () => {
     const { kv, stateRoot } = await stateBucket();
@@ -112,6 +131,32 @@ describe('a node’s state writes for an instance', () => {
 
     // The partition claimed again: the instance's files are the cluster's, then its next turn is stored.
     await old.replica.restore(PARTITION, id);
+    expect(old.replica.holds(id)).toBe(true);
+    old.turn(3);
+    await old.replica.sync(PARTITION, id);
+    expect((await stored(kv)).base).toBe('{"turn":3}\n');
+  });
+
+  test('one refused late, from before the instance was given up and restored again, does not fence the restored instance', async () => {
+    const { kv, stateRoot } = await stateBucket();
+    const held = heldUpdates(kv);
+    const old = node(held.kv, stateRoot);
+    await old.replica.restore(PARTITION, id);
+    old.turn(1);
+    // The key's first write is a create, not held.
+    await old.replica.sync(PARTITION, id);
+    old.turn(2);
+    const late = refusal(old.replica.sync(PARTITION, id));
+    await held.entered;
+
+    // While that write waits for its answer: the partition is lost, another node writes, and the partition comes back.
+    old.replica.forget(id);
+    await newOwnerWrites(kv, '{"turn":"new owner"}\n');
+    await old.replica.restore(PARTITION, id);
+    held.release();
+    expect(await late).toBeInstanceOf(StateFencedError);
+
+    // The refusal was the earlier tenure's: the instance restored since is still this node's to write.
     expect(old.replica.holds(id)).toBe(true);
     old.turn(3);
     await old.replica.sync(PARTITION, id);
