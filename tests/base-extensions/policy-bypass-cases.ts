@@ -110,6 +110,11 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     `mosh --ssh='rm -rf v24' h`, `mosh --ssh 'rm -rf v24' h`, `mosh -ssh='rm -rf v24' h`, `mosh h --ssh='rm -rf v24'`, `mosh --SSH='rm -rf v24' h`,
     `mosh --ssh="ssh -o ProxyCommand='rm -rf v24'" h`, `mosh --ssh='"/bin/rm" -rf v24' h`, `mosh --ssh='r\\m -rf v24' h`, `mosh --client=/bin/rm h`, `mosh --cl=rm h`,
     `mosh --local --server=/bin/rm localhost`, `mosh --local localhost rm -rf v24`, `mosh -p 60001 --ssh='rm -rf v24' -- h ls`,
+    // rsync splits -e itself, at spaces, with no shell: `#` starts no comment, `$x` and backquotes stay as written, so ssh gets every word.
+    `rsync -e 'ssh #x -oProxyCommand=rm' a h:b`, `rsync -e 'ssh -l #x -oProxyCommand=rm' a h:b`, `rsync -e 'ssh -o "ProxyCommand=rm $x"' a h:b`,
+    'rsync -e \'ssh -o "ProxyCommand=rm -rf v8 `pwd`"\' a h:b',
+    // Spellings of rm that rsync's split reads as rm too (they were generated containers while -e was read as shell code).
+    `rsync -e '/bin/rm -rf v8' a host:b`, `rsync -e "r''m -rf v8" a host:b`, `rsync -e '"rm" -rf v8' a host:b`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -161,6 +166,8 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     'sshfs h:/srv mnt', 'sshfs -F cfg h: mnt',
     // mosh reaches another machine like ssh (--server=CMD runs there); --ssh that cannot be split, options only known at run time, a shell started here.
     'mosh h', `mosh --server='rm -rf v24' h`, 'mosh "$opt" h', 'mosh --ssh="$SSH" h', `mosh --ssh="'unbalanced" h`, 'mosh --local localhost', `mosh --ssh='ssh -F cfg' h`,
+    // What rsync runs for -e, split its way: the program `X=1`, the program `r'm` (a doubled quote inside quotes is one), nothing for an unclosed quote; the copy to h still asks.
+    `rsync -e 'X=1 rm -rf v8' a h:b`, `rsync -e "'r''m' -rf v8" a h:b`, `rsync -e "rm 'x" a h:b`, `rsync -e 'nice \\rm -f v8' a host:b`,
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -184,6 +191,8 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'flatpak-spawn --host ls', 'unshare -r ls', 'nsenter -t 1 -m ls', 'systemd-run --user --wait ls', 'watch -n 5 ls', 'flock lk make', 'chroot / ls',
   // scp between two local files is a local copy; ssh-keygen and ssh-keyscan run nothing else.
   'scp a b', 'scp -rp src dst/', 'scp -p a out/b', 'scp ./a:b dst/', `scp -o ProxyCommand='nc %h %p' a b`, 'ssh-keygen -t ed25519 -f key -N ""', 'ssh-keyscan h',
+  // A local rsync copy runs no -e command, and this one would be the program `X=1`, not rm.
+  `rsync -e 'X=1 rm -rf v8' -a src/ dst/`,
 ];
 
 /** Against `allow: ssh *`, `scp *`, `sftp *`, `ssh-keygen *` and `deny: rm *` (default deny): what ssh runs here is judged, and remote copies need the remote spelled. */
@@ -193,6 +202,8 @@ export const SSH_BYPASSES: Case[] = [
     `ssh -o ProxyCommand='nc %h %p' h`, 'scp a h:b', 'scp h:a .', 'sftp h', 'scp -S /bin/rm a b', `scp -o ProxyCommand='rm -rf ~' a b`,
     // sshfs runs its ssh_command here, whatever machine it mounts.
     `sshfs -o ssh_command='rm -rf ~' backup:/srv mnt`, `mosh --ssh='rm -rf ~' h`, `mosh u@h --ssh "ssh -o ProxyCommand='rm -rf ~'"`,
+    // rsync -e runs the program its first word names, split rsync's way: `#x` and `X=1` are programs no rule allows, and ssh gets the words after `#x`.
+    `rsync -e '#x rm -rf ~' a backup:b`, `rsync -e 'X=1 ssh' a backup:b`, `rsync -e 'ssh -l #x -oProxyCommand=rm' a backup:b`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // A configuration file (ProxyCommand, LocalCommand, Match exec), a library loaded into ssh, an option only known at run time, a log file outside the workspace.
@@ -223,7 +234,7 @@ export const SSH_POLICY_STILL_ALLOWS = [
   'ssh-keygen -Y verify -f allowed -I id -n file -s d.sig < d', 'ssh-keygen -k -f krl k.pub', 'ssh-keygen -K',
   'sshfs backup:/srv mnt', 'sshfs -o reconnect,idmap=user backup:/srv mnt', 'sshfs backup: mnt -o sshfs_debug', 'sshfs -p 2222 -C backup:/srv mnt',
   `sshfs -o ssh_command='ssh -p 2222' backup:/srv mnt`, 'mosh h', 'mosh u@h tmux attach', `mosh --ssh='ssh -p 2222' h`, 'mosh -p 60001 --predict=always --no-ssh-pty h',
-  `mosh --server='mosh-server' -- h htop`,
+  `mosh --server='mosh-server' -- h htop`, 'rsync -a src backup:/srv/', `rsync -e 'ssh -p 2222' -a src backup:/srv/`, `rsync -e "ssh -o 'ConnectTimeout 5'" src backup:`,
 ];
 
 const SPELLINGS = ['rm', '/bin/rm', '/usr/bin/rm', './rm', '../../bin/rm', '\\rm', '"rm"', "'rm'", "r''m", '"r"m', "'r'm", 'r""m', "$'rm'", "$'\\x72m'", "$'\\162m'"];
@@ -253,7 +264,7 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `xargs -I{} sh -c ${q(c)}`, (c) => `find . -exec sh -c ${q(c)} \\;`, (c) => `git rebase --exec ${q(c)} HEAD~1`, (c) => `git submodule foreach ${q(c)}`,
   (c) => `mapfile -C ${q(c)} -c 1 < list.txt`,
   (c) => `echo a | split --filter=${q(c)}`, (c) => `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec=${q(c)} x`, (c) => `tar -xf a.tar --to-command=${q(c)}`,
-  (c) => `tar -I ${q(c)} -cf a.tar x`, (c) => `tar -cMf a.tar -F ${q(c)} x`, (c) => `zip -T -TT ${q(c)} a.zip f`, (c) => `man -P ${q(c)} ls`, (c) => `rsync -e ${q(c)} a host:b`,
+  (c) => `tar -I ${q(c)} -cf a.tar x`, (c) => `tar -cMf a.tar -F ${q(c)} x`, (c) => `zip -T -TT ${q(c)} a.zip f`, (c) => `man -P ${q(c)} ls`,
   (c) => `sg staff -c ${q(c)}`, (c) => `sg staff ${q(c)}`,
   (c) => `script -qc ${q(c)} /dev/null`, (c) => `su root -c ${q(c)}`, (c) => `runuser root -c ${q(c)}`,
 ];

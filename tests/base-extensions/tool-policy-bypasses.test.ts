@@ -34,7 +34,7 @@ const GIT_LIST: Policy = {
 const SSH_LIST: Policy = {
   default: 'deny',
   rules: [
-    ...['ssh *', 'scp *', 'sftp *', 'ssh-keygen *', 'sshfs backup:* *', 'sshfs * backup:* *', 'mosh *'].map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const })),
+    ...['ssh *', 'scp *', 'sftp *', 'ssh-keygen *', 'sshfs backup:* *', 'sshfs * backup:* *', 'mosh *', 'rsync * backup:*'].map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const })),
     { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' },
   ],
 };
@@ -197,7 +197,7 @@ describe('allow: git * (default deny)', () => {
   });
 });
 
-describe('allow: ssh *, scp *, sftp *, sshfs [*] backup:* *, mosh * (default deny)', () => {
+describe('allow: ssh *, scp *, sftp *, sshfs [*] backup:* *, mosh *, rsync * backup:* (default deny)', () => {
   test('what ssh runs on this machine is judged, and a copy to another machine needs the remote spelled: 0 bypasses', () => {
     const results = mismatches(SSH_LIST, SSH_BYPASSES);
     console.log(`policy bypass table, allow: ssh *: ${SSH_BYPASSES.length} cases, ${bypasses(results)} bypasses, ${results.length} verdicts off the table`);

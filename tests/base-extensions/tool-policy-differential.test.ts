@@ -53,6 +53,8 @@ const CONTAINERS: Array<(c: string) => string> = [
   (c) => `echo x > f; zip -q -X-TT ${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q -dg-TT${q(`${c}; true`)} -T a.zip f`, (c) => `echo x > f; zip -q --unzip ${q(`${c}; true`)} -T a.zip f`,
   // rsync runs `-e CMD HOST rsync --server …`: with `sh -c` the host part of HOST:PATH is shell code.
   (c) => `rsync -e 'sh -c' . ${q(`${c};x:dst`)}`,
+  // rsync splits -e itself, with no shell: `#x` is a word (ssh's login name), not a comment hiding the ProxyCommand after it.
+  (c) => `echo x > f; rsync -e ${q(`ssh -l #x -o "ProxyCommand=${c}"`)} f nohost:x`,
   // scp, sftp and ssh-copy-id hand -o ProxyCommand to ssh, which runs it before it connects; sftp runs `!cmd` lines it reads (here from a local server).
   (c) => `echo x > f; scp -o ProxyCommand=${q(c)} f nohost:x`, (c) => `sftp -o ProxyCommand=${q(c)} nohost`,
   (c) => `printf '%s\n' ${q(`!${c}`)} | sftp -D /usr/lib/openssh/sftp-server`,

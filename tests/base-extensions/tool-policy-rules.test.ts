@@ -236,6 +236,19 @@ describe('a copy to or from another machine needs an allow rule that spells the 
     });
   });
 
+  test('rsync splits -e COMMAND itself, with no shell: words at spaces, quotes group, a doubled quote inside quotes is one; the program it names is judged', () => {
+    const denySsh: Policy['rules'] = [{ tool: 'bash__exec', args: { command: 'ssh *' }, action: 'deny' }];
+    expect(evaluate(policy(denySsh, 'allow'), 'bash__exec', { command: `rsync -e "ssh -i 'my key' -o 'User ''x''' #c" src backup:/srv` }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `'ssh -i my key -o User 'x' #c backup rsync --server … . /srv' (inside rsync -e) matches rule #1 (deny bash__exec command="ssh *")`,
+    });
+    // `#x` is no comment to rsync: it is the program, and no allow rule names it.
+    expect(evaluate(policy(allow('rsync * backup:*', 'ssh *'), 'deny'), 'bash__exec', { command: `rsync -e '#x rm -rf /' a backup:b` }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `the policy default (deny) applies: no allow rule covers '#x rm -rf / backup rsync --server … . b' inside rsync -e`,
+    });
+  });
+
   test('the pattern an ask suggests covers the line it was suggested for, whether the remote comes first, last or alone', () => {
     const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
     const suggestions: Array<[string, string]> = [

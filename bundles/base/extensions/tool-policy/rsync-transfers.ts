@@ -9,7 +9,8 @@
  * stays a rule for local copies). Over a remote shell (`host:path`, or any remote with `-e`) rsync
  * runs `ssh [-l USER] HOST RSYNC_PATH --server … . PATH` (checked with rsync 3.5), which reads
  * `~/.ssh/config` (ProxyCommand, LocalCommand run anything): it is judged as that ssh command, or
- * as the `-e` command followed by those words (`-e 'sh -c'` runs the host as shell code).
+ * as the `-e` command followed by those words, the command split into words as rsync splits it, with
+ * no shell (see rsync-shell-words.ts; `-e 'sh -c'` runs the host as shell code).
  * `--rsync-path` also stays judged as code of this machine: the remote may be this one.
  * `-M OPTION` passes OPTION to the receiving side, which for a local copy is a second rsync here:
  * its options are judged as that rsync's.
@@ -18,6 +19,7 @@ import { posix } from 'node:path';
 import type { CommandCall, CommandFacts } from './command-call.ts';
 import { type PermutedOptions, hasOption, optionValues } from './option-scan.ts';
 import { type Remote, mayBeRemote, remoteOf } from './remote-operands.ts';
+import { rsyncShellWords } from './rsync-shell-words.ts';
 import { type Word, literalWord, runtimeWord } from './shell-words.ts';
 
 const rsyncRemote = (word: Word) => remoteOf(word, 'rsync');
@@ -36,8 +38,15 @@ function remoteShellArguments(remote: Remote, pulls: boolean, scan: PermutedOpti
   return [...user, literalWord(remote.host), ...program, literalWord('--server'), ...server];
 }
 
-/** Words joined into shell code, each quoted: `-e CMD` is run with them after it. */
-const quotedCode = (words: readonly Word[]) => words.map((w) => (w.literal ? `'${w.text.replace(/'/g, `'\\''`)}'` : w.text)).join(' ');
+/** Runs the `-e` command with `args` after it, as rsync does: split into words by rsync itself, not by a shell. */
+function runRemoteShell(call: CommandCall, shell: Word, args: readonly Word[]): void {
+  // Only known at run time (which makes the line unjudgeable): still read as written, so that a deny rule sees the program in it.
+  if (!shell.literal) return call.runCode(shell, 'rsync -e');
+  const words = rsyncShellWords(shell.text);
+  // An unclosed quote: rsync stops with a syntax error before it runs anything.
+  if (words === undefined) return;
+  call.run([...words.map(literalWord), ...args], 'rsync -e');
+}
 
 /** Directories the receiving rsync writes; `perFile`: relative to each file's directory, not DEST's. */
 const RECEIVER_DIRS = [
@@ -74,10 +83,10 @@ export function rsyncEffects(call: CommandCall, scan: PermutedOptions): CommandF
   if (remote && (shells.length > 0 || overShell(remote))) {
     const args = remoteShellArguments(remote, remote.word !== destination, scan);
     if (shells.length === 0) call.run([literalWord('ssh'), ...args], 'rsync (remote shell)');
-    for (const shell of shells) call.runCode({ ...shell, text: `${shell.text} ${quotedCode(args)}`, literal: shell.literal && args.every((w) => w.literal) }, 'rsync -e');
+    for (const shell of shells) runRemoteShell(call, shell, args);
   } else {
     // Not used without a remote, but judged all the same.
-    for (const shell of shells) call.runCode(shell, 'rsync -e');
+    for (const shell of shells) runRemoteShell(call, shell, []);
   }
   for (const file of [...optionValues(scan, '--write-batch'), ...optionValues(scan, '--only-write-batch')]) {
     call.write(file, 'rsync --write-batch');
