@@ -115,6 +115,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     'rsync -e \'ssh -o "ProxyCommand=rm -rf v8 `pwd`"\' a h:b',
     // Spellings of rm that rsync's split reads as rm too (they were generated containers while -e was read as shell code).
     `rsync -e '/bin/rm -rf v8' a host:b`, `rsync -e "r''m -rf v8" a host:b`, `rsync -e '"rm" -rf v8' a host:b`,
+    // mosh-server runs what follows its first `--` here, whatever its options (getopt's, after `new`) or the old IP PORT form before it.
+    `mosh-server new -- rm -rf v25`, `mosh-server new -s -c 256 -l LANG=C.UTF-8 -- rm -rf v25`, `mosh-server new -v -i 127.0.0.1 -p 60001 -- /bin/rm -rf v25`,
+    `mosh-server new -vlLANG=C x -- nice rm -f v25`, `mosh-server new -- sh -c 'rm -rf v25'`, `mosh-server -- rm -rf v25`, `mosh-server 0.0.0.0 60001 -- rm -rf v25`,
+    `mosh-server new -- rm -- --`,
   ].map((line): Case => [line, 'deny']),
   ...[
     // Editors whose commands (`!cmd`) run programs, a shell started without a command, a config file, options only known at run time.
@@ -168,6 +172,10 @@ export const COMMAND_RUNNER_BYPASSES: Case[] = [
     'mosh h', `mosh --server='rm -rf v24' h`, 'mosh "$opt" h', 'mosh --ssh="$SSH" h', `mosh --ssh="'unbalanced" h`, 'mosh --local localhost', `mosh --ssh='ssh -F cfg' h`,
     // What rsync runs for -e, split its way: the program `X=1`, the program `r'm` (a doubled quote inside quotes is one), nothing for an unclosed quote; the copy to h still asks.
     `rsync -e 'X=1 rm -rf v8' a h:b`, `rsync -e "'r''m' -rf v8" a h:b`, `rsync -e "rm 'x" a h:b`, `rsync -e 'nice \\rm -f v8' a host:b`,
+    // mosh-server without `-- COMMAND` starts a login shell that runs what its client types; -l NAME=VALUE sets the command's environment (also as getopt reads `--l`); writes land in ~.
+    'mosh-server', 'mosh-server new', 'mosh-server new -s -c 256', 'mosh-server new --', 'mosh-server 0.0.0.0', 'mosh-server new -l LD_PRELOAD=./x.so -- ls',
+    'mosh-server new -lPATH=. -- ls', 'mosh-server new --l LD_PRELOAD=x.so -- ls', 'mosh-server new -vl BASH_ENV=x.sh -- bash -c ls', 'mosh-server new "$opt" -- ls',
+    'mosh-server new -- tee out.txt',
   ].map((line): Case => [line, 'ask']),
 ];
 
@@ -193,6 +201,9 @@ export const COMMAND_RUNNERS_STILL_ALLOWED = [
   'scp a b', 'scp -rp src dst/', 'scp -p a out/b', 'scp ./a:b dst/', `scp -o ProxyCommand='nc %h %p' a b`, 'ssh-keygen -t ed25519 -f key -N ""', 'ssh-keyscan h',
   // A local rsync copy runs no -e command, and this one would be the program `X=1`, not rm.
   `rsync -e 'X=1 rm -rf v8' -a src/ dst/`,
+  // mosh-server running an allowed command; `-h`/`--version` (before `--`) and more than IP PORT in the old form make it exit first.
+  'mosh-server new -- ls', 'mosh-server new -c 256 -s -l LANG=en_US.UTF-8 -l LC_ALL=C -- htop', 'mosh-server new -i 0.0.0.0 -p 60000:60010 -- top',
+  'mosh-server --version', 'mosh-server -h', 'mosh-server new -h -- rm -rf v25', 'mosh-server a b c -- rm -rf v25', 'mosh-server new -- -- rm',
 ];
 
 /** Against `allow: ssh *`, `scp *`, `sftp *`, `ssh-keygen *` and `deny: rm *` (default deny): what ssh runs here is judged, and remote copies need the remote spelled. */

@@ -377,6 +377,38 @@ describe('mosh starts its server on another machine over ssh, or over --ssh=CMD'
   });
 });
 
+describe('mosh-server runs the command after its first -- on this machine, in the home directory', () => {
+  const allow = (...commands: string[]): Policy['rules'] => commands.map((command) => ({ tool: 'bash__exec', args: { command }, action: 'allow' as const }));
+  const denyRm: PolicyRule = { tool: 'bash__exec', args: { command: 'rm *' }, action: 'deny' };
+  const homeWrites: PolicyRule = { tool: 'file-system__write', args: { path: '~/**' }, action: 'deny' };
+
+  test('the command is judged like any other, and an allow list must cover it as well as mosh-server', () => {
+    expect(evaluate(policy(allow('mosh-server *', 'ls *'), 'deny'), 'bash__exec', { command: 'mosh-server new -s -c 256 -- ls -la' }, false).action).toBe('allow');
+    expect(evaluate(policy(allow('mosh-server *'), 'deny'), 'bash__exec', { command: 'mosh-server new -- make' }, false).explanation).toBe(
+      `the policy default (deny) applies: no allow rule covers 'make' inside mosh-server`,
+    );
+  });
+
+  test('its relative writes land in ~, and -l NAME=VALUE is judged like an assignment', () => {
+    expect(evaluate(policy([denyRm, homeWrites], 'allow'), 'bash__exec', { command: 'mosh-server new -- tee notes.txt' }, false)).toMatchObject({
+      action: 'deny',
+      explanation: `writing notes.txt (tee inside mosh-server) matches rule #2 (deny file-system__write path="~/**")`,
+    });
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: 'mosh-server new -l LD_PRELOAD=./x.so -- ls' }, false)).toMatchObject({
+      action: 'ask',
+      explanation: expect.stringContaining('mosh-server -l LD_PRELOAD=./x.so: setting LD_PRELOAD changes which program runs or what it runs'),
+    });
+    expect(evaluate(policy([denyRm], 'allow'), 'bash__exec', { command: 'mosh-server new -l LANG=C.UTF-8 -- ls' }, false).action).toBe('allow');
+  });
+
+  test('without -- COMMAND it starts a login shell for its client: that is never allowed', () => {
+    expect(evaluate(policy(allow('mosh-server *'), 'allow'), 'bash__exec', { command: 'mosh-server new -s' }, false)).toMatchObject({
+      action: 'ask',
+      explanation: expect.stringContaining('mosh-server without `-- COMMAND` starts the user’s login shell'),
+    });
+  });
+});
+
 describe('files ssh and ssh-keygen write are judged by the file-system__write rules', () => {
   const rules: Policy['rules'] = [
     { tool: 'bash__exec', args: { command: 'ssh *' }, action: 'allow' },

@@ -12,6 +12,7 @@ import { fileEffectHandlers } from './file-effects.ts';
 import { findAndXargsHandlers } from './find-and-xargs.ts';
 import { gitHandlers } from './git-commands.ts';
 import { moshHandlers } from './mosh-command.ts';
+import { moshServerHandlers } from './mosh-server-command.ts';
 import { interpreterHandlers, opaqueHandlers } from './opaque-programs.ts';
 import type { AnalysisSink, Scope } from './shell-analysis.ts';
 import { sshHandlers } from './ssh-command.ts';
@@ -32,6 +33,7 @@ const HANDLERS = new Map<string, CommandHandler>([
   ...sshFileTransferHandlers(),
   ...sshfsHandlers(),
   ...moshHandlers(),
+  ...moshServerHandlers(),
   ...opaqueHandlers(),
 ]);
 const PATTERN_HANDLERS = interpreterHandlers();
