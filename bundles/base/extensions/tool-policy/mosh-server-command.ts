@@ -38,19 +38,19 @@ function runMoshServer(call: CommandCall): CommandFacts {
   const options = end < 0 ? call.args : call.args.slice(0, end);
   const command = end < 0 ? [] : call.args.slice(end + 1);
   const runtime = options.find((w) => !w.literal);
-  if (runtime) call.unresolved(`mosh-server has an argument only known at run time (${runtime.text}), which may be \`--\` (what follows is then the command it runs) or -l NAME=VALUE`);
+  if (runtime) call.unresolved(`mosh-server has an argument only known at run time (${runtime.text}), which may be \`--\` (what follows is then the command it runs) or -l NAME=VALUE; write it out`);
   const isNew = options[0]?.literal === true && options[0].text === 'new';
   // Words known before the line runs: `-h` makes it exit, and so do more than IP and PORT in the old form (it prints its usage).
   if (!runtime && (options.some((w) => EXITS.has(w.text)) || (!isNew && options.length > 2))) return {};
   for (const variable of isNew ? localeVariables(options.slice(1)) : []) {
     const eq = variable.text.indexOf('=');
     const why = dangerousVariable(eq < 0 ? variable.text : variable.text.slice(0, eq));
-    if (why) call.unresolved(`mosh-server -l ${variable.text}: ${why}`);
+    if (why) call.unresolved(`mosh-server -l ${variable.text}: ${why}; -l is for locale variables (LANG, LC_*)`);
   }
   // The command (or shell) starts in the home directory: its relative writes land there.
   call.chdir(literalWord('~'));
   if (command.length > 0) call.run(command, 'mosh-server');
-  else call.unresolved('mosh-server without `-- COMMAND` starts the user’s login shell, which runs what its client types; the line does not show it');
+  else call.unresolved('mosh-server without `-- COMMAND` starts the user’s login shell, which runs what its client types; the line does not show it: name the command after `--`');
   return {};
 }
 
