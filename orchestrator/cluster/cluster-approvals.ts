@@ -114,18 +114,24 @@ export class ClusterApprovals {
     throw pendingUnknown(id, `node${silent.length > 1 ? 's' : ''} ${silent.join(', ')}, which may hold it, did not answer within ${DECIDE_WAIT_MS / 1000} s`, silent);
   }
 
-  /** Answers the list with this node's pending approvals, and every decision: taken here, or not held here. */
-  serve(broker: ApprovalBroker): Subscription[] {
+  /**
+   * Answers the list with this node's pending approvals, and every decision: taken here, or not held
+   * here. Both wait for `loaded`: the approvals of partitions being taken over here (their instances
+   * restored at takeover, partition-owner.ts), so that "not held" never means "not loaded yet".
+   */
+  serve(broker: ApprovalBroker, loaded: () => Promise<void>): Subscription[] {
     const { nc, subjects, nodeId, logger } = this.options;
     return [
-      serveNodeItems(nc, subjects.list, nodeId, async () => broker.list(), logger),
+      serveNodeItems(nc, subjects.list, nodeId, async () => loaded().then(() => broker.list()), logger),
       serveRequests(nc, subjects.decide, isDecisionRequest, logger, (request, msg) => {
-        const asked = `${request.decision.approved}/${request.decision.scope}`;
-        let decided = broker.decide(request.id, request.decision);
-        if (decided) this.remember(request.id, asked);
-        // A retry of a decision taken here whose answer reached its node too late (its caller got 503): it stands.
-        else decided = this.decidedHere.get(request.id) === asked;
-        msg.respond(JSON.stringify({ node: nodeId, decided }));
+        void loaded().then(() => {
+          const asked = `${request.decision.approved}/${request.decision.scope}`;
+          let decided = broker.decide(request.id, request.decision);
+          if (decided) this.remember(request.id, asked);
+          // A retry of a decision taken here whose answer reached its node too late (its caller got 503): it stands.
+          else decided = this.decidedHere.get(request.id) === asked;
+          msg.respond(JSON.stringify({ node: nodeId, decided }));
+        });
       }),
     ];
   }

@@ -60,6 +60,11 @@ export class ClusterNames {
     return `gdn_${this.token}_deletion_marks`;
   }
 
+  /** Instances waiting for a tool approval, under their state keys (pending-approval-marks.ts). */
+  get pendingApprovalsBucket(): string {
+    return `gdn_${this.token}_pending_approvals`;
+  }
+
   leaseKey(partition: number): string {
     return `p${partition}`;
   }

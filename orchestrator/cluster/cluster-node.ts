@@ -37,9 +37,11 @@ import { DeletionMarks } from './deletion-marks.ts';
 import { DeletedEventNotices } from './deleted-event-notices.ts';
 import { EventLookup } from './event-lookup.ts';
 import { ClusterApprovals } from './cluster-approvals.ts';
+import { PendingApprovalMarks } from './pending-approval-marks.ts';
 import { ClusterInspect } from './cluster-inspect.ts';
 import { localConversation, localInstances, localTraceEvents, localTraces } from '../inspect/inspect-routes.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
+import type { AgentId } from '../../shared/ipc/agent-id.ts';
 import { newId, newTraceId } from '../../shared/ids.ts';
 
 export interface ClusterNodeDeps {
@@ -105,6 +107,7 @@ export class ClusterNode {
     names: ClusterNames,
     private readonly claims: IdempotencyClaims,
     private readonly marks: DeletionMarks,
+    private readonly approvalMarks: PendingApprovalMarks,
   ) {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
@@ -147,6 +150,7 @@ export class ClusterNode {
       },
       onTaken: (partition) => this.exclusive.acquired(partition),
       onGivingUp: (partition) => this.exclusive.released(partition),
+      pendingApprovals: (partition) => this.approvalMarks.of(partition),
       deletedThrough: (partition, id) => this.marks.deletedThrough(partition, id),
       tellGivenUp: (origin, eventId, reason) => {
         // Its trace is followed no longer here: it left the inbox (its event.dead has been relayed).
@@ -171,16 +175,18 @@ export class ClusterNode {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     const kvm = new Kvm(jetstream(nc, { timeout: KV_REQUEST_TIMEOUT_MS }));
-    const [members, leaseBucket, state, idempotency, deletionMarks] = await Promise.all([
+    const [members, leaseBucket, state, idempotency, deletionMarks, pendingApprovals] = await Promise.all([
       kvm.create(names.membersBucket, { history: 1 }),
       kvm.create(names.leasesBucket, { history: 1 }),
       kvm.create(names.stateBucket, { history: 1 }),
       // Claims last as long as a ledger keeps its keys.
       kvm.create(names.idempotencyBucket, { history: 1, ttl: IDEMPOTENCY_WINDOW_MS }),
       kvm.create(names.deletionMarksBucket, { history: 1 }),
+      kvm.create(names.pendingApprovalsBucket, { history: 1 }),
     ]);
     const memberView = await KvObserver.start(members, deps.logger);
     const leaseView = await KvObserver.start(leaseBucket, deps.logger);
+    const approvalsView = await KvObserver.start(pendingApprovals, deps.logger);
     let node: ClusterNode | undefined;
     const inbox = new ClusterInbox({
       names,
@@ -199,7 +205,9 @@ export class ClusterNode {
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
     const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);
     const marks = new DeletionMarks({ kv: deletionMarks, names, takenThrough: (partition, id) => inbox.takenThrough(partition, id) });
-    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, [memberView, leaseView], replica, names, claims, marks);
+    const approvalMarks = new PendingApprovalMarks(approvalsView, names);
+    const observers = [memberView, leaseView, approvalsView];
+    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, observers, replica, names, claims, marks, approvalMarks);
     link.onReconnect(() => {
       memberView.refresh();
       leaseView.refresh();
@@ -244,7 +252,7 @@ export class ClusterNode {
       this.deletions.serve(),
       this.deletedEvents.serve(),
       this.lookup.serve(core.ledger),
-      ...this.approvals.serve(core.approvals),
+      ...this.approvals.serve(core.approvals, () => this.owner.pendingRestored()),
       ...this.inspect.serve({
         instances: () => localInstances(this.deps.stateRoot, this.deps.workspaceId),
         conversation: (agent, instanceKey) => localConversation(this.deps.stateRoot, this.deps.workspaceId, agent, instanceKey),
@@ -267,8 +275,17 @@ export class ClusterNode {
    */
   private followApprovals(core: OrchestratorCore): void {
     core.approvals.forgetAll();
+    // Which instances wait for a decision, for a node that takes their partition over (pending-approval-marks.ts).
+    const mark = (id: AgentId) => {
+      this.approvalMarks.set(this.owner.partitionOf(id), id, core.approvals.hasUndecided(id.agent, id.instanceKey)).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, agent: id.agent, instanceKey: id.instanceKey }, 'could not mark whether an instance waits for an approval; a takeover picks its approvals up with its next event');
+      });
+    };
     this.replica.listen({
-      restored: (id) => core.approvals.adopt(id.agent, id.instanceKey),
+      restored: (id) => {
+        core.approvals.adopt(id.agent, id.instanceKey);
+        mark(id);
+      },
       left: (id) => core.approvals.forget(id.agent, id.instanceKey),
       deletedElsewhere: (id) => this.deletions.deletedElsewhere(id),
     });
@@ -279,6 +296,7 @@ export class ClusterNode {
       this.replica.sync(this.owner.partitionOf(id), id).catch((error: unknown) => {
         this.deps.logger.warn({ err: error, agent, instanceKey }, 'could not store an approval in the cluster now; the next state write of the instance carries it');
       });
+      mark(id);
     });
   }
 

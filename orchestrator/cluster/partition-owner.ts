@@ -33,6 +33,8 @@ export interface PartitionOwnerOptions {
   onTaken?(partition: number): void;
   /** This node gives `partition` up: handed over or lost. */
   onGivingUp?(partition: number): void;
+  /** The instances of `partition` waiting for a tool approval (pending-approval-marks.ts): restored as it is taken up. */
+  pendingApprovals(partition: number): AgentId[];
   /** Up to which inbox stream sequence a deletion gave the instance's messages up (0: none); read after its state is restored. */
   deletedThrough(partition: number, id: AgentId): Promise<number>;
   /** Tells the node that accepted a given-up event (deleted-event-notices.ts); resolves once it knows, or could not be told. */
@@ -63,6 +65,8 @@ export class PartitionOwner {
    * dropped, the instances stopped) and logged as many times as writes were refused.
    */
   private readonly ended = new Set<number>();
+  /** Restores at takeover of instances that wait for an approval, under way. */
+  private readonly loading = new Set<Promise<void>>();
 
   constructor(private readonly options: PartitionOwnerOptions) {}
 
@@ -77,6 +81,10 @@ export class PartitionOwner {
   async acquire(partition: number): Promise<void> {
     this.tenures.set(partition, this.tenureOf(partition) + 1);
     this.ended.delete(partition);
+    // Before its events: an approval an instance of it waits for is held here from now on, not from its next event.
+    const loading = this.restorePending(partition);
+    this.loading.add(loading);
+    await loading.finally(() => this.loading.delete(loading));
     await this.options.inbox.startPartition(partition);
     this.options.onTaken?.(partition);
   }
@@ -88,13 +96,7 @@ export class PartitionOwner {
   async deliver(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     const core = this.requireCore();
     const key = agentKey(envelope.target);
-    let restored = this.restored.get(key);
-    if (!restored) {
-      await this.options.replica.restore(partition, envelope.target);
-      // Read after the restore: a tombstone it met was written after the mark (instance-deletion.ts), so the mark is seen.
-      restored = { id: envelope.target, partition, deletedThrough: await this.options.deletedThrough(partition, envelope.target) };
-      this.restored.set(key, restored);
-    }
+    const restored = this.restored.get(key) ?? (await this.restore(partition, envelope.target));
     if (seq <= restored.deletedThrough) {
       this.giveUp(envelope);
       return;
@@ -102,6 +104,29 @@ export class PartitionOwner {
     // Run here again (given back, lost and claimed again): what its last run's write came to is past.
     this.written.delete(envelope.event.id);
     core.router.deliverHere(envelope.target, envelope.event, envelope.from, envelope.origin);
+  }
+
+  /** Once the instances with pending approvals of the partitions being taken up here are restored (their approvals held). */
+  async pendingRestored(): Promise<void> {
+    await Promise.all(this.loading);
+  }
+
+  private async restore(partition: number, id: AgentId): Promise<Restored> {
+    await this.options.replica.restore(partition, id);
+    // Read after the restore: a tombstone it met was written after the mark (instance-deletion.ts), so the mark is seen.
+    const restored = { id, partition, deletedThrough: await this.options.deletedThrough(partition, id) };
+    this.restored.set(agentKey(id), restored);
+    return restored;
+  }
+
+  /** The partition's instances that wait for an approval: restored now; one that cannot be is restored with its next event, as before. */
+  private async restorePending(partition: number): Promise<void> {
+    for (const id of this.options.pendingApprovals(partition)) {
+      if (this.restored.has(agentKey(id))) continue;
+      await this.restore(partition, id).catch((error: unknown) =>
+        this.options.logger.warn({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'could not restore an instance that waits for an approval at takeover; its next event restores it'),
+      );
+    }
   }
 
   /**

@@ -10,16 +10,24 @@
  * does not hold it), and one for an approval whose holder does not answer (SIGSTOPped) is 503
  * CLUSTER_UNAVAILABLE with Retry-After, not 404: before, only the holder answered, so the first
  * waited out the whole wait and the second was told "already decided or expired" while pending.
+ * And the new owner holds the approval from the takeover on: before, it picked it up only when the
+ * waiting turn's event came to it again, and a decision in between (here the event is kept away
+ * from it until the decision is made) was a 404 although the approval was pending and stored.
  */
 import { afterEach, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
+import { type JsMsg, jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
 import { DECIDE_WAIT_MS } from '../../orchestrator/cluster/cluster-approvals.ts';
+import { ClusterNames } from '../../orchestrator/cluster/cluster-names.ts';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { startNatsServer } from '../helpers/nats-server.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 
 const BUNDLE = resolve(import.meta.dir, '../fixtures/e2e/cluster-approvals');
+const names = new ClusterNames('cluster-approvals');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -46,6 +54,48 @@ async function decision(node: Daemon, id: string, scope: 'once' | 'session'): Pr
 
 async function decide(node: Daemon, id: string, scope: 'once' | 'session'): Promise<number> {
   return (await decision(node, id, scope)).status;
+}
+
+/**
+ * A new owner slow to get the waiting turn's event again: the test takes the partition's next
+ * message itself (the event, due again once its dead owner stops keeping it in progress) and keeps
+ * it in progress until `release`, which gives it back to the partition's owner at once.
+ */
+async function withholdNextEvent(url: string, partition: number): Promise<{ release(): Promise<void>; close(): Promise<void> }> {
+  const nc = await connect({ servers: url });
+  const consumer = await jetstream(nc).consumers.get(names.inboxStream, names.partitionConsumer(partition));
+  let keep: ReturnType<typeof setInterval> | undefined;
+  const taken = consumer.next({ expires: 30_000 }).then((msg: JsMsg | null) => {
+    if (!msg) throw new Error(`no message of partition ${partition} came within 30 s: the waiting turn's event was not due again`);
+    keep = setInterval(() => msg.working(), 300);
+    return msg;
+  });
+  return {
+    release: async () => {
+      const msg = await taken;
+      clearInterval(keep);
+      msg.nak();
+    },
+    close: async () => {
+      clearInterval(keep);
+      await nc.close();
+    },
+  };
+}
+
+/** Resolves once `node` holds the partition's lease (it took the partition over). */
+async function leaseHeldBy(url: string, partition: number, node: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    const leases = await new Kvm(nc).open(names.leasesBucket);
+    const holder = async () => {
+      const entry = await leases.get(names.leaseKey(partition));
+      return entry?.operation === 'PUT' ? (entry.json() as { node?: string }).node : undefined;
+    };
+    await waitFor(`partition ${partition}'s lease held by ${node}`, holder, (held) => held === node);
+  } finally {
+    await nc.close();
+  }
 }
 
 async function eventStatus(node: Daemon, eventId: unknown): Promise<Record<string, unknown>> {
@@ -88,18 +138,25 @@ test('an approval held by another node is seen and decided through the node a re
   const [held] = await waitFor('the second approval listed, held by nb', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'nb');
   if (!held) throw new Error('no approval listed');
 
-  // nb does not answer: whether b.txt is still pending is unknown on na — retry, not "already decided".
-  process.kill(b.proc.pid, 'SIGSTOP');
+  // The waiting turn's event will not reach na before the decision: it is taken as soon as it is due again.
+  const partition = partitionOf({ agent: 'writer', instanceKey: key }, PARTITIONS);
+  const withheld = await withholdNextEvent(nats.url, partition);
+  cleanups.push(() => withheld.close());
+
+  // nb is gone but still named by its lease: whether b.txt is still pending is unknown on na — retry, not "already decided".
+  await b.stop('SIGKILL');
   const unanswered = await decision(a, held.id, 'once');
   expect(unanswered.status).toBe(503);
   expect(unanswered.headers.get('retry-after')).toBe('1');
   expect(await unanswered.json()).toMatchObject({ error: { code: 'CLUSTER_UNAVAILABLE', details: { approvalId: held.id, silent: ['nb'] } } });
-  await b.stop('SIGKILL');
 
-  // na takes the instance over: the same approval, not a new one.
-  const [taken] = await waitFor('the approval listed again, held by na', () => pending(a), (approvals) => approvals.length === 1 && approvals[0]?.node === 'na');
-  expect(taken).toMatchObject({ id: held.id, createdAt: held.createdAt, expiresAt: held.expiresAt, args: { path: 'b.txt' } });
+  // na takes the instance's partition over: it holds the same approval at once, not a new one, and not only from the event on.
+  await leaseHeldBy(nats.url, partition, 'na');
+  const [taken] = await pending(a);
+  expect(taken).toMatchObject({ node: 'na', id: held.id, createdAt: held.createdAt, expiresAt: held.expiresAt, args: { path: 'b.txt' } });
   expect(await decide(a, held.id, 'once')).toBe(200);
+  // The event reaches na: its turn resumes with the decision made meanwhile.
+  await withheld.release();
   const done = await waitFor('the second write done on na', () => eventStatus(a, second.body.eventId), (record) => record.status === 'done');
   expect(done).toMatchObject({ reply: { status: 'ok', output: 'wrote: b.txt' } });
 

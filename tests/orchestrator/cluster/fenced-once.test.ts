@@ -62,6 +62,7 @@ function harness(): Harness {
       fenced.push(partition);
       void owner.lose(partition);
     },
+    pendingApprovals: () => [],
     deletedThrough: async () => 0,
     tellGivenUp: async () => {},
   });
