@@ -1,7 +1,7 @@
 /** `GET /v1/approvals` and `POST /v1/approvals/{id}` for the HTTP API. */
 import { GoondanError } from '../../shared/errors/index.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
-import { errorResponse, jsonResponse } from '../http/http-errors.ts';
+import { errorBody, errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { ApiRoute } from '../http/api-server.ts';
 import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from './approval-broker.ts';
@@ -53,8 +53,8 @@ export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => vo
           } catch (error) {
             // It may still be pending on a node that did not answer: "retry", never a 404.
             if (!GoondanError.isInstance(error) || error.code !== 'CLUSTER_UNAVAILABLE') throw error;
-            const after = error.details?.retryAfterSeconds;
-            return jsonResponse(503, { error: error.toJSON() }, { 'retry-after': String(typeof after === 'number' ? after : 1) });
+            // With Retry-After, as every 503 CLUSTER_UNAVAILABLE (http-errors.ts).
+            return errorBody(503, error.toJSON());
           }
         }
         if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}'`, { suggestion: 'it was already decided or expired; see GET /v1/approvals' });

@@ -30,8 +30,6 @@ type Decision = ApprovalOutcome;
  * answer comes.
  */
 export const DECIDE_WAIT_MS = 5_000;
-/** What a 503 tells the person to wait before deciding again (Retry-After). */
-const RETRY_AFTER_SECONDS = 1;
 /** Decisions this node took for other nodes, remembered for a retry whose first answer came too late. */
 const MAX_DECISIONS_REMEMBERED = 1_000;
 
@@ -148,6 +146,6 @@ export class ClusterApprovals {
 function pendingUnknown(id: string, why: string, silent: string[]): GoondanError {
   return new GoondanError('CLUSTER_UNAVAILABLE', 'system', `whether approval '${id}' is still pending is unknown here: ${why}`, {
     suggestion: 'send the decision again shortly (that node may be busy, restarting, or its partitions being taken over); see GET /v1/approvals',
-    details: { approvalId: id, silent, retryAfterSeconds: RETRY_AFTER_SECONDS },
+    details: { approvalId: id, silent },
   });
 }

@@ -22,7 +22,7 @@ import { type ApiCredentials, envTokenProblem } from './api-credential.ts';
 import { eventStream } from './event-stream.ts';
 import { isOpenAiPath, openAiErrorFrom } from './openai/openai-format.ts';
 import { openAiRoutes } from './openai/openai-routes.ts';
-import { errorBody, errorResponse, jsonResponse } from './http-errors.ts';
+import { errorBody, errorResponse, jsonResponse, retryAfter } from './http-errors.ts';
 import { MAX_BODY_BYTES, readJsonBody, validateRestartBody, validateSubmitEventBody } from './request-body.ts';
 import { streamReply } from './stream-reply.ts';
 import { followRuntimeEvents, settledOrStop } from './trace-stream.ts';
@@ -335,7 +335,8 @@ function eventRecordBody(record: EventRecord): JsonObject {
 function replyResponse(outcome: ReplyOutcome, submitted: Submitted, headers: Record<string, string>): Response {
   const traceId = outcome.traceId ?? submitted.traceId;
   if (outcome.status !== 'ok' && outcome.turnId === undefined && outcome.error) {
-    return jsonResponse(httpStatusOf(outcome.error), { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId }, headers);
+    const status = httpStatusOf(outcome.error);
+    return jsonResponse(status, { status: outcome.status, output: '', error: outcome.error, eventId: submitted.eventId, traceId }, { ...headers, ...retryAfter(status, outcome.error) });
   }
   return jsonResponse(200, replyBody(outcome, submitted), headers);
 }

@@ -6,7 +6,7 @@
 import { type ErrorShape, httpStatusOf } from '../../../shared/errors/index.ts';
 import type { JsonObject } from '../../../shared/types/json.ts';
 import type { TokenUsage } from '../../../shared/types/turns.ts';
-import { jsonResponse } from '../http-errors.ts';
+import { jsonResponse, retryAfter } from '../http-errors.ts';
 
 export function openAiUsage(usage: TokenUsage | undefined): JsonObject {
   return { prompt_tokens: usage?.promptTokens ?? 0, completion_tokens: usage?.completionTokens ?? 0, total_tokens: usage?.totalTokens ?? 0 };
@@ -49,7 +49,7 @@ export function openAiError(status: number, message: string, type: OpenAiErrorTy
 
 /** A goondan error (a turn that failed, a wrong token, an agent that cannot start …) in OpenAI's shape. */
 export function openAiErrorFrom(status: number, error: ErrorShape): Response {
-  return jsonResponse(status, openAiErrorBody(status, error));
+  return jsonResponse(status, openAiErrorBody(status, error), retryAfter(status, error));
 }
 
 /** `{error: {message, type, param, code}}`: the body of an error response, or the data of a stream's error event. */
