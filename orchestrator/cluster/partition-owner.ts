@@ -121,7 +121,10 @@ export class PartitionOwner {
 
   /** The partition's instances that wait for an approval: restored now; one that cannot be is restored with its next event, as before. */
   private async restorePending(partition: number): Promise<void> {
+    const tenure = this.tenureOf(partition);
     for (const id of this.options.pendingApprovals(partition)) {
+      // Lost meanwhile (fenced): its instances are the new owner's to restore.
+      if (this.ended.has(partition) || this.tenureOf(partition) !== tenure) return;
       if (this.restored.has(agentKey(id))) continue;
       await this.restore(partition, id).catch((error: unknown) =>
         this.options.logger.warn({ partition, agent: id.agent, instanceKey: id.instanceKey, err: error }, 'could not restore an instance that waits for an approval at takeover; its next event restores it'),
