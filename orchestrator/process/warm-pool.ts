@@ -13,6 +13,7 @@
  * plan (agent-priming.ts). A take for an agent prefers a spare primed for it; any ready spare
  * still serves any agent.
  */
+import { availableParallelism } from 'node:os';
 import { AGENT_SPARE_ENV, SPARE_PRIMED_AT_LAUNCH } from '../../shared/ipc/agent-preload.ts';
 import { ORCHESTRATOR, ORCHESTRATOR_SOURCE } from '../../shared/ipc/control-events.ts';
 import { type ControlPayloads, controlEvent, parseControl } from '../../shared/ipc/control-protocol.ts';
@@ -35,6 +36,8 @@ export interface WarmPoolOptions {
   primingPlan?(agent: string): ControlPayloads['runtime.prime'] | undefined;
   /** The agent spares are primed for until a take names one (the swarm's entry agent). */
   likelyAgent?(): string;
+  /** Spares booting at once at most (default DEFAULT_MAX_BOOTING). */
+  maxBooting?: number;
 }
 
 /** Pool processes that die before assignment this many times in a row disable the pool. */
@@ -47,6 +50,12 @@ const REFILL_DELAY_MS = 50;
  * first-reply median 13-16 -> 9-12 ms; 25 ms made the next spare late.
  */
 const EMPTY_POOL_REFILL_DELAY_MS = 10;
+/**
+ * Spares booting at once, by default: a boot is CPU-bound (~100 ms of CPU), so more at once than the
+ * machine has cores only slow each other and the instances they are for, and in a burst past what
+ * the machine can start they end up as spares nobody takes.
+ */
+export const DEFAULT_MAX_BOOTING = Math.max(1, availableParallelism());
 /** Never more spares than this, whatever the rate: each is a whole Bun process. */
 export const MAX_SPARES = 8;
 /** Demand is the takes (hits and misses) of this recent window. */
@@ -108,7 +117,7 @@ export class WarmPool {
 
   fill(): void {
     const target = this.target;
-    while (this.enabled && this.ready.length + this.starting.size < target) this.startOne();
+    while (this.enabled && this.ready.length + this.starting.size < target && this.starting.size < (this.options.maxBooting ?? DEFAULT_MAX_BOOTING)) this.startOne();
     // Demand has passed: stop the spares beyond the target (ready ones only; starting ones finish).
     while (this.ready.length > 0 && this.ready.length + this.starting.size > target) this.ready.pop()?.child.handle.kill('SIGKILL');
     if (target > this.options.size) this.scheduleDecay();
@@ -198,6 +207,8 @@ export class WarmPool {
         this.bootMs = this.now() - entry.launchedAt;
         this.ready.push(entry);
         this.releaseSpareReadyWaiters();
+        // A boot slot is free (MAX_BOOTING): the next spare the rate wants boots now.
+        if (this.ready.length + this.starting.size < this.target) this.scheduleRefill(EMPTY_POOL_REFILL_DELAY_MS);
       }),
     };
     // Sent as it boots (IPC holds it until the child listens): the spare rehearses this plan

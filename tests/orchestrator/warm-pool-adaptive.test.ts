@@ -22,11 +22,13 @@ interface PoolFixture {
   clock: { t: number };
 }
 
-function poolFixture(options: Partial<Pick<WarmPoolOptions, 'size' | 'room' | 'primingPlan' | 'likelyAgent'>> = {}): PoolFixture {
+function poolFixture(options: Partial<Pick<WarmPoolOptions, 'size' | 'room' | 'primingPlan' | 'likelyAgent' | 'maxBooting'>> = {}): PoolFixture {
   const clock = { t: 1_000 };
   const launcher = new MemoryLauncher({ autoReady: false });
   const pool = new WarmPool({
     size: 1,
+    // The size tests count spares as if boots were free; the boot limit has its own tests.
+    maxBooting: Number.POSITIVE_INFINITY,
     ...options,
     logger: pino({ level: 'silent' }),
     launcher,
@@ -241,6 +243,26 @@ describe('warm pool size follows the rate of new instances', () => {
     f.pool.fill();
     expect(f.pool.target).toBe(0);
     expect(f.launcher.children).toHaveLength(0);
+  });
+});
+
+describe('spares boot at most as many at once as the pool allows (the machine’s cores)', () => {
+  test('a rate that wants four spares boots two; each one ready lets the next boot, up to the four', async () => {
+    const f = poolFixture({ maxBooting: 2 });
+    f.pool.fill();
+    await bootAll(f, 200);
+    newInstances(f, 20, 100);
+    expect(f.pool.target).toBe(4);
+    f.pool.fill();
+    const booting = () => f.launcher.children.filter((c) => c.alive && c.sent.length === 0);
+    // The first spare was handed over; two boot, not four.
+    expect(booting()).toHaveLength(2);
+    await bootAll(f, 200);
+    // Their runtime.ready freed the slots: the other two boot (the refill runs after a short delay).
+    await eventually(() => booting().length === 2 && f.launcher.children.length === 5, 'the next two spares booting', () => f.launcher.describe());
+    await bootAll(f, 200);
+    expect(f.pool.pids()).toHaveLength(4);
+    f.pool.stop();
   });
 });
 
