@@ -112,7 +112,7 @@ export class ClusterNode {
     this.names = names;
     this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
-    this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, members: () => this.membership.known(), logger: deps.logger });
+    this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, membership, membersBucket: names.membersBucket, logger: deps.logger });
     this.approvals = new ClusterApprovals({
       nc,
       subjects: names.approvalSubjects,
@@ -347,7 +347,7 @@ export class ClusterNode {
     return this.leases.held.size;
   }
 
-  /** SIGTERM: leave the assignment, hand every partition over (no lease waits out its timeout), leave. */
+  /** SIGTERM: leave the assignment, hand every partition over (no lease waits out its timeout), leave (marked departed: membership.ts). */
   async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;

@@ -8,6 +8,9 @@
  * that does not answer (killed, cut off) may hold the record, and so may every node when this one
  * cannot reach NATS: the answer is then CLUSTER_UNAVAILABLE (503), "unknown, retry" — never a 404 a
  * poller would take for "not accepted" and send the event again under a new key (a second run).
+ * So may a node stopped gracefully (membership.ts: its record stays, departed) until it is back: its
+ * ledger is on its disk. While one is away, an id no node ever accepted is 503 too — which ids it
+ * holds is on that disk alone.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { EventLedger, EventRecord } from '../delivery/event-ledger.ts';
@@ -15,6 +18,7 @@ import { GoondanError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
+import type { Membership } from './membership.ts';
 import { serveRequests } from './serve-requests.ts';
 
 /** How long the answers are waited for: every node answers in a round trip. */
@@ -38,8 +42,10 @@ export interface EventLookupOptions {
   nc: NatsConnection;
   subject: string;
   nodeId: string;
-  /** Every node the cluster knows of (live or not heard from lately, not those that left): each may hold the record. */
-  members(): string[];
+  /** known(): every node live, not heard from lately, or departed — each may hold the record; departed(): those stopped gracefully, not back (named apart in the 503). */
+  membership: Pick<Membership, 'known' | 'departed'>;
+  /** The bucket an operator removes a retired node's record from (named in the 503). */
+  membersBucket: string;
   logger: RootLogger;
 }
 
@@ -52,7 +58,7 @@ export class EventLookup {
    */
   async find(eventId: string): Promise<EventRecord | undefined> {
     const { nc, subject, nodeId } = this.options;
-    const members = new Set([...this.options.members(), nodeId]);
+    const members = new Set([...this.options.membership.known(), nodeId]);
     const answered = new Set<string>();
     let found: EventRecord | undefined;
     let failure: unknown;
@@ -75,7 +81,15 @@ export class EventLookup {
     }
     const silent = [...members].filter((node) => !answered.has(node)).sort();
     if (silent.length === 0) return undefined;
-    throw unknown(eventId, `node${silent.length > 1 ? 's' : ''} ${silent.join(', ')}, which may have accepted it, did not answer`);
+    const departed = new Set(this.options.membership.departed());
+    const gone = silent.filter((node) => departed.has(node));
+    const quiet = silent.filter((node) => !departed.has(node));
+    const why = [
+      ...(quiet.length > 0 ? [`node${quiet.length > 1 ? 's' : ''} ${quiet.join(', ')}, which may have accepted it, did not answer`] : []),
+      ...(gone.length > 0 ? [`stopped gracefully and not back: ${gone.join(', ')} (a node's disk holds the records of the events it accepted)`] : []),
+    ].join('; ');
+    const retire = gone.length > 0 ? `; a node retired for good is forgotten with \`nats kv del ${this.options.membersBucket} NODE\` (its events are then 404)` : '';
+    throw unknown(eventId, why, retire);
   }
 
   /** Answers every question: with the record when this node's ledger holds it, else that it has none. */
@@ -93,9 +107,9 @@ function settledness(record: EventRecord): number {
   return { queued: 0, running: 1, done: 2, dead: 2 }[record.state];
 }
 
-function unknown(eventId: string, why: string): GoondanError {
+function unknown(eventId: string, why: string, retire = ''): GoondanError {
   return new GoondanError('CLUSTER_UNAVAILABLE', 'system', `whether event '${eventId}' was accepted is unknown here: ${why}`, {
-    suggestion: 'retry the lookup shortly (the node may be restarting, or its partitions being taken over); do not send the event again under a new Idempotency-Key',
+    suggestion: `retry the lookup shortly (the node may be restarting, or its partitions being taken over); do not send the event again under a new Idempotency-Key${retire}`,
     details: { eventId },
   });
 }

@@ -2,6 +2,14 @@
  * Cluster membership: every node rewrites its record in the members bucket each tick; a member
  * is live while its record keeps changing (KvObserver). A draining node says so and drops out of
  * the partition assignment at once, before its leases are released.
+ *
+ * A node that stops gracefully does not remove its record: it marks it departed. Its event ledger,
+ * on its disk, holds the records of the events it accepted (settled ones for 24 h, unsettled ones
+ * until their outcome reaches it), and the other nodes cannot tell which ids those are; a record
+ * removed made every lookup of them "no such event" (404), and a caller resent the event under a
+ * new key. Departed, it stays known (event-lookup.ts answers 503 for what it may hold) until it
+ * comes back under the same id — its first heartbeat rewrites the record — or an operator removes
+ * the record of a node retired for good (deploy/cluster/README.md).
  */
 import type { KV } from '@nats-io/kv';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
@@ -14,13 +22,22 @@ export interface MemberRecord {
   draining: boolean;
   startedAt: string;
   beat: number;
+  /** Stopped gracefully, not back yet (absent in records of nodes before this field). */
+  departed?: boolean;
 }
 
 const isMemberRecord = compiledValidator<MemberRecord>({
   schema: {
     type: 'object',
     required: ['node', 'apiUrl', 'draining', 'startedAt', 'beat'],
-    properties: { node: { type: 'string' }, apiUrl: { type: 'string' }, draining: { type: 'boolean' }, startedAt: { type: 'string' }, beat: { type: 'integer' } },
+    properties: {
+      node: { type: 'string' },
+      apiUrl: { type: 'string' },
+      draining: { type: 'boolean' },
+      startedAt: { type: 'string' },
+      beat: { type: 'integer' },
+      departed: { type: 'boolean' },
+    },
   },
 });
 
@@ -38,7 +55,10 @@ export class Membership {
   ) {}
 
   async heartbeat(): Promise<void> {
-    const record: MemberRecord = { node: this.nodeId, apiUrl: this.apiUrl(), draining: this.draining, startedAt: this.startedAt, beat: ++this.beat };
+    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: this.draining, startedAt: this.startedAt, beat: ++this.beat });
+  }
+
+  private async write(record: MemberRecord): Promise<void> {
     const value = encodeJson(record);
     const revision = await this.kv.put(this.nodeId, value);
     this.observer.noteWrite(this.nodeId, revision, 'PUT', value);
@@ -59,8 +79,8 @@ export class Membership {
   }
 
   /**
-   * Every node with a record in the bucket, live or not heard from lately (a node killed keeps its
-   * record; one that drained and left does not): those that may hold what they accepted.
+   * Every node with a record in the bucket, live, not heard from lately (killed, cut off) or departed
+   * (stopped gracefully): those that may hold what they accepted.
    */
   known(): string[] {
     const nodes = new Set([this.nodeId]);
@@ -68,7 +88,18 @@ export class Membership {
     return [...nodes].sort();
   }
 
+  /** Nodes whose record says they stopped gracefully and have not come back (this one never). */
+  departed(): string[] {
+    const nodes: string[] = [];
+    for (const [key, entry] of this.observer.entries) {
+      if (key === this.nodeId || entry.operation !== 'PUT') continue;
+      if (decodeJson(entry.value, isMemberRecord)?.departed) nodes.push(key);
+    }
+    return nodes.sort();
+  }
+
+  /** Stopping gracefully: the record stays, marked departed (not live, still known), until this node is back. */
   async leave(): Promise<void> {
-    await this.kv.delete(this.nodeId);
+    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: true, startedAt: this.startedAt, beat: ++this.beat, departed: true });
   }
 }

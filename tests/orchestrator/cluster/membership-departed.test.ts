@@ -1,0 +1,52 @@
+/**
+ * A node that stops gracefully (membership.ts): its record stays in the members bucket, marked
+ * departed — out of the partition assignment, still known to the event lookup (its disk holds the
+ * records of the events it accepted) — until it is back under the same id. Before, its record was
+ * deleted and every node answered 404 for its events. A real `nats-server -js`.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
+import { ClusterNames } from '../../../orchestrator/cluster/cluster-names.ts';
+import { KvObserver } from '../../../orchestrator/cluster/kv-observer.ts';
+import { Membership } from '../../../orchestrator/cluster/membership.ts';
+import { startNatsServer } from '../../helpers/nats-server.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+
+const names = new ClusterNames('departed-members');
+const logger = pino({ level: 'silent' });
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('membership: a node stopped gracefully', () => {
+  test('stays known, marked departed and not live, until it heartbeats again under its id', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.stop());
+    const nc = await connect({ servers: nats.url });
+    cleanups.push(() => nc.close());
+    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
+    const member = async (node: string) => {
+      const view = await KvObserver.start(kv, logger);
+      cleanups.push(() => view.stop());
+      return new Membership(kv, view, node, 60_000, () => `http://${node}`);
+    };
+    const [na, nb] = [await member('na'), await member('nb')];
+    await na.heartbeat();
+    await nb.heartbeat();
+    await waitFor('na to see nb live', async () => na.live(), (live) => live.includes('nb'));
+
+    nb.draining = true;
+    await nb.leave();
+    await waitFor('na to see nb departed', async () => na.departed(), (departed) => departed.includes('nb'));
+    expect({ live: na.live(), known: na.known(), departed: na.departed() }).toEqual({ live: ['na'], known: ['na', 'nb'], departed: ['nb'] });
+
+    // Back under its id (a new process): its first heartbeat ends the departure.
+    const back = await member('nb');
+    await back.heartbeat();
+    await waitFor('na to see nb back', async () => na.departed(), (departed) => departed.length === 0);
+    expect({ live: na.live(), known: na.known() }).toEqual({ live: ['na', 'nb'], known: ['na', 'nb'] });
+  }, 60_000);
+});
