@@ -22,6 +22,7 @@ import { admitConnectorEvent, submitKeyed } from './keyed-submission.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { KvObserver } from './kv-observer.ts';
 import { Membership } from './membership.ts';
+import { nodeDiskId } from './node-disk.ts';
 import { openNatsLink } from './nats-link.ts';
 import { ExclusiveConnections } from './exclusive-connections.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
@@ -200,7 +201,7 @@ export class ClusterNode {
       onMalformed,
     });
     await inbox.ensureStream();
-    const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl);
+    const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl, nodeDiskId(deps.stateRoot, deps.workspaceId));
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
     const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);

@@ -8,13 +8,14 @@
  * until their outcome reaches it), and the other nodes cannot tell which ids those are; a record
  * removed made every lookup of them "no such event" (404), and a caller resent the event under a
  * new key. Departed, it stays known (event-lookup.ts answers 503 for what it may hold) until it
- * comes back under the same id — its first heartbeat rewrites the record — or an operator removes
- * the record of a node retired for good (deploy/cluster/README.md).
+ * comes back under the same id — its first heartbeat rewrites the record — or on the same disk
+ * under another id (node-disk.ts: that node forgets it), or an operator removes the record of a
+ * node retired for good (deploy/cluster/README.md).
  */
 import type { KV } from '@nats-io/kv';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { KvObserver } from './kv-observer.ts';
-import { decodeJson, encodeJson } from './kv-json.ts';
+import { decodeJson, encodeJson, isWrongRevision } from './kv-json.ts';
 
 export interface MemberRecord {
   node: string;
@@ -24,6 +25,8 @@ export interface MemberRecord {
   beat: number;
   /** Stopped gracefully, not back yet (absent in records of nodes before this field). */
   departed?: boolean;
+  /** The disk its event records are on (node-disk.ts; absent in records of nodes before this field). */
+  disk?: string;
 }
 
 const isMemberRecord = compiledValidator<MemberRecord>({
@@ -37,6 +40,7 @@ const isMemberRecord = compiledValidator<MemberRecord>({
       startedAt: { type: 'string' },
       beat: { type: 'integer' },
       departed: { type: 'boolean' },
+      disk: { type: 'string' },
     },
   },
 });
@@ -52,10 +56,29 @@ export class Membership {
     readonly nodeId: string,
     private readonly timeoutMs: number,
     private readonly apiUrl: () => string,
+    private readonly disk: string,
   ) {}
 
   async heartbeat(): Promise<void> {
-    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: this.draining, startedAt: this.startedAt, beat: ++this.beat });
+    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: this.draining, startedAt: this.startedAt, beat: ++this.beat, disk: this.disk });
+    await this.forgetEarlierSelves();
+  }
+
+  /**
+   * Departed records on this node's disk under another id: this node answers for their events now.
+   * Deleted at the revision seen, so a record rewritten meanwhile stays.
+   */
+  private async forgetEarlierSelves(): Promise<void> {
+    for (const [key, entry] of this.observer.entries) {
+      if (key === this.nodeId || entry.operation !== 'PUT') continue;
+      const record = decodeJson(entry.value, isMemberRecord);
+      if (!record?.departed || record.disk !== this.disk) continue;
+      try {
+        await this.kv.delete(key, { previousSeq: entry.revision });
+      } catch (error) {
+        if (!isWrongRevision(error)) throw error;
+      }
+    }
   }
 
   private async write(record: MemberRecord): Promise<void> {
@@ -100,6 +123,6 @@ export class Membership {
 
   /** Stopping gracefully: the record stays, marked departed (not live, still known), until this node is back. */
   async leave(): Promise<void> {
-    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: true, startedAt: this.startedAt, beat: ++this.beat, departed: true });
+    await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: true, startedAt: this.startedAt, beat: ++this.beat, departed: true, disk: this.disk });
   }
 }

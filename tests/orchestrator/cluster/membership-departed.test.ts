@@ -2,7 +2,9 @@
  * A node that stops gracefully (membership.ts): its record stays in the members bucket, marked
  * departed — out of the partition assignment, still known to the event lookup (its disk holds the
  * records of the events it accepted) — until it is back under the same id. Before, its record was
- * deleted and every node answered 404 for its events. A real `nats-server -js`.
+ * deleted and every node answered 404 for its events. One back on the same disk under another id
+ * (the default id changes with every start) forgets it: it answers for those events itself. A real
+ * `nats-server -js`.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { Kvm } from '@nats-io/kv';
@@ -28,10 +30,10 @@ describe('membership: a node stopped gracefully', () => {
     const nc = await connect({ servers: nats.url });
     cleanups.push(() => nc.close());
     const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
-    const member = async (node: string) => {
+    const member = async (node: string, disk = `disk-${node}`) => {
       const view = await KvObserver.start(kv, logger);
       cleanups.push(() => view.stop());
-      return new Membership(kv, view, node, 60_000, () => `http://${node}`);
+      return new Membership(kv, view, node, 60_000, () => `http://${node}`, disk);
     };
     const [na, nb] = [await member('na'), await member('nb')];
     await na.heartbeat();
@@ -48,5 +50,28 @@ describe('membership: a node stopped gracefully', () => {
     await back.heartbeat();
     await waitFor('na to see nb back', async () => na.departed(), (departed) => departed.length === 0);
     expect({ live: na.live(), known: na.known() }).toEqual({ live: ['na', 'nb'], known: ['na', 'nb'] });
+  }, 60_000);
+
+  test('is forgotten by the node back on its disk under another id, and only by that one', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.stop());
+    const nc = await connect({ servers: nats.url });
+    cleanups.push(() => nc.close());
+    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
+    const member = async (node: string, disk: string) => {
+      const view = await KvObserver.start(kv, logger);
+      cleanups.push(() => view.stop());
+      return new Membership(kv, view, node, 60_000, () => `http://${node}`, disk);
+    };
+    const [first, other] = [await member('host-1', 'd1'), await member('host-2', 'd2')];
+    for (const node of [first, other]) {
+      node.draining = true;
+      await node.leave();
+    }
+    const again = await member('host-3', 'd1');
+    await waitFor('host-3 to see both departed', async () => again.departed(), (departed) => departed.length === 2);
+    await again.heartbeat();
+    await waitFor('host-1 forgotten', async () => again.known(), (known) => !known.includes('host-1'));
+    expect({ known: again.known(), departed: again.departed() }).toEqual({ known: ['host-2', 'host-3'], departed: ['host-2'] });
   }, 60_000);
 });
