@@ -89,7 +89,7 @@ export class EventLookup {
       ...(gone.length > 0 ? [`stopped gracefully and not back: ${gone.join(', ')} (a node's disk holds the records of the events it accepted)`] : []),
     ].join('; ');
     const retire = gone.length > 0 ? `; a node retired for good is forgotten with \`nats kv del ${this.options.membersBucket} NODE\` (its events are then 404)` : '';
-    throw unknown(eventId, why, retire);
+    throw unknown(eventId, why, retire, { silent, departed: gone });
   }
 
   /** Answers every question: with the record when this node's ledger holds it, else that it has none. */
@@ -107,9 +107,10 @@ function settledness(record: EventRecord): number {
   return { queued: 0, running: 1, done: 2, dead: 2 }[record.state];
 }
 
-function unknown(eventId: string, why: string, retire = ''): GoondanError {
+function unknown(eventId: string, why: string, retire = '', nodes: { silent: string[]; departed: string[] } = { silent: [], departed: [] }): GoondanError {
   return new GoondanError('CLUSTER_UNAVAILABLE', 'system', `whether event '${eventId}' was accepted is unknown here: ${why}`, {
     suggestion: `retry the lookup shortly (the node may be restarting, or its partitions being taken over); do not send the event again under a new Idempotency-Key${retire}`,
-    details: { eventId },
+    // Which nodes may hold it: those that did not answer, and of them those stopped gracefully.
+    details: { eventId, ...(nodes.silent.length > 0 ? nodes : {}) },
   });
 }

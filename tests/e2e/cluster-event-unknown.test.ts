@@ -32,7 +32,7 @@ async function record(node: Daemon, eventId: string): Promise<{ status: number; 
 
 const gates = holdGates();
 
-const errorOf = (body: Record<string, unknown>) => (body.error ?? {}) as { code?: string; message?: string };
+const errorOf = (body: Record<string, unknown>) => (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
 
 describe('cluster: an event accepted by a node this one cannot hear', () => {
   test('is "unknown, retry" (503), not "not accepted" (404), while its accepting node is stopped gracefully, while NATS is away and once its accepting node is dead', async () => {
@@ -68,7 +68,8 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     const departed = await na.api(`/v1/events/${heldId}`);
     const departedError = errorOf((await departed.json()) as Record<string, unknown>);
     expect({ status: departed.status, code: departedError.code, retryAfter: departed.headers.get('retry-after') !== null }).toEqual({ status: 503, code: 'CLUSTER_UNAVAILABLE', retryAfter: true });
-    expect(departedError.message).toContain('nb');
+    expect(departedError.message).toContain('stopped gracefully and not back: nb');
+    expect(departedError.details).toEqual({ eventId: heldId, silent: ['nb'], departed: ['nb'] });
     // Documented: while a node that left with records is away, an id nobody accepted is "unknown" too.
     expect((await record(na, 'evt_neverAccepted0000')).status).toBe(503);
     const keyedRetry = await na.send({ input: `held u2 ${gate}`, instanceKey: key, idempotencyKey: 'departed-1', wait: false });
@@ -102,6 +103,7 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     const polled = await record(na, eventId);
     expect({ status: polled.status, code: errorOf(polled.body).code }).toEqual({ status: 503, code: 'CLUSTER_UNAVAILABLE' });
     expect(errorOf(polled.body).message).toContain('nb');
+    expect(errorOf(polled.body).details).toEqual({ eventId, silent: ['nb'], departed: [] });
     const retry = await na.send({ input: 'count u1', instanceKey: key, idempotencyKey: 'unknown-1' });
     expect({ status: retry.status, code: errorOf(retry.body).code }).toEqual({ status: 503, code: 'CLUSTER_UNAVAILABLE' });
     expect(errorOf(retry.body).message).toContain(`accepted by node nb`);
