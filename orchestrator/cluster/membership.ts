@@ -15,7 +15,7 @@
 import type { KV } from '@nats-io/kv';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { KvObserver } from './kv-observer.ts';
-import { decodeJson, encodeJson, isWrongRevision } from './kv-json.ts';
+import { decodeJson, encodeJson } from './kv-json.ts';
 
 export interface MemberRecord {
   node: string;
@@ -66,18 +66,15 @@ export class Membership {
 
   /**
    * Departed records on this node's disk under another id: this node answers for their events now.
-   * Deleted at the revision seen, so a record rewritten meanwhile stays.
+   * Deleted at the revision seen.
    */
   private async forgetEarlierSelves(): Promise<void> {
     for (const [key, entry] of this.observer.entries) {
       if (key === this.nodeId || entry.operation !== 'PUT') continue;
       const record = decodeJson(entry.value, isMemberRecord);
       if (!record?.departed || record.disk !== this.disk) continue;
-      try {
-        await this.kv.delete(key, { previousSeq: entry.revision });
-      } catch (error) {
-        if (!isWrongRevision(error)) throw error;
-      }
+      // Rewritten meanwhile (wrong revision) it stays; NATS not answering fails no heartbeat: the next beat tries again.
+      await this.kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
     }
   }
 
