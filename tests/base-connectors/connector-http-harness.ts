@@ -22,7 +22,8 @@ export interface RunningConnector {
 
 export type StartResult = { started: RunningConnector } | { error: { code: string; message: string } };
 
-export async function startConnector(entry: ConnectorEntry, config: Record<string, string>, secrets: Record<string, string> = {}): Promise<StartResult> {
+/** `failing`: emit and request reject, as when the daemon refuses the event. */
+export async function startConnector(entry: ConnectorEntry, config: Record<string, string>, secrets: Record<string, string> = {}, failing = false): Promise<StartResult> {
   const events: ConnectorEvent[] = [];
   const logs: LogLine[] = [];
   const controller = new AbortController();
@@ -38,9 +39,11 @@ export async function startConnector(entry: ConnectorEntry, config: Record<strin
     config,
     secrets,
     emit: async (event) => {
+      if (failing) throw new Error('the daemon refused the event');
       events.push(event);
     },
     request: async (event) => {
+      if (failing) throw new Error('the daemon refused the event');
       events.push(event);
       return { status: 'ok', text: `got: ${event.message.type === 'text' ? event.message.text : ''}` };
     },

@@ -179,6 +179,44 @@ describe('webhook: a delivery id counts only together with the signed body', () 
   });
 });
 
+describe('webhook: what the connector passes on stays within what the daemon accepts', () => {
+  const signed = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goondan-signature': `sha256=${createHmac('sha256', 's').update(body).digest('hex')}`, ...headers }, body });
+
+  test('a delivery id too long to sit beside the body’s digest stands in by its own digest: at most 256 characters, one key per id and body', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: 's' });
+    const body = JSON.stringify({ text: 'hi', instanceKey: 'k' });
+    const longId = `d-${'x'.repeat(240)}`;
+    for (const id of [longId, longId, `${longId}y`]) expect((await signed(hook.url, body, { 'x-delivery-id': id })).status).toBe(202);
+    const [first = '', again, other] = hook.events.map((event) => event.idempotencyKey ?? '');
+    expect(first.length).toBeLessThanOrEqual(256);
+    expect(first).toStartWith('id-sha256-');
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+  });
+
+  test('a body’s instanceKey the daemon would refuse is a 400 naming it, and nothing is passed on', async () => {
+    const hook = await run(webhook, { port: '0' }, { WEBHOOK_SECRET: 's' });
+    for (const instanceKey of ['k'.repeat(300), 'bad\u0000key']) {
+      const response = await signed(hook.url, JSON.stringify({ text: 'hi', instanceKey }));
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      expect({ status: response.status, code: error.code }).toEqual({ status: 400, code: 'E_WEBHOOK_BAD_BODY' });
+      expect(error.message).toStartWith('/instanceKey: the instance key');
+    }
+    expect(hook.events).toEqual([]);
+  });
+
+  test('an event the daemon does not take is a JSON 500 the sender can read, with and without wait', async () => {
+    const hook = started(await startConnector(webhook, { port: '0' }, { WEBHOOK_SECRET: 's' }, true));
+    running.push(hook);
+    for (const wait of ['', '?wait=true']) {
+      const response = await signed(`${hook.url}${wait}`, JSON.stringify({ text: 'hi' }));
+      expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({ status: 500, type: 'application/json' });
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('E_WEBHOOK_INTERNAL');
+    }
+  });
+});
+
 describe('webhook: Standard Webhooks signatures (signed id and timestamp)', () => {
   const secret = 'whsec_c3RhbmRhcmQtd2ViaG9va3Mta2V5LWJ5dGVz';
   const keyBytes = Buffer.from('c3RhbmRhcmQtd2ViaG9va3Mta2V5LWJ5dGVz', 'base64');

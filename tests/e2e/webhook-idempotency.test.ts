@@ -51,6 +51,14 @@ describe('webhook delivery ids', () => {
     expect(inputsSaying('dup', 'first delivery')).toBe(1);
   });
 
+  test('a delivery id as long as the header allows (256 characters) still counts: one turn, the same reply', async () => {
+    const id = `long-${'x'.repeat(251)}`;
+    const first = await deliver('long id delivery', 'long', { 'x-delivery-id': id });
+    expect(first.status).toBe(200);
+    expect(await deliver('long id delivery', 'long', { 'x-delivery-id': id })).toEqual(first);
+    expect(inputsSaying('long', 'long id delivery')).toBe(1);
+  });
+
   test('without a delivery id every POST is its own turn', async () => {
     await deliver('no id', 'plain', {});
     await deliver('no id', 'plain', {});

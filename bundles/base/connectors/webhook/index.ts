@@ -23,6 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readBoundedText } from '../../../../shared/http/bounded-body.ts';
+import { validateInstanceKey } from '../../../../shared/instance-key.ts';
 import type { ConnectorContext } from '../../../../shared/types/index.ts';
 import { ConnectorError } from '../common/connector-error.ts';
 import { flagSetting, numberSetting, setting } from '../common/connector-settings.ts';
@@ -32,6 +33,8 @@ import { type RequestVerifier, requestVerifier, signatureSchemeSetting } from '.
 /** Where providers put the id of a delivery (the same on their retries), in order of preference. */
 const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-delivery-id'];
 const MAX_DELIVERY_ID_LENGTH = 256;
+/** What the connector runtime accepts as an event's idempotency key (the HTTP API's limit too). */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
 function json(status: number, body: Record<string, unknown>): Response {
   return new Response(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json' } });
@@ -60,11 +63,24 @@ function parsePayload(raw: string, contentType: string): WebhookPayload | string
     for (const [key, v] of Object.entries(rawProperties)) if (v !== null && typeof v !== 'object') properties[key] = String(v);
   }
   const instanceKey = 'instanceKey' in value && typeof value.instanceKey === 'string' && value.instanceKey !== '' ? value.instanceKey : undefined;
+  const keyProblem = instanceKey === undefined ? undefined : validateInstanceKey(instanceKey);
+  if (keyProblem !== undefined) return `/instanceKey: ${keyProblem}`;
   return { text, properties, ...(instanceKey ? { instanceKey } : {}) };
 }
 
-function bodyDigest(rawBody: string): string {
-  return `sha256-${createHash('sha256').update(rawBody).digest('hex')}`;
+function sha256Of(text: string): string {
+  return `sha256-${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/**
+ * The delivery's key: its id with the body's digest. An id too long to fit beside the digest
+ * (a signed webhook-id has no limit; an unsigned header may take up to 256 characters) stands in
+ * by its own digest: still one key per id and body, within what the connector runtime accepts.
+ */
+function deliveryKey(id: string, rawBody: string): string {
+  const body = sha256Of(rawBody);
+  const idPart = id.length + 1 + body.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? id : `id-${sha256Of(id)}`;
+  return `${idPart}:${body}`;
 }
 
 /**
@@ -75,10 +91,10 @@ function bodyDigest(rawBody: string): string {
  * of the real delivery. A redelivery — same id, same body — has the same key.
  */
 function deliveryIdOf(headers: Headers, rawBody: string, signedId: string | undefined): { idempotencyKey: string } | Record<string, never> {
-  if (signedId !== undefined) return { idempotencyKey: `${signedId}:${bodyDigest(rawBody)}` };
+  if (signedId !== undefined) return { idempotencyKey: deliveryKey(signedId, rawBody) };
   for (const name of DELIVERY_ID_HEADERS) {
     const value = headers.get(name)?.trim();
-    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: `${value}:${bodyDigest(rawBody)}` };
+    if (value && value.length <= MAX_DELIVERY_ID_LENGTH) return { idempotencyKey: deliveryKey(value, rawBody) };
   }
   return {};
 }
@@ -136,12 +152,18 @@ export default async function webhook(ctx: ConnectorContext): Promise<void> {
         ...deliveryIdOf(request.headers, raw, signature.signedId),
       };
       const wait = url.searchParams.get('wait') === 'true' || waitAlways;
-      if (!wait) {
-        await ctx.emit(event);
-        return json(202, { accepted: true });
+      try {
+        if (!wait) {
+          await ctx.emit(event);
+          return json(202, { accepted: true });
+        }
+        const reply = await ctx.request(event);
+        return json(200, { status: reply.status, output: reply.text, traceId: reply.traceId ?? null, turnId: reply.turnId ?? null });
+      } catch (error) {
+        // A JSON answer the sender can log, not the server's HTML error page.
+        ctx.logger.error({ error: error instanceof Error ? error.message : String(error) }, 'webhook request could not be passed on');
+        return json(500, { error: { code: 'E_WEBHOOK_INTERNAL', message: 'the connector could not pass this request on; see the daemon log (goondan logs)' } });
       }
-      const reply = await ctx.request(event);
-      return json(200, { status: reply.status, output: reply.text, traceId: reply.traceId ?? null, turnId: reply.turnId ?? null });
     },
   });
   ctx.logger.info({ url: `http://${server.hostname}:${server.port}${path}`, signed: secret !== '', signature: verifier === undefined ? 'none' : scheme }, 'webhook listening');
