@@ -74,6 +74,20 @@ export class ClusterNames {
     return `gdn_${this.token}_idempotency`;
   }
 
+  /** Outcomes kept for the node on a disk until it takes them (kept-outcomes.ts): a subject per disk. */
+  get outcomesStream(): string {
+    return `GDN_${this.token}_OUTCOMES`;
+  }
+
+  keptOutcomeSubjects(): string {
+    return `gdn.${this.token}.outcome.*`;
+  }
+
+  /** A disk id is a UUID (node-disk.ts); folded all the same, as a hand-edited one must not break the subject. */
+  keptOutcomeSubject(disk: string): string {
+    return `gdn.${this.token}.outcome.${disk.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  }
+
   /** Core NATS: questions about the outcome of events a node accepted. */
   nodeOutcomes(nodeId: string): string {
     return `gdn.${this.token}.node.${nodeId}.outcome`;

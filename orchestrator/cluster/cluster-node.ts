@@ -7,7 +7,6 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.ts';
@@ -23,6 +22,8 @@ import type { ClusterOptions } from './cluster-options.ts';
 import { KvObserver } from './kv-observer.ts';
 import { Membership } from './membership.ts';
 import { nodeDiskId } from './node-disk.ts';
+import { KeptOutcomes } from './kept-outcomes.ts';
+import { OutcomeDelivery } from './outcome-delivery.ts';
 import { openNatsLink } from './nats-link.ts';
 import { ExclusiveConnections } from './exclusive-connections.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
@@ -30,7 +31,7 @@ import { PartitionLeases } from './partition-leases.ts';
 import { PartitionOwner } from './partition-owner.ts';
 import { rendezvousOwner } from './partitions.ts';
 import { clusterProcessRows, serveProcessRows } from './process-rows.ts';
-import { RemoteReplies } from './remote-replies.ts';
+import { parseRemoteReply, RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
 import { TraceRelay } from './trace-relay.ts';
 import { NodeDeletions } from './node-deletions.ts';
@@ -78,12 +79,13 @@ export class ClusterNode {
   private draining = false;
   private readonly subscriptions: Subscription[] = [];
   private readonly handOvers = new Map<number, Promise<void>>();
-  private readonly replies: RemoteReplies;
   private readonly relay: TraceRelay;
   private readonly deletions: NodeDeletions;
   /** Events of deleted instances this node gave up, told to the nodes that accepted them. */
   private readonly deletedEvents: DeletedEventNotices;
   private readonly lookup: EventLookup;
+  /** Outcomes for the nodes that accepted their events, kept while those are away (outcome-delivery.ts). */
+  private readonly outcomes: OutcomeDelivery;
   /** Events whose publish the cluster refused here, most recent last (findEvent). */
   private readonly refusedHere = new Set<string>();
   /** Pending approvals of every node (GET /v1/approvals, decisions) — cluster-approvals.ts. */
@@ -109,9 +111,12 @@ export class ClusterNode {
     private readonly claims: IdempotencyClaims,
     private readonly marks: DeletionMarks,
     private readonly approvalMarks: PendingApprovalMarks,
+    kept: KeptOutcomes,
+    disk: string,
   ) {
     this.names = names;
-    this.replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
+    const replies = new RemoteReplies(nc, (node) => names.nodeReplies(node), deps.logger);
+    this.outcomes = new OutcomeDelivery({ kept, membership, disk, logger: deps.logger, send: (...args) => replies.send(...args), take: (outcome) => this.takeReply(outcome) });
     this.relay = new TraceRelay(nc, (node) => names.nodeRuntime(node), options.nodeId, deps.logger);
     this.lookup = new EventLookup({ nc, subject: names.eventLookupSubject, nodeId: options.nodeId, membership, membersBucket: names.membersBucket, logger: deps.logger });
     this.approvals = new ClusterApprovals({
@@ -200,21 +205,24 @@ export class ClusterNode {
       onEvent: (envelope, partition, seq) => (node ? node.deliver(envelope, partition, seq) : Promise.reject(new Error('cluster node not ready'))),
       onMalformed,
     });
-    await inbox.ensureStream();
-    const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl, nodeDiskId(deps.stateRoot, deps.workspaceId));
+    const kept = new KeptOutcomes({ names, js, jsm, logger: deps.logger });
+    await Promise.all([inbox.ensureStream(), kept.ensureStream()]);
+    const disk = nodeDiskId(deps.stateRoot, deps.workspaceId);
+    const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl, disk);
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
     const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);
     const marks = new DeletionMarks({ kv: deletionMarks, names, takenThrough: (partition, id) => inbox.takenThrough(partition, id) });
     const approvalMarks = new PendingApprovalMarks(approvalsView, names);
     const observers = [memberView, leaseView, approvalsView];
-    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, observers, replica, names, claims, marks, approvalMarks);
+    node = new ClusterNode(options, deps, nc, link.connected, link.downForMs, inbox, membership, leases, observers, replica, names, claims, marks, approvalMarks, kept, disk);
     link.onReconnect(() => {
       memberView.refresh();
       leaseView.refresh();
       void inbox.resumeAll();
-      // Deletions made while this node was cut off.
+      // Deletions made, and outcomes kept for it, while this node was cut off.
       void node?.deletions.sweep();
+      void node?.outcomes.collect();
     });
     return node;
   }
@@ -264,8 +272,9 @@ export class ClusterNode {
     await this.membership.heartbeat();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
-    // Deletions made while this node was down.
+    // Deletions made, and outcomes kept for it, while this node was down.
     void this.deletions.sweep();
+    void this.outcomes.collect();
   }
 
   /**
@@ -335,6 +344,7 @@ export class ClusterNode {
   /** An event pulled from an owned partition: its trace followed if its caller streams it elsewhere. */
   private deliver(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     this.relay.delivered(envelope.event);
+    this.outcomes.noteOrigin(envelope.origin);
     return this.owner.deliver(envelope, partition, seq);
   }
 
@@ -396,25 +406,22 @@ export class ClusterNode {
       this.core?.router.receiveRemoteReply(event);
       return;
     }
-    void this.replies.send(node, event, until);
+    void this.outcomes.send(node, event, until);
   }
 
   private receiveReply(data: Uint8Array): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(new TextDecoder().decode(data));
-    } catch {
-      value = undefined;
-    }
-    const checked = validateAgentEvent(value);
-    if (!checked.ok) {
+    const reply = parseRemoteReply(data, (problems) => {
       this.core?.metrics.malformedMessages.inc({ source: 'cluster' });
-      this.deps.logger.warn({ problems: checked.ok ? [] : checked.problems }, 'dropped a malformed reply from another node');
-      return;
-    }
+      this.deps.logger.warn({ problems }, 'dropped a malformed reply from another node');
+    });
+    if (reply) this.takeReply(reply);
+  }
+
+  /** A reply or outcome from another node, received now or kept for this node while it was away. */
+  private takeReply(reply: AgentEvent): void {
     // Recorded dead before the router records it done (deleted-event-notices.ts).
-    this.deletedEvents.recordReply(checked.value);
-    this.core?.router.receiveRemoteReply(checked.value);
+    this.deletedEvents.recordReply(reply);
+    this.core?.router.receiveRemoteReply(reply);
   }
 
   /** Heartbeat, in-progress acks, then each partition: renew, hand over, or claim. */
@@ -424,6 +431,7 @@ export class ClusterNode {
     try {
       if (!this.draining && !(await this.heartbeat())) return;
       this.inbox.keepAlive();
+      void this.outcomes.sweep();
       const live = this.membership.live();
       for (let partition = 0; partition < this.options.partitions; partition++) await this.tickPartition(partition, live);
     } catch (error) {

@@ -118,6 +118,34 @@ export class Membership {
     return nodes.sort();
   }
 
+  /** The disk `node`'s record names (undefined without a record, or for a node before disks). */
+  diskOf(node: string): string | undefined {
+    if (node === this.nodeId) return this.disk;
+    const entry = this.observer.entries.get(node);
+    return entry?.operation === 'PUT' ? decodeJson(entry.value, isMemberRecord)?.disk : undefined;
+  }
+
+  /** The disks the member records name (live or departed), as this node sees them. */
+  disks(): Set<string> {
+    const disks = new Set([this.disk]);
+    for (const node of this.known()) {
+      const disk = this.diskOf(node);
+      if (disk !== undefined) disks.add(disk);
+    }
+    return disks;
+  }
+
+  /** The same, read from the bucket now (`keys`: every key it holds): this node's view may not have caught up yet (just started). */
+  async recordedDisks(keys: readonly string[]): Promise<Set<string>> {
+    const disks = new Set([this.disk]);
+    for (const key of keys) {
+      const entry = await this.kv.get(key);
+      const disk = entry?.operation === 'PUT' ? decodeJson(entry.value, isMemberRecord)?.disk : undefined;
+      if (disk !== undefined) disks.add(disk);
+    }
+    return disks;
+  }
+
   /** Stopping gracefully: the record stays, marked departed (not live, still known), until this node is back. */
   async leave(): Promise<void> {
     await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: true, startedAt: this.startedAt, beat: ++this.beat, departed: true, disk: this.disk });

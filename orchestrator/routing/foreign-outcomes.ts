@@ -26,7 +26,7 @@ const DEAD_REASON_KEY = '__deadReason';
 const NOTICE = '__notice';
 /** Events remembered at most (the oldest go first): one whose owner changed never settles here. */
 const MAX_TRACKED = 10_000;
-/** How long a notice is sent again while the accepting node does not take it. */
+/** How long a notice is sent again while the accepting node does not take it (kept for it meanwhile, for as long as it is away: cluster/outcome-delivery.ts). */
 const NOTICE_PATIENCE_MS = 60_000;
 
 export interface ForeignOutcomesDeps {

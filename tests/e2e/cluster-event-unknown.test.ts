@@ -5,9 +5,13 @@
  * the accepting node is dead, and while it is stopped gracefully (SIGTERM: before, it left the
  * membership and its events were 404 elsewhere) — never 404 "no accepted event" or "the cluster did
  * not accept the event": a poller believing those sends the event again under a new key, and it
- * runs twice. An id no node knows, with every node answering, is still 404.
+ * runs twice. An id no node knows, with every node answering, is still 404. And an event that
+ * ends while its accepting node is away is settled in that node's ledger once it is back, however
+ * long it was away (kept-outcomes.ts): before, the outcome was sent to it for a minute only.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,31 +36,54 @@ async function record(node: Daemon, eventId: string): Promise<{ status: number; 
 
 const gates = holdGates();
 
+/** Outcomes kept in the cluster for nodes that did not take them (kept-outcomes.ts); 0 before the stream exists. */
+async function keptOutcomes(url: string): Promise<number> {
+  const nc = await connect({ servers: url });
+  try {
+    const info = await (await jetstreamManager(nc)).streams.info('GDN_cluster_OUTCOMES').catch(() => undefined);
+    return info?.state.messages ?? 0;
+  } finally {
+    await nc.close();
+  }
+}
+
 const errorOf = (body: Record<string, unknown>) => (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
+
+/** A NATS server, and nodes of the e2e swarm on it (`stateRoot`: back on an earlier node's disk). */
+async function cluster(prefix: string) {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const counterFile = join(dir, 'counter.jsonl');
+  const start = async (nodeId: string, stateRoot?: string) => {
+    const daemon = await startDaemon(BUNDLE, {
+      ...(stateRoot ? { stateRoot } : {}),
+      env: { GOONDAN_WARM_POOL: '0', GOONDAN_LOG_LEVEL: 'info', GOONDAN_TEST_COUNTER_FILE: counterFile },
+      // Long: nothing here is about a takeover.
+      args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'],
+    });
+    cleanups.push(() => daemon.cleanup());
+    return daemon;
+  };
+  return { nats, counterFile, start };
+}
+
+/** An instance key whose partition `node` owns among `nodes`. */
+function keyOwnedBy(node: string, nodes: string[]): string {
+  const [key] = Array.from({ length: 200 }, (_, i) => `u${i}`).filter((k) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: k }, PARTITIONS), nodes) === node);
+  if (key === undefined) throw new Error(`no instance key owned by ${node} among 200`);
+  return key;
+}
 
 describe('cluster: an event accepted by a node this one cannot hear', () => {
   test('is "unknown, retry" (503), not "not accepted" (404), while its accepting node is stopped gracefully, while NATS is away and once its accepting node is dead', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const dir = mkdtempSync(join(tmpdir(), 'goondan-cluster-unknown-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const counterFile = join(dir, 'counter.jsonl');
-    const start = async (nodeId: string, stateRoot?: string) => {
-      const daemon = await startDaemon(BUNDLE, {
-        ...(stateRoot ? { stateRoot } : {}),
-        env: { GOONDAN_WARM_POOL: '0', GOONDAN_LOG_LEVEL: 'info', GOONDAN_TEST_COUNTER_FILE: counterFile },
-        // Long: nothing here is about a takeover.
-        args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'],
-      });
-      cleanups.push(() => daemon.cleanup());
-      return daemon;
-    };
+    const { nats, counterFile, start } = await cluster('goondan-cluster-unknown-');
     const na = await start('na');
     let nb = await start('nb');
     await spreadOver([['na', na], ['nb', nb]]);
     // Run on na, accepted by nb: nb's ledger holds the records.
-    const [key] = Array.from({ length: 200 }, (_, i) => `u${i}`).filter((k) => rendezvousOwner(partitionOf({ agent: 'alpha', instanceKey: k }, PARTITIONS), ['na', 'nb']) === 'na');
-    if (key === undefined) throw new Error('no instance key owned by na among 200');
+    const key = keyOwnedBy('na', ['na', 'nb']);
 
     // nb stopped gracefully while an event it accepted is held on na: nb's ledger holds its record.
     const gate = gates.path('departed');
@@ -111,4 +138,32 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     // Nothing ran again.
     expect(counterExecutions(counterFile).get('u1')).toBe(1);
   }, 240_000);
+
+  test('that ended while its accepting node was away is settled in that node’s ledger once it is back, under another --node-id too, however long it was away', async () => {
+    const { nats, counterFile, start } = await cluster('goondan-cluster-away-');
+    let na = await start('na');
+    const nb = await start('nb');
+    await spreadOver([['na', na], ['nb', nb]]);
+    const key = keyOwnedBy('na', ['na', 'nb']);
+    const gate = gates.path('away');
+    const held = await nb.send({ input: `held u3 ${gate}`, instanceKey: key, idempotencyKey: 'away-1', wait: false });
+    expect(held.status).toBe(202);
+    const heldId = String(held.body.eventId);
+    await waitFor('the held call running on na', () => counterExecutions(counterFile).get('u3') ?? 0, (runs) => runs === 1);
+    expect(await nb.stop('SIGTERM')).toBe(0);
+    gates.release(gate);
+    // na cannot tell nb: the outcome is kept for nb's disk. Then na stops too, so nothing is sent
+    // again over core NATS — as when nb is away longer than na sends it (a minute).
+    await waitFor('the outcome kept for nb', () => keptOutcomes(nats.url), (kept) => kept === 1);
+    expect(await na.stop('SIGTERM')).toBe(0);
+    // Back on its disk under another id (the default id changes with every start).
+    const nb2 = await start('nb2', nb.stateRoot);
+    const settled = await waitFor(`event ${heldId} settled on nb2`, () => record(nb2, heldId), (found) => found.body.status === 'done');
+    expect(settled.body).toMatchObject({ eventId: heldId, status: 'done', reply: { status: 'ok', output: 'done u3' } });
+    expect(await keptOutcomes(nats.url)).toBe(0);
+    const retryHere = await nb2.send({ input: `held u3 ${gate}`, instanceKey: key, idempotencyKey: 'away-1' });
+    expect(retryHere).toMatchObject({ status: 200, body: { eventId: heldId, status: 'ok', output: 'done u3' } });
+    na = await start('na', na.stateRoot);
+    expect(counterExecutions(counterFile).get('u3')).toBe(1);
+  }, 120_000);
 });

@@ -1,0 +1,124 @@
+/**
+ * Outcomes kept for the node that accepted their events (kept-outcomes.ts, outcome-delivery.ts):
+ * an outcome the accepting node did not take at the first attempt is kept for its disk until it
+ * takes it — at its next start, under any id — or until a later attempt gets through; what is kept
+ * for a disk no member record names any more (an operator's `nats kv del` of a retired node) goes.
+ * A real `nats-server -js`.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
+import { ClusterNames } from '../../../orchestrator/cluster/cluster-names.ts';
+import { KeptOutcomes } from '../../../orchestrator/cluster/kept-outcomes.ts';
+import { KvObserver } from '../../../orchestrator/cluster/kv-observer.ts';
+import { Membership } from '../../../orchestrator/cluster/membership.ts';
+import { OutcomeDelivery } from '../../../orchestrator/cluster/outcome-delivery.ts';
+import { SETTLED_EVENT_KEY } from '../../../orchestrator/routing/foreign-outcomes.ts';
+import type { AgentEvent } from '../../../shared/types/events.ts';
+import { startNatsServer } from '../../helpers/nats-server.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+
+const names = new ClusterNames('kept-outcomes');
+const logger = pino({ level: 'silent' });
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const notice = (eventId: string): AgentEvent => ({
+  id: `evt-notice-${eventId}`,
+  type: 'agent.reply',
+  createdAt: new Date().toISOString(),
+  input: 'the answer',
+  source: { kind: 'agent', name: 'orchestrator' },
+  metadata: { inReplyTo: '__notice', status: 'ok', [SETTLED_EVENT_KEY]: eventId },
+});
+
+async function setUp() {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const nc = await connect({ servers: nats.url });
+  cleanups.push(() => nc.close());
+  const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
+  const kept = new KeptOutcomes({ names, js: jetstream(nc), jsm: await jetstreamManager(nc), logger });
+  await kept.ensureStream();
+  const node = async (id: string, disk: string, send: (node: string, event: AgentEvent, until: number, missed: () => void) => Promise<boolean> = () => Promise.resolve(true)) => {
+    const view = await KvObserver.start(kv, logger);
+    cleanups.push(() => view.stop());
+    const membership = new Membership(kv, view, id, 60_000, () => `http://${id}`, disk);
+    const taken: string[] = [];
+    const delivery = new OutcomeDelivery({ kept, membership, disk, logger, send, take: (outcome) => taken.push(String(outcome.metadata?.[SETTLED_EVENT_KEY])) });
+    return { membership, delivery, taken, view };
+  };
+  const count = async () => (await (await jetstreamManager(nc)).streams.info(names.outcomesStream)).state.messages;
+  return { kv, node, count };
+}
+
+/** A node that never gets through: each send misses at once, then gives up. */
+const away = async (_node: string, _event: AgentEvent, _until: number, missed: () => void) => {
+  missed();
+  return false;
+};
+
+describe('outcomes kept for the node that accepted their events', () => {
+  test('are kept while that node does not take them, taken by the node back on its disk under another id, and released when a later attempt gets through', async () => {
+    const { node, count } = await setUp();
+    const accepting = await node('na', 'disk-a');
+    await accepting.membership.heartbeat();
+    accepting.membership.draining = true;
+    await accepting.membership.leave();
+    const owner = await node('nb', 'disk-b', away);
+    await owner.membership.heartbeat();
+    await waitFor('nb to see na departed', async () => owner.membership.departed(), (departed) => departed.includes('na'));
+    owner.delivery.noteOrigin('na');
+    await owner.delivery.send('na', notice('evt-1'), Date.now());
+    await owner.delivery.send('na', notice('evt-2'), Date.now());
+    // A reply that settles no event of na's is never kept.
+    await owner.delivery.send('na', { ...notice('x'), metadata: { inReplyTo: 'corr-1', status: 'ok' } }, Date.now());
+    expect(await count()).toBe(2);
+
+    // Back on disk-a as na2: it takes both, in order, and nothing is kept any more.
+    const back = await node('na2', 'disk-a');
+    await back.membership.heartbeat();
+    await back.delivery.collect();
+    expect(back.taken).toEqual(['evt-1', 'evt-2']);
+    expect(await count()).toBe(0);
+
+    // Missed once, then through: released by the sender.
+    let attempts = 0;
+    const flaky = await node('nc', 'disk-c', async (_node, _event, _until, missed) => {
+      attempts += 1;
+      missed();
+      return true;
+    });
+    await flaky.membership.heartbeat();
+    await waitFor('nc to see na2', async () => flaky.membership.diskOf('na2'), (disk) => disk === 'disk-a');
+    await flaky.delivery.send('na2', notice('evt-3'), Date.now());
+    expect({ attempts, kept: await count() }).toEqual({ attempts: 1, kept: 0 });
+  }, 60_000);
+
+  test('are dropped once no member record names their node’s disk (a retired node forgotten with `nats kv del`), and never kept for a node that is no member', async () => {
+    const { kv, node, count } = await setUp();
+    const retired = await node('nr', 'disk-r');
+    await retired.membership.heartbeat();
+    retired.membership.draining = true;
+    await retired.membership.leave();
+    const owner = await node('nb', 'disk-b', away);
+    await owner.membership.heartbeat();
+    await waitFor('nb to see nr', async () => owner.membership.diskOf('nr'), (disk) => disk === 'disk-r');
+    await owner.delivery.sweep();
+    await owner.delivery.send('nr', notice('evt-r'), Date.now());
+    expect(await count()).toBe(1);
+    await owner.delivery.sweep();
+    expect(await count()).toBe(1);
+
+    await kv.delete('nr');
+    await waitFor('nb to see nr forgotten', async () => owner.membership.known(), (known) => !known.includes('nr'));
+    await owner.delivery.sweep();
+    expect(await count()).toBe(0);
+    await owner.delivery.send('nr', notice('evt-r2'), Date.now());
+    expect(await count()).toBe(0);
+  }, 60_000);
+});
