@@ -93,6 +93,11 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.outcome`;
   }
 
+  /** Core NATS: the same questions, to whichever node runs on a disk now (idempotency-claims.ts); folded as keptOutcomeSubject. */
+  diskOutcomes(disk: string): string {
+    return `gdn.${this.token}.disk.${disk.replace(/[^A-Za-z0-9_-]/g, '_')}.outcome`;
+  }
+
   /** Core NATS: runtime events of traces a node's callers stream (trace-relay.ts). */
   nodeRuntime(nodeId: string): string {
     return `gdn.${this.token}.node.${nodeId}.runtime`;

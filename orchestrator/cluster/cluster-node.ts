@@ -211,7 +211,7 @@ export class ClusterNode {
     const membership = new Membership(members, memberView, options.nodeId, options.leaseTimeoutMs, deps.apiUrl, disk);
     const leases = new PartitionLeases(leaseBucket, leaseView, names, options.nodeId, options.leaseTimeoutMs, deps.logger);
     const replica = new StateReplica(state, names, deps.stateRoot, deps.workspaceId, deps.logger);
-    const claims = new IdempotencyClaims(idempotency, nc, (node) => names.nodeOutcomes(node), options.nodeId, deps.logger);
+    const claims = new IdempotencyClaims(idempotency, nc, { node: (id) => names.nodeOutcomes(id), disk: (id) => names.diskOutcomes(id) }, options.nodeId, disk, deps.logger);
     const marks = new DeletionMarks({ kv: deletionMarks, names, takenThrough: (partition, id) => inbox.takenThrough(partition, id) });
     const approvalMarks = new PendingApprovalMarks(approvalsView, names);
     const observers = [memberView, leaseView, approvalsView];
@@ -256,7 +256,7 @@ export class ClusterNode {
         },
       }),
       serveProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger),
-      this.claims.serve(core.ledger),
+      ...this.claims.serve(core.ledger),
       this.relay.start(core.runtimeEvents),
       this.deletions.serve(),
       this.deletedEvents.serve(),

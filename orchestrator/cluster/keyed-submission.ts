@@ -2,7 +2,8 @@
  * Cluster mode: an event submitted from outside under an `Idempotency-Key` this node's ledger does
  * not know (idempotency-claims.ts). The key is claimed for the cluster first:
  * - claimed here (now or before): the event is submitted here, under the claimed id;
- * - claimed by another node: answered from that node's ledger (its reply, or 202 for `wait: false`),
+ * - claimed by another node: answered from that node's ledger — the node on its disk now, whatever its
+ *   id (idempotency-claims.ts) — (its reply, or 202 for `wait: false`),
  *   marked replayed; if that node no longer knows the event (refused there), this node takes the
  *   claim over and submits it under the same id, which JetStream stores once;
  * - NATS does not answer: 503, nothing submitted (a second run is worse);
@@ -65,7 +66,7 @@ export async function submitKeyed(deps: KeyedSubmissionDeps, submission: Externa
   assertSameRequest(key, claim, { ...target, input: submission.input });
   let remote;
   try {
-    remote = await deps.claims.outcomeFrom(claim.node, claim.eventId, submission.wait ? (submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) : 0);
+    remote = await deps.claims.outcomeFrom(claim, submission.wait ? (submission.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) : 0);
   } catch (error) {
     // Accepted there, perhaps run and answered by now: not "not accepted", and nothing is sent again.
     throw new GoondanError(
@@ -109,7 +110,7 @@ export async function admitConnectorEvent(deps: Pick<KeyedSubmissionDeps, 'claim
   }
   if (result.kind === 'ours') return { run: true, eventId: result.claim.eventId };
   const { claim } = result;
-  const outcome = deps.claims.outcomeFrom(claim.node, claim.eventId, waitMs).then(
+  const outcome = deps.claims.outcomeFrom(claim, waitMs).then(
     (remote) => remote.outcome ?? errorOutcome('AGENT_REQUEST_TIMEOUT', `no reply within the wait; the event is accepted by node ${claim.node}`, claim.traceId),
     (error: unknown) => errorOutcome('AGENT_REQUEST_TIMEOUT', `node ${claim.node}, which accepted the event, does not answer: ${(error as Error).message}`, claim.traceId),
   );

@@ -139,7 +139,7 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     expect(counterExecutions(counterFile).get('u1')).toBe(1);
   }, 240_000);
 
-  test('that ended while its accepting node was away is settled in that node’s ledger once it is back, under another --node-id too, however long it was away', async () => {
+  test('that ended while its accepting node was away is settled in that node’s ledger once it is back, under another --node-id too, however long it was away; a keyed retry through another node is answered from it', async () => {
     const { nats, counterFile, start } = await cluster('goondan-cluster-away-');
     let na = await start('na');
     const nb = await start('nb');
@@ -164,6 +164,9 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     const retryHere = await nb2.send({ input: `held u3 ${gate}`, instanceKey: key, idempotencyKey: 'away-1' });
     expect(retryHere).toMatchObject({ status: 200, body: { eventId: heldId, status: 'ok', output: 'done u3' } });
     na = await start('na', na.stateRoot);
+    // The key was claimed by nb; nb2 is on its disk and answers for it: not 503 until the claim expires.
+    const retryThere = await na.send({ input: `held u3 ${gate}`, instanceKey: key, idempotencyKey: 'away-1' });
+    expect(retryThere).toMatchObject({ status: 200, body: { eventId: heldId, status: 'ok', output: 'done u3' } });
     expect(counterExecutions(counterFile).get('u3')).toBe(1);
   }, 120_000);
 });
