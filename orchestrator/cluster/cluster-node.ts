@@ -142,7 +142,7 @@ export class ClusterNode {
       replica,
       marks,
     });
-    this.deletedEvents = new DeletedEventNotices({ nc, nodeId: options.nodeId, subjectOf: (node) => names.nodeDeletedEvents(node), logger: deps.logger, core: () => this.core });
+    this.deletedEvents = new DeletedEventNotices({ nc, nodeId: options.nodeId, subjectOf: (node) => names.nodeDeletedEvents(node), logger: deps.logger, core: () => this.core, deliver: (...args) => this.outcomes.deliver(...args) });
     this.owner = new PartitionOwner({
       inbox,
       replica,

@@ -4,7 +4,8 @@
  * on one node for the events queued for an instance it deletes (instance-removal.ts), its record
  * says `dead` with INSTANCE_DELETED (GET /v1/events/{id}, a retry under its Idempotency-Key) and
  * whoever waits for it is told now. A core NATS request that node answers once it has recorded
- * it, sent again while no answer comes (NATS restarting, that node reconnecting) for a while.
+ * it, sent again while no answer comes (NATS restarting, that node reconnecting) for a while, and
+ * kept for that node from the first miss until it has it, however long it is away (outcome-delivery.ts).
  *
  * The error reply an owner sends a waiting caller's node for such an event is that event's notice
  * too (recordReply). The owner sends the notice and the reply apart, and each is sent again on its
@@ -16,13 +17,13 @@
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { runtimeError } from '../../shared/errors/index.ts';
+import { failureOutcome, replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import { ORCHESTRATOR } from '../../shared/ipc/control-events.ts';
-import { replyOutcomeOf } from '../../shared/ipc/reply-events.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
-import { SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
+import { outcomeNotice, SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
 import { retryUntil } from './retry-until.ts';
 import { serveRequests } from './serve-requests.ts';
 
@@ -49,6 +50,8 @@ export interface DeletedEventNoticesDeps {
   logger: RootLogger;
   /** The core whose ledger and waiting callers an accepting node tells (absent before start). */
   core(): OrchestratorCore | undefined;
+  /** Delivers `outcome` to `node` by `attempt`, kept for it from the first miss (outcome-delivery.ts). */
+  deliver(node: string, outcome: AgentEvent, attempt: (missed: () => void) => Promise<boolean>): Promise<boolean>;
 }
 
 export class DeletedEventNotices {
@@ -61,16 +64,26 @@ export class DeletedEventNotices {
       this.recordHere(notice);
       return;
     }
-    try {
-      await retryUntil(() => nc.request(this.deps.subjectOf(origin), JSON.stringify(notice), { timeout: RECEIPT_TIMEOUT_MS }), {
-        until: Date.now() + NOTICE_PATIENCE_MS,
-        pauseMs: RETRY_MS,
-        // Closed: this node is stopping; the message goes back to the stream and its next owner tells it.
-        final: () => nc.isClosed(),
-      });
-    } catch (error) {
-      if (!nc.isClosed()) logger.warn({ origin, eventId: notice.eventId, err: error }, 'could not tell the node that accepted an event of a deleted instance that it was given up; its record there stays unsettled');
-    }
+    // Kept, it is recorded as the owner's error reply is (recordReply): dead, INSTANCE_DELETED.
+    const kept = outcomeNotice(notice.eventId, failureOutcome(runtimeError('INSTANCE_DELETED', notice.reason)), notice.reason);
+    await this.deps.deliver(origin, kept, async (missed) => {
+      let attempts = 0;
+      try {
+        await retryUntil(() => nc.request(this.deps.subjectOf(origin), JSON.stringify(notice), { timeout: RECEIPT_TIMEOUT_MS }), {
+          until: Date.now() + NOTICE_PATIENCE_MS,
+          pauseMs: RETRY_MS,
+          // Closed: this node is stopping; the message goes back to the stream and its next owner tells it.
+          final: () => nc.isClosed(),
+          failed: () => {
+            if (++attempts === 1) missed();
+          },
+        });
+        return true;
+      } catch (error) {
+        if (!nc.isClosed()) logger.warn({ origin, eventId: notice.eventId, err: error }, 'could not tell the node that accepted an event of a deleted instance that it was given up; it is kept for that node until it is back');
+        return false;
+      }
+    });
   }
 
   /** Records the events of this node that other nodes gave up. */

@@ -46,6 +46,14 @@ export class OutcomeDelivery {
 
   /** A reply or notice for `node`; one that settles an event `node` accepted is kept for it once an attempt misses. */
   async send(node: string, event: AgentEvent, until: number): Promise<void> {
+    await this.deliver(node, event, (missed) => this.deps.send(node, event, until, missed));
+  }
+
+  /**
+   * `outcome` (it names the event it settles) to `node` by `attempt`, which calls `missed` on its
+   * first miss: it is kept for `node` from then on until an attempt gets through. True once through.
+   */
+  async deliver(node: string, event: AgentEvent, attempt: (missed: () => void) => Promise<boolean>): Promise<boolean> {
     const eventId = event.metadata?.[SETTLED_EVENT_KEY];
     const named = typeof eventId === 'string' ? (this.deps.membership.diskOf(node) ?? this.origins.get(node)) : undefined;
     // Kept only for a disk a member record names (the node, or its successor on that disk): the sweep drops the rest.
@@ -58,14 +66,15 @@ export class OutcomeDelivery {
         return undefined;
       });
     };
-    const delivered = await this.deps.send(node, event, until, missed);
-    if (!delivered || keeping === undefined) return;
+    const delivered = await attempt(missed);
+    if (!delivered || keeping === undefined) return delivered;
     const seq = await keeping;
-    if (seq === undefined) return;
+    if (seq === undefined) return delivered;
     // The node took it after all: nothing waits for it in the stream (it may have collected it itself).
     await this.deps.kept.release(seq).catch((error: unknown) => {
       this.deps.logger.warn({ node, eventId, err: error }, 'could not remove a kept outcome its node has; that node takes it again at its next start, which changes nothing');
     });
+    return delivered;
   }
 
   /** What is kept for this node's disk, into its ledger: at start and after each reconnect. */

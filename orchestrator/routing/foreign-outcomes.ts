@@ -113,8 +113,13 @@ export class ForeignOutcomes {
     const origin = this.origins.get(eventId);
     if (!origin) return;
     this.forget(eventId);
-    const notice = makeReplyEvent(NOTICE, ORCHESTRATOR_SOURCE, outcome);
-    notice.metadata = { ...notice.metadata, [SETTLED_EVENT_KEY]: eventId, ...(deadReason !== undefined ? { [DEAD_REASON_KEY]: deadReason } : {}) };
-    this.deps.send(origin.node, notice, Date.now() + NOTICE_PATIENCE_MS);
+    this.deps.send(origin.node, outcomeNotice(eventId, outcome, deadReason), Date.now() + NOTICE_PATIENCE_MS);
   }
+}
+
+/** The notice of `eventId`'s outcome (given up, with `deadReason`), as the accepting node records it (record()). */
+export function outcomeNotice(eventId: string, outcome: ReplyOutcome, deadReason?: string): AgentEvent {
+  const notice = makeReplyEvent(NOTICE, ORCHESTRATOR_SOURCE, outcome);
+  notice.metadata = { ...notice.metadata, [SETTLED_EVENT_KEY]: eventId, ...(deadReason !== undefined ? { [DEAD_REASON_KEY]: deadReason } : {}) };
+  return notice;
 }

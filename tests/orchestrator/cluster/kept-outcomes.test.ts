@@ -6,6 +6,9 @@
  * A real `nats-server -js`.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
@@ -15,16 +18,21 @@ import { KeptOutcomes } from '../../../orchestrator/cluster/kept-outcomes.ts';
 import { KvObserver } from '../../../orchestrator/cluster/kv-observer.ts';
 import { Membership } from '../../../orchestrator/cluster/membership.ts';
 import { OutcomeDelivery } from '../../../orchestrator/cluster/outcome-delivery.ts';
-import { SETTLED_EVENT_KEY } from '../../../orchestrator/routing/foreign-outcomes.ts';
+import { DeletedEventNotices } from '../../../orchestrator/cluster/deleted-event-notices.ts';
+import { EventLedger } from '../../../orchestrator/delivery/event-ledger.ts';
+import { ForeignOutcomes, SETTLED_EVENT_KEY } from '../../../orchestrator/routing/foreign-outcomes.ts';
+import { FsyncPolicy } from '../../../shared/durability/fsync-policy.ts';
 import type { AgentEvent } from '../../../shared/types/events.ts';
 import { startNatsServer } from '../../helpers/nats-server.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 
 const names = new ClusterNames('kept-outcomes');
 const logger = pino({ level: 'silent' });
+const dir = mkdtempSync(join(tmpdir(), 'goondan-kept-outcomes-'));
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const notice = (eventId: string): AgentEvent => ({
@@ -53,7 +61,7 @@ async function setUp() {
     return { membership, delivery, taken, view };
   };
   const count = async () => (await (await jetstreamManager(nc)).streams.info(names.outcomesStream)).state.messages;
-  return { kv, node, count };
+  return { nats, kv, kept, node, count };
 }
 
 /** A node that never gets through: each send misses at once, then gives up. */
@@ -119,6 +127,32 @@ describe('outcomes kept for the node that accepted their events', () => {
     await owner.delivery.sweep();
     expect(await count()).toBe(0);
     await owner.delivery.send('nr', notice('evt-r2'), Date.now());
+    expect(await count()).toBe(0);
+  }, 60_000);
+
+  test('an event given up for its instance’s deletion is kept too, and recorded dead (INSTANCE_DELETED) by its node once back', async () => {
+    const { nats, kept, node, count } = await setUp();
+    const accepting = await node('na', 'disk-a');
+    await accepting.membership.heartbeat();
+    accepting.membership.draining = true;
+    await accepting.membership.leave();
+    const owner = await node('nb', 'disk-b', away);
+    await owner.membership.heartbeat();
+    await waitFor('nb to see na', async () => owner.membership.diskOf('na'), (disk) => disk === 'disk-a');
+    // The owner's own connection: closed once the notice is kept, which ends its sending (as at a stop).
+    const ownerNc = await connect({ servers: nats.url });
+    const notices = new DeletedEventNotices({ nc: ownerNc, nodeId: 'nb', subjectOf: (n) => names.nodeDeletedEvents(n), logger, core: () => undefined, deliver: (...args) => owner.delivery.deliver(...args) });
+    const told = notices.tell('na', { eventId: 'evt-del', reason: 'the instance was deleted' });
+    await waitFor('the notice kept for na', count, (kept) => kept === 1);
+    await ownerNc.close();
+    await told;
+
+    const ledger = new EventLedger(join(dir, 'events.jsonl'), new FsyncPolicy('never'));
+    ledger.accepted({ eventId: 'evt-del', agent: 'alpha', instanceKey: 'k1', traceId: 'a'.repeat(32) });
+    const records = new ForeignOutcomes({ nodeId: 'na2', send: () => {}, ledger });
+    // What na2, back on disk-a, does at its start (outcome-delivery.ts collect()).
+    expect(await kept.collect('disk-a', (outcome) => records.record(outcome))).toBe(1);
+    expect(ledger.get('evt-del')).toMatchObject({ state: 'dead', reason: 'the instance was deleted', code: 'INSTANCE_DELETED' });
     expect(await count()).toBe(0);
   }, 60_000);
 });
