@@ -53,15 +53,15 @@ export class OutcomeDelivery {
    * `outcome` (it names the event it settles) to `node` by `attempt`, which calls `missed` on its
    * first miss: it is kept for `node` from then on until an attempt gets through. True once through.
    */
-  async deliver(node: string, event: AgentEvent, attempt: (missed: () => void) => Promise<boolean>): Promise<boolean> {
-    const eventId = event.metadata?.[SETTLED_EVENT_KEY];
+  async deliver(node: string, outcome: AgentEvent, attempt: (missed: () => void) => Promise<boolean>): Promise<boolean> {
+    const eventId = outcome.metadata?.[SETTLED_EVENT_KEY];
     const named = typeof eventId === 'string' ? (this.deps.membership.diskOf(node) ?? this.origins.get(node)) : undefined;
     // Kept only for a disk a member record names (the node, or its successor on that disk): the sweep drops the rest.
     const disk = named !== undefined && this.deps.membership.disks().has(named) ? named : undefined;
     let keeping: Promise<number | undefined> | undefined;
     const missed = () => {
       if (disk === undefined || typeof eventId !== 'string') return;
-      keeping ??= this.deps.kept.keep(disk, eventId, event).catch((error: unknown) => {
+      keeping ??= this.deps.kept.keep(disk, eventId, outcome).catch((error: unknown) => {
         this.deps.logger.warn({ node, eventId, err: error }, 'could not keep an outcome for the node that accepted its event; it has it only if a later attempt gets through');
         return undefined;
       });
