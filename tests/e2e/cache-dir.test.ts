@@ -10,22 +10,26 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASE_MODULE_BUILDS_ENV } from '../../shared/base-module-builds.ts';
-import { VALIDATOR_CACHE_DIR } from '../../shared/validation/compiled-validator.ts';
+import { privatePackage } from '../helpers/private-package.ts';
 import { DAEMON_TEST_MS, REPO_ROOT, daemonsStoppedAfterAll, startDaemon } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/swarm');
 const daemons = daemonsStoppedAfterAll();
 const cacheDir = mkdtempSync(join(tmpdir(), 'goondan-cache-dir-'));
-afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+const packageCopy = privatePackage();
+afterAll(() => {
+  rmSync(cacheDir, { recursive: true, force: true });
+  packageCopy.remove();
+});
 
 const names = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).sort() : []);
+
 
 describe('GOONDAN_CACHE_DIR', () => {
   test(
     'the daemon and its agents build and find their caches there, and leave the package’s alone',
     async () => {
-      const packageValidators = names(VALIDATOR_CACHE_DIR);
-      const daemon = await startDaemon(BUNDLE, { env: { GOONDAN_CACHE_DIR: cacheDir } });
+      const daemon = await startDaemon(BUNDLE, { bin: packageCopy.bin, env: { GOONDAN_CACHE_DIR: cacheDir } });
       daemons.push(daemon);
       const { status, body } = await daemon.send({ input: 'hello', instanceKey: 'moved-caches' });
       expect({ status, output: body.output }).toEqual({ status: 200, output: 'alpha got: hello' });
@@ -49,7 +53,8 @@ describe('GOONDAN_CACHE_DIR', () => {
       const builds = names(validators).filter((name) => name.startsWith('bytecode-'));
       expect(builds).toHaveLength(1);
       expect(names(join(validators, builds[0]!)).filter((name) => name.endsWith('.js')).length).toBeGreaterThan(0);
-      expect(names(VALIDATOR_CACHE_DIR)).toEqual(packageValidators);
+      // Nothing at all in the package's own cache (node_modules/.cache).
+      expect(names(join(packageCopy.root, 'node_modules', '.cache'))).toEqual([]);
       expect(existsSync(join(moduleBuilds ?? '', 'tools', 'agents', 'index.js'))).toBe(true);
     },
     DAEMON_TEST_MS,

@@ -59,10 +59,10 @@ export function tempStateRoot(): string {
 
 export async function startDaemon(
   bundlePath: string,
-  options: { env?: Record<string, string>; args?: string[]; stateRoot?: string } = {},
+  options: { env?: Record<string, string>; args?: string[]; stateRoot?: string; /** Another goondan's launcher (a private copy of the package). */ bin?: string } = {},
 ): Promise<Daemon> {
   const stateRoot = options.stateRoot ?? tempStateRoot();
-  const proc = Bun.spawn([GOONDAN_BIN, 'run', bundlePath, '--port', '0', '--state-root', stateRoot, ...(options.args ?? [])], {
+  const proc = Bun.spawn([options.bin ?? GOONDAN_BIN, 'run', bundlePath, '--port', '0', '--state-root', stateRoot, ...(options.args ?? [])], {
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
