@@ -1,7 +1,6 @@
 /** `GET /v1/approvals` and `POST /v1/approvals/{id}` for the HTTP API. */
-import { GoondanError } from '../../shared/errors/index.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
-import { errorBody, errorResponse, jsonResponse } from '../http/http-errors.ts';
+import { errorResponse, jsonResponse } from '../http/http-errors.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { ApiRoute } from '../http/api-server.ts';
 import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from './approval-broker.ts';
@@ -46,17 +45,9 @@ export function approvalRoutes(broker: ApprovalBroker, onMalformedBody: () => vo
         const approved = body.value.decision === 'approve';
         const scope = body.value.scope ?? 'once';
         const decision: ApprovalOutcome = { approved, scope, decidedBy: 'http', reason: body.value.reason ?? '' };
-        let decided = broker.decide(id, decision);
-        if (!decided && cluster) {
-          try {
-            decided = await cluster.decide(id, decision);
-          } catch (error) {
-            // It may still be pending on a node that did not answer: "retry", never a 404.
-            if (!GoondanError.isInstance(error) || error.code !== 'CLUSTER_UNAVAILABLE') throw error;
-            // With Retry-After, as every 503 CLUSTER_UNAVAILABLE (http-errors.ts).
-            return errorBody(503, error.toJSON());
-          }
-        }
+        // A node that may hold it and did not answer throws CLUSTER_UNAVAILABLE: the server answers
+        // that as every runtime error, 503 with Retry-After — "retry", never a 404.
+        const decided = broker.decide(id, decision) || (cluster !== undefined && (await cluster.decide(id, decision)));
         if (!decided) return errorResponse(404, 'E_HTTP_UNKNOWN_APPROVAL', `no pending approval '${id}'`, { suggestion: 'it was already decided or expired; see GET /v1/approvals' });
         return jsonResponse(200, { id, approved, scope });
       },
