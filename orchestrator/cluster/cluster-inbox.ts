@@ -15,6 +15,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { compiledValidator, describeErrors } from '../../shared/validation/compiled-validator.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { ensureStream } from './ensure-stream.ts';
 import { InstanceOrder } from './instance-order.ts';
 import { messageJson } from './kv-json.ts';
 import { retryUntil } from './retry-until.ts';
@@ -84,17 +85,9 @@ export class ClusterInbox {
     this.order = new InstanceOrder({ olderInStream: (subject, below) => this.olderInStream(subject, below), recheckMs: options.ackWaitMs, logger: options.logger });
   }
 
-  async ensureStream(): Promise<void> {
+  ensureStream(): Promise<void> {
     const { jsm, names } = this.options;
-    const config = { name: names.inboxStream, subjects: [names.inboxSubjects()], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: nanos(120_000) };
-    try {
-      await jsm.streams.info(names.inboxStream);
-    } catch {
-      await jsm.streams.add(config).catch(async (error: unknown) => {
-        // Another node created it between our look and our add.
-        await jsm.streams.info(names.inboxStream).catch(() => Promise.reject(error));
-      });
-    }
+    return ensureStream(jsm, { name: names.inboxStream, subjects: [names.inboxSubjects()], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: nanos(120_000) });
   }
 
   /**

@@ -20,6 +20,7 @@ import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ClusterNames } from './cluster-names.ts';
+import { ensureStream } from './ensure-stream.ts';
 import { retryUntil } from './retry-until.ts';
 
 /** How long storing an outcome is tried while NATS does not answer (a restart of the server). */
@@ -37,18 +38,10 @@ export interface KeptOutcomesOptions {
 export class KeptOutcomes {
   constructor(private readonly options: KeptOutcomesOptions) {}
 
-  async ensureStream(): Promise<void> {
+  ensureStream(): Promise<void> {
     const { jsm, names } = this.options;
     // Limits retention, no max age: an outcome stays until its node takes it or is forgotten.
-    const config = { name: names.outcomesStream, subjects: [names.keptOutcomeSubjects()], retention: RetentionPolicy.Limits, storage: StorageType.File, duplicate_window: nanos(120_000) };
-    try {
-      await jsm.streams.info(names.outcomesStream);
-    } catch {
-      await jsm.streams.add(config).catch(async (error: unknown) => {
-        // Another node created it between our look and our add.
-        await jsm.streams.info(names.outcomesStream).catch(() => Promise.reject(error));
-      });
-    }
+    return ensureStream(jsm, { name: names.outcomesStream, subjects: [names.keptOutcomeSubjects()], retention: RetentionPolicy.Limits, storage: StorageType.File, duplicate_window: nanos(120_000) });
   }
 
   /** Stores `outcome` (it names its event) for the node on `disk`; resolves with its sequence, or rejects when NATS would not store it. */
