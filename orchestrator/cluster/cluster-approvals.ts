@@ -16,6 +16,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ApprovalBroker, ApprovalOutcome, PendingApproval } from '../approvals/approval-broker.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import { GoondanError } from '../../shared/errors/index.ts';
+import { RecentMap } from '../../shared/recent-map.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
@@ -68,7 +69,7 @@ export interface ClusterApprovalsOptions {
 
 export class ClusterApprovals {
   /** Decisions this node took for other nodes: approval id → `approved/scope`. */
-  private readonly decidedHere = new Map<string, string>();
+  private readonly decidedHere = new RecentMap<string, string>(MAX_DECISIONS_REMEMBERED);
 
   constructor(private readonly options: ClusterApprovalsOptions) {}
 
@@ -125,21 +126,13 @@ export class ClusterApprovals {
         void loaded().then(() => {
           const asked = `${request.decision.approved}/${request.decision.scope}`;
           let decided = broker.decide(request.id, request.decision);
-          if (decided) this.remember(request.id, asked);
+          if (decided) this.decidedHere.set(request.id, asked);
           // A retry of a decision taken here whose answer reached its node too late (its caller got 503): it stands.
           else decided = this.decidedHere.get(request.id) === asked;
           msg.respond(JSON.stringify({ node: nodeId, decided }));
         });
       }),
     ];
-  }
-
-  private remember(id: string, decision: string): void {
-    if (this.decidedHere.size >= MAX_DECISIONS_REMEMBERED) {
-      const oldest = this.decidedHere.keys().next().value;
-      if (oldest !== undefined) this.decidedHere.delete(oldest);
-    }
-    this.decidedHere.set(id, decision);
   }
 }
 

@@ -6,6 +6,7 @@
  * what is kept for a disk no member record names any more goes (sweep).
  */
 import type { RootLogger } from '../../shared/logger.ts';
+import { RecentMap } from '../../shared/recent-map.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import { SETTLED_EVENT_KEY } from '../routing/foreign-outcomes.ts';
 import type { KeptOutcomes } from './kept-outcomes.ts';
@@ -28,7 +29,7 @@ export interface OutcomeDeliveryDeps {
 
 export class OutcomeDelivery {
   /** The disk of each node that accepted an event run here, noted while its record is surely there. */
-  private readonly origins = new Map<string, string>();
+  private readonly origins = new RecentMap<string, string>(MAX_ORIGINS);
   private seenDisks: Set<string> | undefined;
 
   constructor(private readonly deps: OutcomeDeliveryDeps) {}
@@ -37,10 +38,6 @@ export class OutcomeDelivery {
   noteOrigin(node: string): void {
     const disk = this.deps.membership.diskOf(node);
     if (disk === undefined || this.origins.get(node) === disk) return;
-    if (this.origins.size >= MAX_ORIGINS) {
-      const oldest = this.origins.keys().next().value;
-      if (oldest !== undefined) this.origins.delete(oldest);
-    }
     this.origins.set(node, disk);
   }
 

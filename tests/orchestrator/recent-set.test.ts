@@ -3,6 +3,7 @@
  * redelivered update run once) that forgets the oldest first, without walking the set to find it.
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
+import { RecentMap } from '../../shared/recent-map.ts';
 import { RecentSet } from '../../shared/recent-set.ts';
 import { RecentIds } from '../../bundles/base/connectors/common/recent-ids.ts';
 
@@ -49,5 +50,24 @@ describe('RecentSet', () => {
   test('RecentIds (connectors) answers firstTime from it', () => {
     const ids = new RecentIds(2);
     expect([ids.firstTime('u1'), ids.firstTime('u1'), ids.firstTime('u2'), ids.firstTime('u3'), ids.firstTime('u1')]).toEqual([true, false, true, true, true]);
+  });
+});
+
+describe('RecentMap', () => {
+  test('holds the newest entries up to its capacity; setting a held key replaces its value and keeps its age', () => {
+    const recent = new RecentMap<string, number>(2);
+    recent.set('a', 1);
+    recent.set('b', 2);
+    recent.set('a', 10);
+    expect([recent.get('a'), recent.get('b'), recent.size]).toEqual([10, 2, 2]);
+    // 'a' is still the oldest: it goes first.
+    recent.set('c', 3);
+    expect([recent.get('a'), recent.get('b'), recent.get('c'), recent.size]).toEqual([undefined, 2, 3, 2]);
+    recent.set('d', 4);
+    expect([recent.get('b'), recent.get('c'), recent.get('d')]).toEqual([undefined, 3, 4]);
+  });
+
+  test('refuses a capacity that is not a positive integer', () => {
+    expect(() => new RecentMap(0)).toThrow(RangeError);
   });
 });
