@@ -31,9 +31,17 @@ export async function rehearseSpare(env: Record<string, string | undefined> = pr
   createDeferredLogger({ name: 'agent-spare' }).debug({ rehearsed, ms: Math.round(performance.now() - started) }, rehearsed ? 'warm spare rehearsed a turn' : 'warm spare could not rehearse; it stays cold');
 }
 
+/** The last variable read and what it said: loading and rehearsing read the same one (up to 64 KiB). */
+let lastRead: { raw: string; preload: AgentPreload | undefined } | undefined;
+
 function preloadOf(env: Record<string, string | undefined>): AgentPreload | undefined {
   const raw = env[AGENT_PRELOAD_ENV];
   if (!raw) return undefined;
+  if (lastRead?.raw !== raw) lastRead = { raw, preload: parsedPreload(raw) };
+  return lastRead.preload;
+}
+
+function parsedPreload(raw: string): AgentPreload | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
     return isAgentPreload(parsed) ? parsed : undefined;

@@ -207,7 +207,7 @@ export class WarmPool {
         this.bootMs = this.now() - entry.launchedAt;
         this.ready.push(entry);
         this.releaseSpareReadyWaiters();
-        // A boot slot is free (MAX_BOOTING): the next spare the rate wants boots now.
+        // A boot slot is free (maxBooting): the next spare the rate wants boots now.
         if (this.ready.length + this.starting.size < this.target) this.scheduleRefill(EMPTY_POOL_REFILL_DELAY_MS);
       }),
     };
