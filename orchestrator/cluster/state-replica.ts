@@ -224,6 +224,9 @@ export class StateReplica {
       if (known.revision === null) revision = await this.kv.put(stateKey, value, { previousSeq: 0 });
       else revision = await this.kv.update(stateKey, value, known.revision);
     } catch (error) {
+      // Deleted here while it was under way (the turn a deletion lets finish): that turn is done and
+      // its answer stands; its state is not stored, as the deletion meant. No refusal to report.
+      if (this.deletedHereSince(id, known)) return;
       if (!this.isCurrent(id, known)) throw superseded(id, error);
       if (!isWrongRevision(error)) {
         // NATS away or slow: the caller retries. A write that timed out may still have landed.
@@ -252,6 +255,12 @@ export class StateReplica {
       return;
     }
     this.shipped.set(agentKey(id), { revision, digest, generation: known.generation });
+  }
+
+  /** This node deleted the instance after the write began, and has not restored it since. */
+  private deletedHereSince(id: AgentId, known: Shipped): boolean {
+    const now = this.shipped.get(agentKey(id));
+    return now?.gone === true && now.generation !== known.generation;
   }
 
   /** The instance is still held here as it was when the write began (not given up, restored or deleted since). */

@@ -162,4 +162,23 @@ describe('a node’s state writes for an instance', () => {
     await old.replica.sync(PARTITION, id);
     expect((await stored(kv)).base).toBe('{"turn":3}\n');
   });
+
+  test('one under way when this node deletes the instance stores nothing and is no refusal: the turn the deletion let finish is answered', async () => {
+    const { kv, stateRoot } = await stateBucket();
+    const held = heldUpdates(kv);
+    const here = node(held.kv, stateRoot);
+    await here.replica.restore(PARTITION, id);
+    here.turn(1);
+    await here.replica.sync(PARTITION, id);
+    here.turn(2);
+    const last = refusal(here.replica.sync(PARTITION, id));
+    await held.entered;
+
+    // While the drained turn's write waits for its answer: the tombstone, then this node's part of the delete.
+    await here.replica.tombstone(PARTITION, id);
+    here.replica.deletedHere(id);
+    held.release();
+    expect(await last).toBe('written');
+    expect(await kv.get(names.stateKey(PARTITION, id))).toMatchObject({ operation: 'DEL' });
+  });
 });
