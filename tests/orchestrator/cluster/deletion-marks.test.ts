@@ -55,6 +55,7 @@ describe('deletion marks: a deletion gives up what owners had taken of the insta
     const pulled: number[] = [];
     const owner = await nodeInbox(nats.url, pulled);
     const other = await nodeInbox(nats.url);
+    const otherJsm = await jetstreamManager(other.nc);
     const marks = new DeletionMarks({ kv: await new Kvm(other.nc).create(names.deletionMarksBucket, { history: 1 }), names, takenThrough: (partition, id) => other.inbox.takenThrough(partition, id) });
 
     await other.inbox.publish(PARTITION, envelope('e1'));
@@ -68,6 +69,9 @@ describe('deletion marks: a deletion gives up what owners had taken of the insta
     if (taken === undefined) throw new Error('the owner took no message');
     // The owner dies with it unacked; a message accepted afterwards reaches no owner.
     await owner.nc.close();
+    // The server drops a closed connection's pull requests a moment after the close; until then
+    // it would deliver e2 into that dead request and count it as taken.
+    await waitFor('the server to drop the dead owner’s pull request', () => otherJsm.consumers.info(names.inboxStream, names.partitionConsumer(PARTITION)), (info) => info.num_waiting === 0);
     await other.inbox.publish(PARTITION, envelope('e2'));
     expect(await other.inbox.takenThrough(PARTITION, ID)).toBe(taken);
 
