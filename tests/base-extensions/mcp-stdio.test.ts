@@ -18,19 +18,10 @@ import {
   closeEngines,
   engineWithMcp,
   mcpExtension,
-  probeExtension,
   resultsOf,
   stdioServer,
   warnings,
 } from './mcp-helpers.ts';
-
-/** Whether this engine hands extensions `api.onClose` (probed once with an engine that runs only the probe). */
-const ENGINE_HAS_ON_CLOSE = await (async () => {
-  const h = await startEngine(makePlan({ extensions: [probeExtension] }));
-  await h.engine.close();
-  removeDir(h.stateRoot);
-  return probe.hasOnClose === true;
-})();
 
 let tempDir = '';
 beforeEach(() => {
@@ -253,8 +244,7 @@ describe('reconnecting after a server restart', () => {
 });
 
 describe('the servers stop with the agent process', () => {
-  // api.onClose is optional in the ExtensionApi contract; until the engine offers it this test is skipped.
-  test.skipIf(!ENGINE_HAS_ON_CLOSE)('engine.close() ends the stdio server processes (api.onClose)', async () => {
+  test('engine.close() ends the stdio server processes (api.onClose)', async () => {
     const pidFile = join(tempDir, 'pids');
     const h = await startEngine(makePlan({ extensions: [mcpExtension({ servers: { fx: stdioServer({ env: { MCP_FIXTURE_PID_FILE: pidFile } }) } })] }));
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
