@@ -29,7 +29,7 @@ import { ExclusiveConnections } from './exclusive-connections.ts';
 import type { ManagedProcess } from '../process/managed-process.ts';
 import { PartitionLeases } from './partition-leases.ts';
 import { PartitionOwner } from './partition-owner.ts';
-import { rendezvousOwner } from './partitions.ts';
+import { PartitionRounds } from './partition-rounds.ts';
 import { clusterProcessRows, serveProcessRows } from './process-rows.ts';
 import { parseRemoteReply, RemoteReplies } from './remote-replies.ts';
 import { StateReplica } from './state-replica.ts';
@@ -64,21 +64,13 @@ const KV_REQUEST_TIMEOUT_MS = 2_000;
 /** Refused events remembered (findEvent answers 404 for them, not "unknown"). */
 const MAX_REFUSED_REMEMBERED = 10_000;
 
-/** Renewal and heartbeat period: a fifth of the lease timeout, within 200 ms – 2 s. */
-function tickMs(leaseTimeoutMs: number): number {
-  return Math.min(2_000, Math.max(200, Math.round(leaseTimeoutMs / 5)));
-}
-
 export class ClusterNode {
   readonly names: ClusterNames;
   readonly owner: PartitionOwner;
-  /** Partitions this node took over from a node that stopped renewing (not handed over). */
-  takeovers = 0;
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private ticking = false;
+  /** Heartbeat, lease renewals, hand-overs and claims, each period (partition-rounds.ts). */
+  private readonly rounds: PartitionRounds;
   private draining = false;
   private readonly subscriptions: Subscription[] = [];
-  private readonly handOvers = new Map<number, Promise<void>>();
   private readonly relay: TraceRelay;
   private readonly deletions: NodeDeletions;
   /** Events of deleted instances this node gave up, told to the nodes that accepted them. */
@@ -101,7 +93,7 @@ export class ClusterNode {
     private readonly deps: ClusterNodeDeps,
     private readonly nc: NatsConnection,
     readonly connected: () => boolean,
-    private readonly downForMs: () => number,
+    downForMs: () => number,
     private readonly inbox: ClusterInbox,
     readonly membership: Membership,
     private readonly leases: PartitionLeases,
@@ -163,6 +155,20 @@ export class ClusterNode {
         this.relay.end(eventId);
         return this.deletedEvents.tell(origin, { eventId, reason });
       },
+    });
+    this.rounds = new PartitionRounds({
+      nodeId: options.nodeId,
+      partitions: options.partitions,
+      leaseTimeoutMs: options.leaseTimeoutMs,
+      membership,
+      leases,
+      owner: this.owner,
+      eachRound: () => {
+        this.inbox.keepAlive();
+        void this.outcomes.sweep();
+      },
+      downForMs,
+      logger: deps.logger,
     });
     this.exclusive = new ExclusiveConnections({
       partitions: options.partitions,
@@ -270,8 +276,7 @@ export class ClusterNode {
       }),
     );
     await this.membership.heartbeat();
-    await this.tick();
-    this.timer = setInterval(() => void this.tick(), tickMs(this.options.leaseTimeoutMs));
+    await this.rounds.start();
     // Deletions made, and outcomes kept for it, while this node was down.
     void this.deletions.sweep();
     void this.outcomes.collect();
@@ -354,6 +359,11 @@ export class ClusterNode {
     return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger);
   }
 
+  /** Partitions this node took over from a node that stopped renewing (not handed over). */
+  get takeovers(): number {
+    return this.rounds.takeovers;
+  }
+
   ownedPartitions(): number {
     return this.leases.held.size;
   }
@@ -364,14 +374,12 @@ export class ClusterNode {
     this.draining = true;
     this.membership.draining = true;
     await this.membership.heartbeat().catch(() => undefined);
-    await this.tick();
-    await Promise.all(this.handOvers.values());
-    if (this.timer) clearInterval(this.timer);
+    await this.rounds.drain();
     await this.membership.leave().catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.rounds.stop();
     this.relay.stop();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.inbox.close();
@@ -422,73 +430,5 @@ export class ClusterNode {
     // Recorded dead before the router records it done (deleted-event-notices.ts).
     this.deletedEvents.recordReply(reply);
     this.core?.router.receiveRemoteReply(reply);
-  }
-
-  /** Heartbeat, in-progress acks, then each partition: renew, hand over, or claim. */
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
-    try {
-      if (!this.draining && !(await this.heartbeat())) return;
-      this.inbox.keepAlive();
-      void this.outcomes.sweep();
-      const live = this.membership.live();
-      for (let partition = 0; partition < this.options.partitions; partition++) await this.tickPartition(partition, live);
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'cluster tick failed (NATS unreachable?); retrying');
-    } finally {
-      this.ticking = false;
-    }
-  }
-
-  /**
-   * False while NATS does not answer. Disconnected for a whole lease timeout, this node must assume
-   * its partitions were taken over: it stops their instances rather than run them beside a new
-   * owner. (A slow answer while connected is not that: others could not have written either.)
-   */
-  private async heartbeat(): Promise<boolean> {
-    try {
-      await this.membership.heartbeat();
-      return true;
-    } catch (error) {
-      const downForMs = this.downForMs();
-      this.deps.logger.warn({ err: error, downForMs }, 'cluster heartbeat failed (NATS unreachable?); retrying');
-      if (downForMs > this.options.leaseTimeoutMs && this.leases.held.size > 0) {
-        for (const partition of [...this.leases.held.keys()]) {
-          this.leases.drop(partition);
-          await this.owner.lose(partition);
-        }
-      }
-      return false;
-    }
-  }
-
-  private async tickPartition(partition: number, live: string[]): Promise<void> {
-    const wanted = !this.draining && rendezvousOwner(partition, live) === this.options.nodeId;
-    const held = this.leases.held.get(partition);
-    if (held) {
-      const renewal = await this.leases.renew(held);
-      if (renewal === 'lost') {
-        await this.owner.lose(partition);
-        return;
-      }
-      if (renewal === 'unreachable') return;
-      if (!wanted && !held.releasing) {
-        held.releasing = true;
-        const handOver = this.owner
-          .handOver(partition)
-          .then(() => this.leases.release(held))
-          .catch((error: unknown) => this.deps.logger.error({ partition, err: error }, 'hand-over failed; the lease expires instead'))
-          .finally(() => this.handOvers.delete(partition));
-        this.handOvers.set(partition, handOver);
-      }
-      return;
-    }
-    if (!wanted) return;
-    const previous = this.leases.holder(partition);
-    const lease = await this.leases.claim(partition);
-    if (!lease) return;
-    if (previous && previous.node !== this.options.nodeId) this.takeovers += 1;
-    await this.owner.acquire(partition);
   }
 }
