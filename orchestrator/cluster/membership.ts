@@ -10,7 +10,10 @@
  * new key. Departed, it stays known (event-lookup.ts answers 503 for what it may hold) until it
  * comes back under the same id — its first heartbeat rewrites the record — or on the same disk
  * under another id (node-disk.ts: that node forgets it), or an operator removes the record of a
- * node retired for good (deploy/cluster/README.md).
+ * node retired for good (deploy/cluster/README.md). So does a killed node's record, not departed:
+ * the node back on its disk forgets it once it has not been heard from for a lease timeout (its
+ * default id, `hostname-pid`, changes with each start: kept, every lookup of an id nobody
+ * accepted stayed 503 for good, naming a node that would never answer).
  */
 import type { KV } from '@nats-io/kv';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
@@ -65,14 +68,14 @@ export class Membership {
   }
 
   /**
-   * Departed records on this node's disk under another id: this node answers for their events now.
-   * Deleted at the revision seen.
+   * Records on this node's disk under another id, departed or not heard from for a lease timeout
+   * (killed): this node answers for their events now. Deleted at the revision seen.
    */
   private async forgetEarlierSelves(): Promise<void> {
     for (const [key, entry] of this.observer.entries) {
       if (key === this.nodeId || entry.operation !== 'PUT') continue;
       const record = decodeJson(entry.value, isMemberRecord);
-      if (!record?.departed || record.disk !== this.disk) continue;
+      if (record?.disk !== this.disk || !(record.departed || this.observer.isStale(key, this.timeoutMs))) continue;
       // Rewritten meanwhile (wrong revision) it stays; NATS not answering fails no heartbeat: the next beat tries again.
       await this.kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
     }

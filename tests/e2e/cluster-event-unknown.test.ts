@@ -8,6 +8,9 @@
  * runs twice. An id no node knows, with every node answering, is still 404. And an event that
  * ends while its accepting node is away is settled in that node's ledger once it is back, however
  * long it was away (kept-outcomes.ts): before, the outcome was sent to it for a minute only.
+ * A node killed and started again on its disk under another id (the default id changes with every
+ * start) answers for its earlier self's events, and forgets that self's record once it has been
+ * silent for a lease timeout: before, an id nobody accepted stayed 503 for good, naming it.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -50,7 +53,7 @@ async function keptOutcomes(url: string): Promise<number> {
 const errorOf = (body: Record<string, unknown>) => (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
 
 /** A NATS server, and nodes of the e2e swarm on it (`stateRoot`: back on an earlier node's disk). */
-async function cluster(prefix: string) {
+async function cluster(prefix: string, leaseSeconds = 15) {
   const nats = await startNatsServer();
   cleanups.push(() => nats.stop());
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -60,8 +63,8 @@ async function cluster(prefix: string) {
     const daemon = await startDaemon(BUNDLE, {
       ...(stateRoot ? { stateRoot } : {}),
       env: { GOONDAN_WARM_POOL: '0', GOONDAN_LOG_LEVEL: 'info', GOONDAN_TEST_COUNTER_FILE: counterFile },
-      // Long: nothing here is about a takeover.
-      args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', '15'],
+      // Long by default: nothing here is about a takeover.
+      args: ['--cluster', nats.url, '--node-id', nodeId, '--cluster-lease-seconds', String(leaseSeconds)],
     });
     cleanups.push(() => daemon.cleanup());
     return daemon;
@@ -168,5 +171,28 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     const retryThere = await na.send({ input: `held u3 ${gate}`, instanceKey: key, idempotencyKey: 'away-1' });
     expect(retryThere).toMatchObject({ status: 200, body: { eventId: heldId, status: 'ok', output: 'done u3' } });
     expect(counterExecutions(counterFile).get('u3')).toBe(1);
+  }, 120_000);
+
+  test('accepted by a node that was killed and started again on its disk under another id: the new node answers for it, and once the old id has been silent for a lease timeout an id nobody accepted is 404 again', async () => {
+    const { start } = await cluster('goondan-cluster-killed-', 2);
+    const na = await start('na');
+    const nb = await start('nb');
+    await spreadOver([['na', na], ['nb', nb]]);
+    const key = keyOwnedBy('na', ['na', 'nb']);
+    const done = await nb.send({ input: 'count u4', instanceKey: key, idempotencyKey: 'killed-1' });
+    expect(done).toMatchObject({ status: 200, body: { status: 'ok', output: 'done u4' } });
+    const eventId = String(done.body.eventId);
+    nb.proc.kill('SIGKILL');
+    await nb.proc.exited;
+    expect((await record(na, 'evt_neverAccepted0000')).status).toBe(503);
+
+    const nb2 = await start('nb2', nb.stateRoot);
+    expect(await record(na, eventId)).toMatchObject({ status: 200, body: { eventId, status: 'done' } });
+    const forgotten = await waitFor('an id nobody accepted to be 404 once nb is forgotten', () => record(na, 'evt_neverAccepted0000'), (found) => found.status !== 503, 30_000);
+    expect({ status: forgotten.status, code: errorOf(forgotten.body).code }).toEqual({ status: 404, code: 'E_HTTP_UNKNOWN_EVENT' });
+    // A retry under its key through na: answered from nb2's records (the claim names nb's disk), not run again.
+    const retry = await na.send({ input: 'count u4', instanceKey: key, idempotencyKey: 'killed-1' });
+    expect(retry).toMatchObject({ status: 200, body: { eventId, status: 'ok', output: 'done u4' } });
+    expect((await record(nb2, eventId)).body).toMatchObject({ status: 'done' });
   }, 120_000);
 });

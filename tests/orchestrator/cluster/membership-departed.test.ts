@@ -75,3 +75,32 @@ describe('membership: a node stopped gracefully', () => {
     expect({ known: again.known(), departed: again.departed() }).toEqual({ known: ['host-2', 'host-3'], departed: ['host-2'] });
   }, 60_000);
 });
+
+describe('membership: a node killed (no heartbeat any more, not departed)', () => {
+  test('is forgotten by the node back on its disk under another id once not heard from for a lease timeout, and not before; one on another disk stays', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.stop());
+    const nc = await connect({ servers: nats.url });
+    cleanups.push(() => nc.close());
+    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
+    const leaseMs = 1_500;
+    const member = async (node: string, disk: string) => {
+      const view = await KvObserver.start(kv, logger);
+      cleanups.push(() => view.stop());
+      return new Membership(kv, view, node, leaseMs, () => `http://${node}`, disk);
+    };
+    // Two nodes beat once and are killed: their records stay as they were, not departed.
+    for (const [node, disk] of [['host-1', 'd1'], ['host-2', 'd2']] as const) await (await member(node, disk)).heartbeat();
+    const again = await member('host-3', 'd1');
+    await waitFor('host-3 to see both records', async () => again.known(), (known) => known.includes('host-1') && known.includes('host-2'));
+    // Just seen: host-1 may still be alive, beside it on its disk.
+    await again.heartbeat();
+    expect(again.known()).toEqual(['host-1', 'host-2', 'host-3']);
+    const beatUntilForgotten = async () => {
+      await again.heartbeat();
+      return again.known();
+    };
+    expect(await waitFor('host-1 forgotten after a lease timeout', beatUntilForgotten, (known) => !known.includes('host-1'), 20_000)).toEqual(['host-2', 'host-3']);
+    expect(again.departed()).toEqual([]);
+  }, 60_000);
+});
