@@ -8,6 +8,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { RootLogger } from '../../shared/logger.ts';
+import { RecentSet } from '../../shared/recent-set.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { CoreCluster, OrchestratorCore } from '../daemon/orchestrator-core.ts';
 import type { ProcessRow } from '../http/api-server.ts';
@@ -79,7 +80,7 @@ export class ClusterNode {
   /** Outcomes for the nodes that accepted their events, kept while those are away (outcome-delivery.ts). */
   private readonly outcomes: OutcomeDelivery;
   /** Events whose publish the cluster refused here, most recent last (findEvent). */
-  private readonly refusedHere = new Set<string>();
+  private readonly refusedHere = new RecentSet<string>(MAX_REFUSED_REMEMBERED);
   /** Pending approvals of every node (GET /v1/approvals, decisions) — cluster-approvals.ts. */
   readonly approvals: ClusterApprovals;
   /** Instances and conversations every node holds (the studio's views) — cluster-inspect.ts. */
@@ -331,7 +332,7 @@ export class ClusterNode {
   private submitHere(submission: ExternalSubmission, core: OrchestratorCore): Submitted | Promise<Submitted> {
     const key = submission.idempotencyKey;
     if (key === undefined) return core.submit(submission);
-    return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s), refused: (id) => this.refused(id) }, submission, key);
+    return submitKeyed({ claims: this.claims, ledger: core.ledger, nodeId: this.options.nodeId, submit: (s) => core.submit(s), refused: (id) => this.refusedHere.add(id) }, submission, key);
   }
 
   /** The record of an event another node accepted (`GET /v1/events/{id}` on any node). */
@@ -392,21 +393,13 @@ export class ClusterNode {
       nodeId: this.options.nodeId,
       publish: (target, event, from, kind) => {
         const published = this.inbox.publish(this.owner.partitionOf(target), { target, from, kind, origin: this.options.nodeId, event: this.relay.outgoing(event) });
-        published.catch(() => this.refused(event.id));
+        published.catch(() => this.refusedHere.add(event.id));
         return published;
       },
       sendReply: (node, event, until) => this.sendReply(node, event, until),
       replyStored: (callee, eventId) => this.owner.replyStored(callee, eventId),
       admitConnectorEvent: (key, candidate, waitMs) => admitConnectorEvent({ claims: this.claims, nodeId: this.options.nodeId }, key, candidate, waitMs),
     };
-  }
-
-  private refused(eventId: string): void {
-    if (this.refusedHere.size >= MAX_REFUSED_REMEMBERED) {
-      const oldest = this.refusedHere.values().next().value;
-      if (oldest !== undefined) this.refusedHere.delete(oldest);
-    }
-    this.refusedHere.add(eventId);
   }
 
   private sendReply(node: string, event: AgentEvent, until: number): void {
