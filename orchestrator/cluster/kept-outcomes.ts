@@ -16,11 +16,11 @@
  */
 import { type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { validateAgentEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { AgentEvent } from '../../shared/types/events.ts';
 import type { ClusterNames } from './cluster-names.ts';
 import { ensureStream } from './ensure-stream.ts';
+import { parseRemoteReply } from './remote-replies.ts';
 import { retryUntil } from './retry-until.ts';
 
 /** How long storing an outcome is tried while NATS does not answer (a restart of the server). */
@@ -76,17 +76,12 @@ export class KeptOutcomes {
       const next = await jsm.streams.getMessage(names.outcomesStream, { next_by_subj: subject, seq: from } as unknown as { seq: number });
       if (!next) return taken;
       from = next.seq + 1;
-      let value: unknown;
-      try {
-        value = next.json();
-      } catch {
-        value = undefined;
-      }
-      const checked = validateAgentEvent(value);
-      if (checked.ok) {
-        take(checked.value);
+      // Kept as it was sent over core NATS, and read as such a reply is.
+      const outcome = parseRemoteReply(next.data, (problems) => logger.warn({ seq: next.seq, problems }, 'dropped a malformed kept outcome'));
+      if (outcome) {
+        take(outcome);
         taken += 1;
-      } else logger.warn({ seq: next.seq, problems: checked.problems }, 'dropped a malformed kept outcome');
+      }
       await this.release(next.seq);
     }
   }
