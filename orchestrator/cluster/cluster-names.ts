@@ -9,7 +9,7 @@ export class ClusterNames {
   readonly token: string;
 
   constructor(workspaceId: string) {
-    this.token = workspaceId.replace(/[^A-Za-z0-9_-]/g, '_');
+    this.token = foldedToken(workspaceId);
   }
 
   /** Durable inboxes: a work-queue stream, one subject per instance under its partition. */
@@ -83,9 +83,8 @@ export class ClusterNames {
     return `gdn.${this.token}.outcome.*`;
   }
 
-  /** A disk id is a UUID (node-disk.ts); folded all the same, as a hand-edited one must not break the subject. */
   keptOutcomeSubject(disk: string): string {
-    return `gdn.${this.token}.outcome.${disk.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    return `gdn.${this.token}.outcome.${foldedToken(disk)}`;
   }
 
   /** Core NATS: questions about the outcome of events a node accepted. */
@@ -93,9 +92,9 @@ export class ClusterNames {
     return `gdn.${this.token}.node.${nodeId}.outcome`;
   }
 
-  /** Core NATS: the same questions, to whichever node runs on a disk now (idempotency-claims.ts); folded as keptOutcomeSubject. */
+  /** Core NATS: the same questions, to whichever node runs on a disk now (idempotency-claims.ts). */
   diskOutcomes(disk: string): string {
-    return `gdn.${this.token}.disk.${disk.replace(/[^A-Za-z0-9_-]/g, '_')}.outcome`;
+    return `gdn.${this.token}.disk.${foldedToken(disk)}.outcome`;
   }
 
   /** Core NATS: runtime events of traces a node's callers stream (trace-relay.ts). */
@@ -142,4 +141,12 @@ export class ClusterNames {
 
 export function instanceToken(id: AgentId): string {
   return Buffer.from(`${id.agent}\u0000${id.instanceKey}`).toString('base64url');
+}
+
+/**
+ * A name folded to `[A-Za-z0-9_-]`: the workspace id, and a disk id — a UUID (node-disk.ts), folded
+ * all the same, as a hand-edited one must not break a subject.
+ */
+function foldedToken(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }

@@ -73,8 +73,8 @@ export class Membership {
    */
   private async forgetEarlierSelves(): Promise<void> {
     for (const [key, entry] of this.observer.entries) {
-      if (key === this.nodeId || entry.operation !== 'PUT') continue;
-      const record = decodeJson(entry.value, isMemberRecord);
+      if (key === this.nodeId) continue;
+      const record = recordOf(entry);
       if (record?.disk !== this.disk || !(record.departed || this.observer.isStale(key, this.timeoutMs))) continue;
       // Rewritten meanwhile (wrong revision) it stays; NATS not answering fails no heartbeat: the next beat tries again.
       await this.kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
@@ -91,8 +91,7 @@ export class Membership {
   live(now = Date.now()): string[] {
     const nodes: string[] = [];
     for (const [key, entry] of this.observer.entries) {
-      if (entry.operation !== 'PUT') continue;
-      const record = decodeJson(entry.value, isMemberRecord);
+      const record = recordOf(entry);
       if (!record || record.draining) continue;
       if (key !== this.nodeId && this.observer.isStale(key, this.timeoutMs, now)) continue;
       nodes.push(key);
@@ -114,18 +113,14 @@ export class Membership {
   /** Nodes whose record says they stopped gracefully and have not come back (this one never). */
   departed(): string[] {
     const nodes: string[] = [];
-    for (const [key, entry] of this.observer.entries) {
-      if (key === this.nodeId || entry.operation !== 'PUT') continue;
-      if (decodeJson(entry.value, isMemberRecord)?.departed) nodes.push(key);
-    }
+    for (const [key, entry] of this.observer.entries) if (key !== this.nodeId && recordOf(entry)?.departed) nodes.push(key);
     return nodes.sort();
   }
 
   /** The disk `node`'s record names (undefined without a record, or for a node before disks). */
   diskOf(node: string): string | undefined {
     if (node === this.nodeId) return this.disk;
-    const entry = this.observer.entries.get(node);
-    return entry?.operation === 'PUT' ? decodeJson(entry.value, isMemberRecord)?.disk : undefined;
+    return recordOf(this.observer.entries.get(node))?.disk;
   }
 
   /** The disks the member records name (live or departed), as this node sees them. */
@@ -142,8 +137,7 @@ export class Membership {
   async recordedDisks(keys: readonly string[]): Promise<Set<string>> {
     const disks = new Set([this.disk]);
     for (const key of keys) {
-      const entry = await this.kv.get(key);
-      const disk = entry?.operation === 'PUT' ? decodeJson(entry.value, isMemberRecord)?.disk : undefined;
+      const disk = recordOf(await this.kv.get(key))?.disk;
       if (disk !== undefined) disks.add(disk);
     }
     return disks;
@@ -153,4 +147,9 @@ export class Membership {
   async leave(): Promise<void> {
     await this.write({ node: this.nodeId, apiUrl: this.apiUrl(), draining: true, startedAt: this.startedAt, beat: ++this.beat, departed: true, disk: this.disk });
   }
+}
+
+/** A member record as the bucket holds it: undefined for a deletion, a missing key or a malformed value. */
+function recordOf(entry: { operation: string; value: Uint8Array } | null | undefined): MemberRecord | undefined {
+  return entry?.operation === 'PUT' ? decodeJson(entry.value, isMemberRecord) : undefined;
 }
