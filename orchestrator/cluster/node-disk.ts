@@ -2,8 +2,8 @@
  * Which disk a node's event records are on: an id written once into the workspace's state
  * directory. A node back on the same disk under another `--node-id` (the default, hostname-pid,
  * changes with every start) answers for the events its earlier self accepted, from the same ledger:
- * that earlier self's departed record (membership.ts) is forgotten then, rather than making every
- * unanswered event lookup 503 until an operator removes it.
+ * that earlier self's record (membership.ts: departed, or silent for a lease timeout) is forgotten
+ * then, rather than making every unanswered event lookup 503 until an operator removes it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
  * Which instances have a tool approval nobody has decided yet, in a KV bucket every node watches
  * (key: the instance's state key, so one partition's marks share a prefix; value: its agent,
- * instance key and whether it waits — a put either way, so that each write's revision is known here). A node that takes a partition over restores the marked instances of it at once
+ * instance key and whether it waits — a put either way, so that each write's revision is known
+ * here). A node that takes a partition over restores the marked instances of it at once
  * (partition-owner.ts), so their approvals are held — listed, and decided through any node — from
  * the takeover on. Before, the new owner picked an instance's approvals up only with its next event
  * (the redelivery of the turn that waits): a decision in between was told 404 "already decided or
