@@ -61,7 +61,18 @@ async function setUp() {
     return { membership, delivery, taken, view };
   };
   const count = async () => (await (await jetstreamManager(nc)).streams.info(names.outcomesStream)).state.messages;
-  return { nats, kv, kept, node, count };
+  /** `id` on `disk` stopped gracefully (departed), and the owner nb, whose sends never get through, once it sees that. */
+  const departedAndOwner = async (id: string, disk: string) => {
+    const departing = await node(id, disk);
+    await departing.membership.heartbeat();
+    departing.membership.draining = true;
+    await departing.membership.leave();
+    const owner = await node('nb', 'disk-b', away);
+    await owner.membership.heartbeat();
+    await waitFor(`nb to see ${id} departed`, async () => owner.membership.departed(), (departed) => departed.includes(id));
+    return owner;
+  };
+  return { nats, kv, kept, node, count, departedAndOwner };
 }
 
 /** A node that never gets through: each send misses at once, then gives up. */
@@ -72,14 +83,8 @@ const away = async (_node: string, _event: AgentEvent, _until: number, missed: (
 
 describe('outcomes kept for the node that accepted their events', () => {
   test('are kept while that node does not take them, taken by the node back on its disk under another id, and released when a later attempt gets through', async () => {
-    const { node, count } = await setUp();
-    const accepting = await node('na', 'disk-a');
-    await accepting.membership.heartbeat();
-    accepting.membership.draining = true;
-    await accepting.membership.leave();
-    const owner = await node('nb', 'disk-b', away);
-    await owner.membership.heartbeat();
-    await waitFor('nb to see na departed', async () => owner.membership.departed(), (departed) => departed.includes('na'));
+    const { node, count, departedAndOwner } = await setUp();
+    const owner = await departedAndOwner('na', 'disk-a');
     owner.delivery.noteOrigin('na');
     await owner.delivery.send('na', notice('evt-1'), Date.now());
     await owner.delivery.send('na', notice('evt-2'), Date.now());
@@ -108,14 +113,8 @@ describe('outcomes kept for the node that accepted their events', () => {
   }, 60_000);
 
   test('are dropped once no member record names their node’s disk (a retired node forgotten with `nats kv del`), and never kept for a node that is no member', async () => {
-    const { kv, node, count } = await setUp();
-    const retired = await node('nr', 'disk-r');
-    await retired.membership.heartbeat();
-    retired.membership.draining = true;
-    await retired.membership.leave();
-    const owner = await node('nb', 'disk-b', away);
-    await owner.membership.heartbeat();
-    await waitFor('nb to see nr', async () => owner.membership.diskOf('nr'), (disk) => disk === 'disk-r');
+    const { kv, count, departedAndOwner } = await setUp();
+    const owner = await departedAndOwner('nr', 'disk-r');
     await owner.delivery.sweep();
     await owner.delivery.send('nr', notice('evt-r'), Date.now());
     expect(await count()).toBe(1);
@@ -131,14 +130,8 @@ describe('outcomes kept for the node that accepted their events', () => {
   }, 60_000);
 
   test('an event given up for its instance’s deletion is kept too, and recorded dead (INSTANCE_DELETED) by its node once back', async () => {
-    const { nats, kept, node, count } = await setUp();
-    const accepting = await node('na', 'disk-a');
-    await accepting.membership.heartbeat();
-    accepting.membership.draining = true;
-    await accepting.membership.leave();
-    const owner = await node('nb', 'disk-b', away);
-    await owner.membership.heartbeat();
-    await waitFor('nb to see na', async () => owner.membership.diskOf('na'), (disk) => disk === 'disk-a');
+    const { nats, kept, count, departedAndOwner } = await setUp();
+    const owner = await departedAndOwner('na', 'disk-a');
     // The owner's own connection: closed once the notice is kept, which ends its sending (as at a stop).
     const ownerNc = await connect({ servers: nats.url });
     const notices = new DeletedEventNotices({ nc: ownerNc, nodeId: 'nb', subjectOf: (n) => names.nodeDeletedEvents(n), logger, core: () => undefined, deliver: (...args) => owner.delivery.deliver(...args) });
