@@ -1,9 +1,9 @@
 /**
- * Capacity on one machine (issue 12), through the real daemon: with maxLiveProcesses 8 and a 2 s
- * TTL, 120 distinct instance keys (15× the limit, so most spawns passivate someone first) all get
- * their replies while the live agent processes (sampled) never exceed 8; a passivated instance keeps
- * its history; a SIGTERM half-way and a restart lose nothing that was accepted. The issue's 500 keys
- * at 20 live, and 10,000 keys, are driven by bench/capacity.ts (minutes of process starts on 2 cores).
+ * Capacity on one machine (issue 12), through the real daemon: with maxLiveProcesses 20 and a 2 s
+ * TTL, 500 distinct instance keys (25× the limit, so most spawns passivate someone first) all get
+ * their replies while the live agent processes (sampled) never exceed 20; a passivated instance
+ * keeps its history; a SIGTERM half-way and a restart lose nothing that was accepted. 10,000 keys
+ * are driven by bench/capacity.ts (minutes of process starts on 2 cores).
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,9 +12,9 @@ import { instancePaths } from '../../shared/state-paths.ts';
 import { type Daemon, REPO_ROOT, startDaemon, tempStateRoot, waitUntil } from './daemon-harness.ts';
 
 const BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/capacity');
-const KEYS = Array.from({ length: 120 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
-const CONCURRENCY = 12;
-const MAX_LIVE = 8;
+const KEYS = Array.from({ length: 500 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
+const CONCURRENCY = 16;
+const MAX_LIVE = 20;
 
 const history = (stateRoot: string, key: string) => {
   const file = instancePaths(stateRoot, 'capacity', 'host', key).baseMessages;
@@ -36,7 +36,7 @@ async function sendAll(daemon: Daemon, keys: string[]): Promise<string[]> {
   return failures;
 }
 
-describe('120 instances, at most 8 live', () => {
+describe('500 instances, at most 20 live', () => {
   test('every key gets its reply, live processes stay within the limit, history survives passivation and a restart half-way', async () => {
     const stateRoot = tempStateRoot();
     let daemon = await startDaemon(BUNDLE, { stateRoot });
@@ -50,14 +50,14 @@ describe('120 instances, at most 8 live', () => {
       }
     })();
     try {
-      expect(await sendAll(daemon, KEYS.slice(0, 60))).toEqual([]);
+      expect(await sendAll(daemon, KEYS.slice(0, 250))).toEqual([]);
       // Accepted but not yet answered when the daemon is told to stop: they must run after the restart.
-      const inFlight = KEYS.slice(60, 72).map((key) => daemon.send({ input: `hello ${key}`, instanceKey: key, wait: false }));
+      const inFlight = KEYS.slice(250, 280).map((key) => daemon.send({ input: `hello ${key}`, instanceKey: key, wait: false }));
       expect((await Promise.all(inFlight)).map((r) => r.status).filter((s) => s !== 202)).toEqual([]);
       expect(await daemon.stop('SIGTERM')).toBe(0);
       daemon.cleanup = () => {};
       daemon = await startDaemon(BUNDLE, { stateRoot });
-      expect(await sendAll(daemon, KEYS.slice(72))).toEqual([]);
+      expect(await sendAll(daemon, KEYS.slice(280))).toEqual([]);
       await waitUntil(() => KEYS.every((key) => history(stateRoot, key).includes(`got: hello ${key}`)), 'every key to have its reply in its history');
 
       // user-000 was passivated long ago: its next turn still sees its earlier messages on disk.
