@@ -156,6 +156,7 @@ export class ClusterNode {
         this.relay.end(eventId);
         return this.deletedEvents.tell(origin, { eventId, reason });
       },
+      outcomeHandedOff: (eventId) => this.outcomes.handedOff(eventId),
     });
     this.rounds = new PartitionRounds({
       nodeId: options.nodeId,
@@ -351,6 +352,8 @@ export class ClusterNode {
   private deliver(envelope: InboxEnvelope, partition: number, seq: number): Promise<void> {
     this.relay.delivered(envelope.event);
     this.outcomes.noteOrigin(envelope.origin);
+    // Accepted from outside by another node, whose ledger waits for its outcome (foreign-outcomes.ts).
+    if (envelope.origin !== this.options.nodeId && envelope.event.source.kind !== 'agent') this.outcomes.expect(envelope.event.id);
     return this.owner.deliver(envelope, partition, seq);
   }
 

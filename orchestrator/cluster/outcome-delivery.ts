@@ -4,6 +4,11 @@
  * does not get through, it is also kept for that node's disk, and released once a later attempt
  * does. The accepting node takes what is kept for its disk when it starts and when it reconnects;
  * what is kept for a disk no member record names any more goes (sweep).
+ * The owner acks such an event's inbox message only once its outcome is handed off, taken by the
+ * accepting node or kept for it (handedOff). Acked before, an owner that died in between (the
+ * accepting node slow to answer or away, the keep not stored yet) left the outcome nowhere and the
+ * accepting node's record `running` for good. Unacked, the message goes to the next owner, whose
+ * run finds the turn finished and tells its outcome again.
  */
 import type { RootLogger } from '../../shared/logger.ts';
 import { RecentMap } from '../../shared/recent-map.ts';
@@ -14,6 +19,8 @@ import type { Membership } from './membership.ts';
 
 /** Origins remembered (the oldest go first): far more than events in flight at once. */
 const MAX_ORIGINS = 10_000;
+/** Events whose outcome's hand-off is awaited, at most (the oldest go first: their acks wait no more). */
+const MAX_AWAITED = 10_000;
 
 export interface OutcomeDeliveryDeps {
   kept: KeptOutcomes;
@@ -30,6 +37,8 @@ export interface OutcomeDeliveryDeps {
 export class OutcomeDelivery {
   /** The disk of each node that accepted an event run here, noted while its record is surely there. */
   private readonly origins = new RecentMap<string, string>(MAX_ORIGINS);
+  /** Events run here that another node accepted from outside, by id: the hand-off of their outcome to it. */
+  private readonly awaited = new RecentMap<string, HandOff>(MAX_AWAITED);
   private seenDisks: Set<string> | undefined;
 
   constructor(private readonly deps: OutcomeDeliveryDeps) {}
@@ -39,6 +48,20 @@ export class OutcomeDelivery {
     const disk = this.deps.membership.diskOf(node);
     if (disk === undefined || this.origins.get(node) === disk) return;
     this.origins.set(node, disk);
+  }
+
+  /** `eventId`, accepted from outside by another node, runs here: its outcome is to be handed off to that node. */
+  expect(eventId: string): void {
+    // A redelivery after an earlier run's hand-off hands its own outcome off again.
+    if (this.awaited.get(eventId)?.pending !== true) this.awaited.set(eventId, handOff());
+  }
+
+  /**
+   * Resolves once the outcome of an expected event reached its accepting node or is kept for it, at
+   * once for any other event: its inbox message may be acked then.
+   */
+  handedOff(eventId: string): Promise<void> {
+    return this.awaited.get(eventId)?.done ?? Promise.resolve();
   }
 
   /** A reply or notice for `node`; one that settles an event `node` accepted is kept for it once an attempt misses. */
@@ -56,14 +79,21 @@ export class OutcomeDelivery {
     // Kept only for a disk a member record names (the node, or its successor on that disk): the sweep drops the rest.
     const disk = named !== undefined && this.deps.membership.disks().has(named) ? named : undefined;
     let keeping: Promise<number | undefined> | undefined;
+    const handedOff = () => {
+      if (typeof eventId === 'string') this.awaited.get(eventId)?.resolve();
+    };
     const missed = () => {
-      if (disk === undefined || typeof eventId !== 'string') return;
+      // Nowhere to keep it: no later attempt is worth holding the event's ack for.
+      if (disk === undefined || typeof eventId !== 'string') return handedOff();
       keeping ??= this.deps.kept.keep(disk, eventId, outcome).catch((error: unknown) => {
         this.deps.logger.warn({ node, eventId, err: error }, 'could not keep an outcome for the node that accepted its event; it has it only if a later attempt gets through');
         return undefined;
       });
+      void keeping.then(handedOff);
     };
     const delivered = await attempt(missed);
+    // Through, or given up after the last attempt.
+    handedOff();
     if (!delivered || keeping === undefined) return delivered;
     const seq = await keeping;
     if (seq === undefined) return delivered;
@@ -98,4 +128,28 @@ export class OutcomeDelivery {
       this.deps.logger.warn({ err: error }, 'could not drop the outcomes kept for forgotten nodes; retrying');
     }
   }
+}
+
+/** The way of an outcome to the node that accepted its event. */
+interface HandOff {
+  readonly done: Promise<void>;
+  /** Not handed off yet. */
+  readonly pending: boolean;
+  resolve(): void;
+}
+
+function handOff(): HandOff {
+  let settle = () => {};
+  const done = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const state = {
+    done,
+    pending: true,
+    resolve() {
+      state.pending = false;
+      settle();
+    },
+  };
+  return state;
 }

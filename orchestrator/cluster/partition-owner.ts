@@ -6,6 +6,7 @@
  * An event a node held when its instance was deleted is given up here, never run (deletion-marks.ts).
  */
 import { newSpanId, newTraceId } from '../../shared/ids.ts';
+import { within } from '../../shared/within.ts';
 import { type AgentId, agentKey } from '../../shared/ipc/agent-id.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { OrchestratorCore } from '../daemon/orchestrator-core.ts';
@@ -20,6 +21,11 @@ const SETTLE_RETRY_MS = 500;
 const MAX_REMEMBERED_WRITES = 1_024;
 /** How long a tool call waits for its state to be stored before it fails without running. */
 const STATE_SYNC_PATIENCE_MS = 30_000;
+/**
+ * How long an ack waits for its event's outcome to be handed off: a first attempt (1 s) and a keep
+ * take far less; past it the ack goes anyway, as it did before the wait.
+ */
+const HAND_OFF_PATIENCE_MS = 10_000;
 
 export interface PartitionOwnerOptions {
   inbox: ClusterInbox;
@@ -39,6 +45,8 @@ export interface PartitionOwnerOptions {
   deletedThrough(partition: number, id: AgentId): Promise<number>;
   /** Tells the node that accepted a given-up event (deleted-event-notices.ts); resolves once it knows, or could not be told. */
   tellGivenUp(origin: string, eventId: string, reason: string): Promise<void>;
+  /** Resolves once the outcome of `eventId` reached the node that accepted it, or is kept for it (outcome-delivery.ts). */
+  outcomeHandedOff(eventId: string): Promise<void>;
 }
 
 /** An instance whose state this node restored, and the messages of it a deletion gave up. */
@@ -133,8 +141,9 @@ export class PartitionOwner {
   }
 
   /**
-   * Done here: replicate the folded state, then ack (a crash in between redelivers; the agent sees
-   * it finished). While NATS is away the sync is retried for as long as the event is ours.
+   * Done here: replicate the folded state, then ack once its outcome is handed off to the node that
+   * accepted it (a crash in between redelivers; the agent sees it finished and answers again). While
+   * NATS is away the sync is retried for as long as the event is ours.
    */
   settled(id: AgentId, eventId: string): void {
     const partition = this.partitionOf(id);
@@ -146,8 +155,10 @@ export class PartitionOwner {
     const tenure = this.tenureOf(partition);
     this.options.replica.sync(partition, id).then(
       () => {
+        // Asked before wrote() releases the outcome: its hand-off is awaited from now on.
+        const handedOff = within(this.options.outcomeHandedOff(eventId), HAND_OFF_PATIENCE_MS, () => undefined);
         this.wrote(eventId, true);
-        this.options.inbox.ack(eventId);
+        void handedOff.then(() => this.options.inbox.ack(eventId));
       },
       (error: unknown) => {
         this.syncFailed(partition, tenure, id, error);

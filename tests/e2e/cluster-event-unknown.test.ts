@@ -11,6 +11,10 @@
  * A node killed and started again on its disk under another id (the default id changes with every
  * start) answers for its earlier self's events, and forgets that self's record once it has been
  * silent for a lease timeout: before, an id nobody accepted stayed 503 for good, naming it.
+ * And an event whose owner dies after its turn was stored, while its accepting node had not taken
+ * its outcome yet, is settled too: the owner acks the event only once the outcome is handed off, so
+ * the next owner runs it again, finds the turn finished and tells the outcome. Before, the ack went
+ * with the stored turn: the outcome was nowhere and the event stayed `running` for good.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -20,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { partitionOf, rendezvousOwner } from '../../orchestrator/cluster/partitions.ts';
 import { startNatsServer } from '../helpers/nats-server.ts';
-import { counterExecutions } from './cluster-audit.ts';
+import { auditCluster, counterExecutions } from './cluster-audit.ts';
 import { PARTITIONS, spreadOver } from './cluster-spread.ts';
 import { type Daemon, startDaemon, waitFor } from './daemon-harness.ts';
 import { holdGates } from './hold-gates.ts';
@@ -194,5 +198,36 @@ describe('cluster: an event accepted by a node this one cannot hear', () => {
     const retry = await na.send({ input: 'count u4', instanceKey: key, idempotencyKey: 'killed-1' });
     expect(retry).toMatchObject({ status: 200, body: { eventId, status: 'ok', output: 'done u4' } });
     expect((await record(nb2, eventId)).body).toMatchObject({ status: 'done' });
+  }, 120_000);
+
+  test('whose owner died after its turn was stored, before the accepting node had the outcome, is settled: the next owner tells it, the call not run again', async () => {
+    const { nats, counterFile, start } = await cluster('goondan-cluster-handoff-', 2);
+    const na = await start('na');
+    const nb = await start('nb');
+    const nc = await start('nc');
+    await spreadOver([['na', na], ['nb', nb], ['nc', nc]]);
+    const key = keyOwnedBy('na', ['na', 'nb', 'nc']);
+    const gate = gates.path('handoff');
+    const held = await nb.send({ input: `held u5 ${gate}`, instanceKey: key, wait: false });
+    expect(held.status).toBe(202);
+    const heldId = String(held.body.eventId);
+    await waitFor('the held call running on na', () => counterExecutions(counterFile).get('u5') ?? 0, (runs) => runs === 1);
+    // nb takes nothing from now on: na's outcome waits for its receipt (a second), in vain.
+    nb.proc.kill('SIGSTOP');
+    gates.release(gate);
+    await waitFor('the finished turn stored in the cluster', async () => (await auditCluster(nats.url, 'cluster')).answers, (answers) => answers.has('done u5'));
+    // Past the ack that went with the stored turn before; within the receipt's second.
+    await Bun.sleep(200);
+    na.proc.kill('SIGKILL');
+    // nb dies too, with what na sent it unread: only the cluster can settle the event now.
+    nb.proc.kill('SIGKILL');
+    await Promise.all([na.proc.exited, nb.proc.exited]);
+    // nc takes na's partitions, runs the event again, finds the turn finished and keeps its outcome for nb's disk
+    // (or na kept it, had it got that far).
+    await waitFor('the outcome kept for nb', () => keptOutcomes(nats.url), (kept) => kept === 1, 60_000);
+    const nb2 = await start('nb2', nb.stateRoot);
+    const settled = await waitFor(`event ${heldId} settled on nb2`, () => record(nb2, heldId), (found) => found.body.status === 'done');
+    expect(settled.body).toMatchObject({ eventId: heldId, status: 'done', reply: { status: 'ok', output: 'done u5' } });
+    expect(counterExecutions(counterFile).get('u5')).toBe(1);
   }, 120_000);
 });

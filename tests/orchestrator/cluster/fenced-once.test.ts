@@ -65,6 +65,7 @@ function harness(): Harness {
     pendingApprovals: () => [],
     deletedThrough: async () => 0,
     tellGivenUp: async () => {},
+    outcomeHandedOff: async () => {},
   });
   owner.attach(core as unknown as OrchestratorCore);
   return {

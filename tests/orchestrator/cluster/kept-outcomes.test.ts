@@ -3,6 +3,7 @@
  * an outcome the accepting node did not take at the first attempt is kept for its disk until it
  * takes it — at its next start, under any id — or until a later attempt gets through; what is kept
  * for a disk no member record names any more (an operator's `nats kv del` of a retired node) goes.
+ * The owner's ack of such an event waits until its outcome is handed off: through, or kept.
  * A real `nats-server -js`.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
@@ -147,5 +148,52 @@ describe('outcomes kept for the node that accepted their events', () => {
     expect(await kept.collect('disk-a', (outcome) => records.record(outcome))).toBe(1);
     expect(ledger.get('evt-del')).toMatchObject({ state: 'dead', reason: 'the instance was deleted', code: 'INSTANCE_DELETED' });
     expect(await count()).toBe(0);
+  }, 60_000);
+
+  test('an event accepted from outside by another node is handed off (its ack may go) once its outcome got through or is kept, not before; any other event at once', async () => {
+    const { node, count } = await setUp();
+    const accepting = await node('na', 'disk-a');
+    await accepting.membership.heartbeat();
+    let attempt: (missed: () => void) => Promise<boolean> = async () => true;
+    const owner = await node('nb', 'disk-b', (_node, _event, _until, missed) => attempt(missed));
+    await waitFor('nb to see na', async () => owner.membership.diskOf('na'), (disk) => disk === 'disk-a');
+    const handedOff = (eventId: string) => {
+      const state = { done: false };
+      void owner.delivery.handedOff(eventId).then(() => (state.done = true));
+      return state;
+    };
+    const ticks = () => Bun.sleep(20);
+
+    // Not expected (accepted here, or an agent's request): nothing to wait for.
+    const other = handedOff('evt-other');
+    await ticks();
+    expect(other.done).toBe(true);
+
+    // Through at the first attempt: handed off then, not while the attempt waits for its receipt.
+    let through: (ok: boolean) => void = () => {};
+    attempt = () => new Promise((resolve) => (through = resolve));
+    owner.delivery.expect('evt-h1');
+    const first = handedOff('evt-h1');
+    const sent = owner.delivery.send('na', notice('evt-h1'), Date.now() + 60_000);
+    await ticks();
+    expect(first.done).toBe(false);
+    through(true);
+    await sent;
+    await ticks();
+    expect(first.done).toBe(true);
+
+    // The first attempt missed, and later ones never get through: handed off once the outcome is kept.
+    let giveUp: (ok: boolean) => void = () => {};
+    attempt = (missed) => {
+      missed();
+      return new Promise((resolve) => (giveUp = resolve));
+    };
+    owner.delivery.expect('evt-h2');
+    const second = handedOff('evt-h2');
+    const kept = owner.delivery.send('na', notice('evt-h2'), Date.now() + 60_000);
+    await waitFor('evt-h2 handed off', async () => second.done, (done) => done);
+    expect(await count()).toBe(1);
+    giveUp(false);
+    await kept;
   }, 60_000);
 });
