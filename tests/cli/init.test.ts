@@ -10,9 +10,13 @@ import { dirname, join, resolve } from 'node:path';
 import { BUNDLE_TEMPLATES } from '../../orchestrator/cli/init/template-catalog.ts';
 import { goondan, REPO_ROOT } from './goondan-cli.ts';
 
-
 const work = mkdtempSync(join(tmpdir(), 'goondan-init-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Every conversation under a state root, for a failure's message. */
+function conversations(stateRoot: string): string[] {
+  return [...new Bun.Glob('**/*.jsonl').scanSync({ cwd: stateRoot, dot: true })].map((file) => `${file}:\n${readFileSync(join(stateRoot, file), 'utf8')}`);
+}
 
 /** What each template's scripted model answers to its sample input. */
 const ANSWERS: Record<string, string> = {
@@ -45,7 +49,11 @@ describe('every template: init → validate → run --input → bun test', () =>
 
       const stateRoot = join(work, `state-${template.name}`);
       const run = await goondan(['run', dir, '--input', template.sampleInput, '--state-root', stateRoot, '--port', '0'], { cwd: work });
-      expect({ code: run.code, answer: run.stdout.trim() }).toEqual({ code: 0, answer: ANSWERS[template.name] ?? '' });
+      const answer = run.stdout.trim();
+      const expected = ANSWERS[template.name] ?? '';
+      // A wrong answer shows the run's log and the conversation (the coder's was once "It printed:" and nothing).
+      const why = answer === expected ? undefined : { stderr: run.stderr, conversation: conversations(stateRoot) };
+      expect({ code: run.code, answer, why }).toEqual({ code: 0, answer: expected, why: undefined });
 
       const ownTests = Bun.spawnSync([process.execPath, 'test'], { cwd: join(work, dir), stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
       expect({ code: ownTests.exitCode, output: ownTests.stderr.toString() }).toEqual({ code: 0, output: expect.stringMatching(/\b[1-9]\d* pass\b[\s\S]*\b0 fail\b/) });
