@@ -2,7 +2,9 @@
  * A node's rounds (partition-rounds.ts) on a real `nats-server -js`: SIGTERM's last round hands
  * every held partition over, also when it comes while a round still runs. Before, that last round
  * was a no-op beside the running one: nothing was handed over, and the partitions' next owners
- * waited out the lease timeout. The partition owner is a stand-in that records what it is asked.
+ * waited out the lease timeout. And a drain while NATS is away tries every held partition at once:
+ * one after the other, each renewal waited out a KV timeout, so a SIGTERM during an outage took
+ * that long per partition. The partition owner is a stand-in that records what it is asked.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { Kvm } from '@nats-io/kv';
@@ -63,5 +65,41 @@ describe('partition rounds', () => {
     expect(handedOver.sort()).toEqual([0, 1]);
     expect([...leases.held.keys()]).toEqual([]);
     await waitFor('both leases deleted', async () => [leases.holder(0), leases.holder(1)], (holders) => holders.every((holder) => holder === undefined));
+  }, 60_000);
+
+  test('a drain while NATS is away tries every held partition side by side, not one KV timeout after another', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.stop());
+    const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1 });
+    cleanups.push(() => nc.close());
+    const kvm = new Kvm(nc);
+    const [members, leaseBucket] = [await kvm.create(names.membersBucket, { history: 1 }), await kvm.create(names.leasesBucket, { history: 1 })];
+    const [memberView, leaseView] = [await KvObserver.start(members, logger), await KvObserver.start(leaseBucket, logger)];
+    cleanups.push(() => memberView.stop(), () => leaseView.stop());
+    const membership = new Membership(members, memberView, 'n1', LEASE_MS, () => 'http://n1', 'disk-1');
+    await membership.heartbeat();
+    await waitFor('n1 to see itself live', async () => membership.live(), (live) => live.includes('n1'));
+    const leases = new PartitionLeases(leaseBucket, leaseView, names, 'n1', LEASE_MS, logger);
+    const handedOver: number[] = [];
+    const owner = { acquire: async () => {}, lose: async () => {}, handOver: async (partition: number) => void handedOver.push(partition) };
+    const rounds = new PartitionRounds({ nodeId: 'n1', partitions: 4, leaseTimeoutMs: LEASE_MS, membership, leases, owner, eachRound: () => {}, downForMs: () => 0, logger });
+    cleanups.push(() => rounds.stop());
+    await rounds.start();
+    expect([...leases.held.keys()].sort()).toEqual([0, 1, 2, 3]);
+
+    const renew = leases.renew.bind(leases);
+    let renewing = 0;
+    let most = 0;
+    leases.renew = async (lease) => {
+      most = Math.max(most, ++renewing);
+      try {
+        return await renew(lease);
+      } finally {
+        renewing -= 1;
+      }
+    };
+    await nats.kill9();
+    await rounds.drain();
+    expect({ most, handedOver }).toEqual({ most: 4, handedOver: [] });
   }, 60_000);
 });
