@@ -26,20 +26,26 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A nats-server with the members and leases buckets, node n1 live in them, and n1's leases. */
+async function setUp() {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  // Reconnecting for as long as the test runs: one test kills the server.
+  const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1 });
+  cleanups.push(() => nc.close());
+  const kvm = new Kvm(nc);
+  const [members, leaseBucket] = [await kvm.create(names.membersBucket, { history: 1 }), await kvm.create(names.leasesBucket, { history: 1 })];
+  const [memberView, leaseView] = [await KvObserver.start(members, logger), await KvObserver.start(leaseBucket, logger)];
+  cleanups.push(() => memberView.stop(), () => leaseView.stop());
+  const membership = new Membership(members, memberView, 'n1', LEASE_MS, () => 'http://n1', 'disk-1');
+  await membership.heartbeat();
+  await waitFor('n1 to see itself live', async () => membership.live(), (live) => live.includes('n1'));
+  return { nats, membership, leases: new PartitionLeases(leaseBucket, leaseView, names, 'n1', LEASE_MS, logger) };
+}
+
 describe('partition rounds', () => {
   test('a drain that comes while a round runs waits for it, then hands every held partition over and releases its lease', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connect({ servers: nats.url });
-    cleanups.push(() => nc.close());
-    const kvm = new Kvm(nc);
-    const [members, leaseBucket] = [await kvm.create(names.membersBucket, { history: 1 }), await kvm.create(names.leasesBucket, { history: 1 })];
-    const [memberView, leaseView] = [await KvObserver.start(members, logger), await KvObserver.start(leaseBucket, logger)];
-    cleanups.push(() => memberView.stop(), () => leaseView.stop());
-    const membership = new Membership(members, memberView, 'n1', LEASE_MS, () => 'http://n1', 'disk-1');
-    await membership.heartbeat();
-    await waitFor('n1 to see itself live', async () => membership.live(), (live) => live.includes('n1'));
-    const leases = new PartitionLeases(leaseBucket, leaseView, names, 'n1', LEASE_MS, logger);
+    const { membership, leases } = await setUp();
 
     // The first round takes partition 0, then stays in the middle of taking partition 1.
     let finishTaking = () => {};
@@ -68,18 +74,7 @@ describe('partition rounds', () => {
   }, 60_000);
 
   test('a drain while NATS is away tries every held partition side by side, not one KV timeout after another', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1 });
-    cleanups.push(() => nc.close());
-    const kvm = new Kvm(nc);
-    const [members, leaseBucket] = [await kvm.create(names.membersBucket, { history: 1 }), await kvm.create(names.leasesBucket, { history: 1 })];
-    const [memberView, leaseView] = [await KvObserver.start(members, logger), await KvObserver.start(leaseBucket, logger)];
-    cleanups.push(() => memberView.stop(), () => leaseView.stop());
-    const membership = new Membership(members, memberView, 'n1', LEASE_MS, () => 'http://n1', 'disk-1');
-    await membership.heartbeat();
-    await waitFor('n1 to see itself live', async () => membership.live(), (live) => live.includes('n1'));
-    const leases = new PartitionLeases(leaseBucket, leaseView, names, 'n1', LEASE_MS, logger);
+    const { nats, membership, leases } = await setUp();
     const handedOver: number[] = [];
     const owner = { acquire: async () => {}, lose: async () => {}, handOver: async (partition: number) => void handedOver.push(partition) };
     const rounds = new PartitionRounds({ nodeId: 'n1', partitions: 4, leaseTimeoutMs: LEASE_MS, membership, leases, owner, eachRound: () => {}, downForMs: () => 0, logger });
