@@ -7,6 +7,7 @@
  * last wins. A trace's parts merge: its root is the part that started first.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { GoondanError } from '../../shared/errors/index.ts';
 import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
@@ -14,7 +15,7 @@ import type { InstanceEntry, LocalConversation, OtherNodesState } from '../inspe
 import type { TraceSummary } from '../inspect/runtime-event-log.ts';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
-import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
+import { gatherNodeAnswers, gatherNodeItems, serveNodeItems } from './node-gather.ts';
 
 const isEntry = compiledValidator<InstanceEntry>({
   options: { strict: false },
@@ -56,10 +57,12 @@ export class ClusterInspect implements OtherNodesState {
     private readonly subjects: ClusterInspectSubjects,
     private readonly nodeId: string,
     private readonly logger: RootLogger,
+    /** The nodes live now (membership.ts), each expected to answer. */
+    private readonly liveNodes: () => readonly string[],
   ) {}
 
   async instances(local: () => InstanceEntry[]): Promise<InstanceEntry[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger);
+    const gathered = await gatherNodeItems(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger, { expected: this.live().size });
     if (!gathered) return local();
     const latest = new Map<string, InstanceEntry>();
     for (const { node: _from, ...entry } of gathered) {
@@ -70,16 +73,27 @@ export class ClusterInspect implements OtherNodesState {
     return [...latest.values()];
   }
 
+  /**
+   * The newest copy of an instance's conversation on any node; undefined when every live node said
+   * it has none. Throws CLUSTER_UNAVAILABLE when a live node did not answer: a 404 then was wrong.
+   */
   async conversation(agent: string, instanceKey: string, local: () => LocalConversation | undefined): Promise<LocalConversation | undefined> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.conversation, this.nodeId, (item: JsonObject): item is LocalConversation => isConversation(item), this.logger, { agent, instanceKey });
+    const live = this.live();
+    const accepts = (item: JsonObject): item is LocalConversation => isConversation(item);
+    const gathered = await gatherNodeAnswers(this.nc, this.subjects.conversation, this.nodeId, accepts, this.logger, { request: { agent, instanceKey }, expected: live.size });
     if (!gathered) return local();
     let newest: LocalConversation | undefined;
-    for (const { node: _from, ...copy } of gathered) if (!newest || updatedAt(copy) > updatedAt(newest)) newest = copy;
-    return newest;
+    for (const { node: _from, ...copy } of gathered.items) if (!newest || updatedAt(copy) > updatedAt(newest)) newest = copy;
+    const silent = [...live].filter((node) => !gathered.answered.has(node)).sort();
+    if (newest || silent.length === 0) return newest;
+    throw new GoondanError('CLUSTER_UNAVAILABLE', 'system', `no node that answered holds instance '${instanceKey}' of agent '${agent}'; node${silent.length > 1 ? 's' : ''} ${silent.join(', ')} did not answer`, {
+      suggestion: 'retry shortly (the node may be busy, restarting, or its partitions being taken over)',
+      details: { agent, instanceKey, silent },
+    });
   }
 
   async traces(limit: number, local: () => TraceSummary[]): Promise<TraceSummary[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { limit });
+    const gathered = await gatherNodeItems(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { request: { limit }, expected: this.live().size });
     if (!gathered) return local();
     const byTrace = new Map<string, TraceSummary>();
     for (const { node: _from, ...part } of gathered) {
@@ -90,9 +104,14 @@ export class ClusterInspect implements OtherNodesState {
   }
 
   async traceEvents(traceId: string, local: () => RuntimeEvent[]): Promise<RuntimeEvent[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { traceId });
+    const gathered = await gatherNodeItems(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { request: { traceId }, expected: this.live().size });
     if (!gathered) return local();
     return gathered.map(({ node: _from, ...event }) => event as RuntimeEvent).sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  }
+
+  /** The nodes expected to answer: the live ones and this one. */
+  private live(): Set<string> {
+    return new Set([...this.liveNodes(), this.nodeId]);
   }
 
   /** Answers with what this node's own files hold. */

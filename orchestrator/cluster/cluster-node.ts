@@ -119,7 +119,7 @@ export class ClusterNode {
       members: () => [...new Set([...this.membership.live(), ...this.leases.holders()])],
       logger: deps.logger,
     });
-    this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger);
+    this.inspect = new ClusterInspect(nc, names.inspectSubjects, options.nodeId, deps.logger, () => membership.live());
     this.deletions = new NodeDeletions({
       nc,
       subject: names.instanceDeletionSubject,
@@ -360,7 +360,7 @@ export class ClusterNode {
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
   async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
     if (!this.connected()) return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
-    return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger);
+    return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger, new Set([...this.membership.live(), this.options.nodeId]).size);
   }
 
   /** Partitions this node took over from a node that stopped renewing (not handed over). */

@@ -36,6 +36,17 @@ export function serveNodeItems(nc: NatsConnection, subject: string, nodeId: stri
   });
 }
 
+/** What a gathering asks with, and how many answers it waits for. */
+export interface GatherOptions {
+  /** The request's body (none: an empty one). */
+  request?: JsonObject;
+  /**
+   * How many nodes are live, this one included: the gathering waits for that many answers, up to
+   * GATHER_WAIT_MS, instead of ending at the first silence, which left out a node slow to answer.
+   */
+  expected?: number;
+}
+
 /**
  * Every answering node's items that `accepts` takes, each with its `node`; undefined when this
  * node's own answer did not come back (the gathering did not go round).
@@ -46,22 +57,36 @@ export async function gatherNodeItems<T extends JsonObject>(
   nodeId: string,
   accepts: (item: JsonObject) => item is T,
   logger: RootLogger,
-  request: JsonObject | undefined = undefined,
+  options: GatherOptions = {},
 ): Promise<Array<T & { node: string }> | undefined> {
+  return (await gatherNodeAnswers(nc, subject, nodeId, accepts, logger, options))?.items;
+}
+
+/** gatherNodeItems, with the nodes that answered. */
+export async function gatherNodeAnswers<T extends JsonObject>(
+  nc: NatsConnection,
+  subject: string,
+  nodeId: string,
+  accepts: (item: JsonObject) => item is T,
+  logger: RootLogger,
+  options: GatherOptions = {},
+): Promise<{ items: Array<T & { node: string }>; answered: Set<string> } | undefined> {
+  const { request, expected } = options;
   try {
-    const replies = await nc.requestMany(subject, request === undefined ? '' : JSON.stringify(request), { strategy: 'stall', stall: GATHER_STALL_MS, maxWait: GATHER_WAIT_MS });
-    const out: Array<T & { node: string }> = [];
-    let answeredHere = false;
+    const until = expected === undefined ? { strategy: 'stall' as const, stall: GATHER_STALL_MS } : { strategy: 'count' as const, maxMessages: expected };
+    const replies = await nc.requestMany(subject, request === undefined ? '' : JSON.stringify(request), { ...until, maxWait: GATHER_WAIT_MS });
+    const items: Array<T & { node: string }> = [];
+    const answered = new Set<string>();
     for await (const reply of replies) {
       const value = messageJson(reply);
       if (!isNodeItems(value)) {
         logger.warn({ subject }, 'dropped a malformed answer from another node');
         continue;
       }
-      answeredHere ||= value.node === nodeId;
-      for (const item of value.items) if (accepts(item)) out.push({ ...item, node: value.node });
+      answered.add(value.node);
+      for (const item of value.items) if (accepts(item)) items.push({ ...item, node: value.node });
     }
-    return answeredHere ? out : undefined;
+    return answered.has(nodeId) ? { items, answered } : undefined;
   } catch (error) {
     logger.warn({ err: error, subject }, 'could not gather from the cluster; showing this node alone');
     return undefined;
