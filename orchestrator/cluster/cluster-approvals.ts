@@ -20,7 +20,7 @@ import { RecentMap } from '../../shared/recent-map.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import { messageJson } from './kv-json.ts';
-import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
+import { gatherNodeAnswers, serveNodeItems } from './node-gather.ts';
 import { serveRequests } from './serve-requests.ts';
 
 type Decision = ApprovalOutcome;
@@ -76,7 +76,7 @@ export class ClusterApprovals {
   /** Every node's pending approvals, each with its `node`; this node's alone when the gathering did not go round. */
   async list(local: () => PendingApproval[]): Promise<JsonObject[]> {
     const { nc, subjects, nodeId, logger } = this.options;
-    const gathered = await gatherNodeItems(nc, subjects.list, nodeId, isApproval, logger, { expected: new Set([...this.options.members(), nodeId]).size });
+    const gathered = (await gatherNodeAnswers(nc, subjects.list, nodeId, isApproval, logger, { expected: new Set([...this.options.members(), nodeId]).size }))?.items;
     return gathered ?? local().map((approval) => ({ ...approval, node: nodeId }));
   }
 

@@ -15,7 +15,7 @@ import type { InstanceEntry, LocalConversation, OtherNodesState } from '../inspe
 import type { TraceSummary } from '../inspect/runtime-event-log.ts';
 import { validateRuntimeEvent } from '../../shared/ipc/ipc-schemas.ts';
 import type { RuntimeEvent } from '../../shared/types/turns.ts';
-import { gatherNodeAnswers, gatherNodeItems, serveNodeItems } from './node-gather.ts';
+import { gatherNodeAnswers, serveNodeItems } from './node-gather.ts';
 
 const isEntry = compiledValidator<InstanceEntry>({
   options: { strict: false },
@@ -62,7 +62,7 @@ export class ClusterInspect implements OtherNodesState {
   ) {}
 
   async instances(local: () => InstanceEntry[]): Promise<InstanceEntry[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger, { expected: this.live().size });
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger, { expected: this.live().size }))?.items;
     if (!gathered) return local();
     const latest = new Map<string, InstanceEntry>();
     for (const { node: _from, ...entry } of gathered) {
@@ -93,7 +93,7 @@ export class ClusterInspect implements OtherNodesState {
   }
 
   async traces(limit: number, local: () => TraceSummary[]): Promise<TraceSummary[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { request: { limit }, expected: this.live().size });
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { request: { limit }, expected: this.live().size }))?.items;
     if (!gathered) return local();
     const byTrace = new Map<string, TraceSummary>();
     for (const { node: _from, ...part } of gathered) {
@@ -104,7 +104,7 @@ export class ClusterInspect implements OtherNodesState {
   }
 
   async traceEvents(traceId: string, local: () => RuntimeEvent[]): Promise<RuntimeEvent[]> {
-    const gathered = await gatherNodeItems(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { request: { traceId }, expected: this.live().size });
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { request: { traceId }, expected: this.live().size }))?.items;
     if (!gathered) return local();
     return gathered.map(({ node: _from, ...event }) => event as RuntimeEvent).sort((a, b) => a.timestamp.localeCompare(b.timestamp));
   }

@@ -12,7 +12,7 @@ import { messageJson } from './kv-json.ts';
 
 /** A slow node must not hold the answer for long … */
 const GATHER_WAIT_MS = 1_500;
-/** … and once answers stop coming for this long, every live node has answered (a dead one never will). */
+/** … and, when the caller does not say how many nodes are live, once answers stop coming for this long every node is taken to have answered. */
 const GATHER_STALL_MS = 500;
 
 interface NodeItems {
@@ -48,21 +48,9 @@ export interface GatherOptions {
 }
 
 /**
- * Every answering node's items that `accepts` takes, each with its `node`; undefined when this
- * node's own answer did not come back (the gathering did not go round).
+ * Every answering node's items that `accepts` takes, each with its `node`, and the nodes that
+ * answered; undefined when this node's own answer did not come back (the gathering did not go round).
  */
-export async function gatherNodeItems<T extends JsonObject>(
-  nc: NatsConnection,
-  subject: string,
-  nodeId: string,
-  accepts: (item: JsonObject) => item is T,
-  logger: RootLogger,
-  options: GatherOptions = {},
-): Promise<Array<T & { node: string }> | undefined> {
-  return (await gatherNodeAnswers(nc, subject, nodeId, accepts, logger, options))?.items;
-}
-
-/** gatherNodeItems, with the nodes that answered. */
 export async function gatherNodeAnswers<T extends JsonObject>(
   nc: NatsConnection,
   subject: string,

@@ -8,7 +8,7 @@ import type { RootLogger } from '../../shared/logger.ts';
 import type { JsonObject } from '../../shared/types/json.ts';
 import { compiledValidator } from '../../shared/validation/compiled-validator.ts';
 import type { ProcessRow } from '../http/api-server.ts';
-import { gatherNodeItems, serveNodeItems } from './node-gather.ts';
+import { gatherNodeAnswers, serveNodeItems } from './node-gather.ts';
 
 const isRow = compiledValidator<ProcessRow>({
   options: { strict: false },
@@ -21,6 +21,6 @@ export function serveProcessRows(nc: NatsConnection, subject: string, nodeId: st
 
 /** The whole cluster's process table (each node's rows, tagged; `liveNodes` answers waited for); this node's alone when the gathering did not go round. */
 export async function clusterProcessRows(nc: NatsConnection, subject: string, nodeId: string, localRows: () => Promise<ProcessRow[]>, logger: RootLogger, liveNodes: number): Promise<ProcessRow[]> {
-  const gathered = await gatherNodeItems(nc, subject, nodeId, (item: JsonObject): item is ProcessRow => isRow(item), logger, { expected: liveNodes });
+  const gathered = (await gatherNodeAnswers(nc, subject, nodeId, (item: JsonObject): item is ProcessRow => isRow(item), logger, { expected: liveNodes }))?.items;
   return gathered ?? (await localRows()).map((row) => ({ ...row, node: nodeId }));
 }
