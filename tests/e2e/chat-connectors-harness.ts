@@ -9,7 +9,7 @@ import { createHmac, generateKeyPairSync, randomBytes, sign, type KeyObject } fr
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { instancePaths } from '../../shared/state-paths.ts';
-import { type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
+import { DAEMON_TEST_MS, type Daemon, REPO_ROOT, startDaemon } from './daemon-harness.ts';
 import { type FakeChatProviders, startFakeChatProviders } from './fake-chat-providers.ts';
 
 export const CHAT_BUNDLE = join(REPO_ROOT, 'tests/fixtures/e2e/chat-connectors');
@@ -35,19 +35,11 @@ export interface ChatRig {
   discordPrivateKey: KeyObject;
 }
 
-function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = server.port ?? 0;
-  server.stop(true);
-  return port;
-}
-
 /** Starts the rig before the file's tests and removes it after them. */
 export function chatRig(): () => ChatRig {
   let rig: ChatRig | undefined;
   beforeAll(async () => {
     const fake = startFakeChatProviders();
-    const ports = { telegramHook: freePort(), slack: freePort(), discord: freePort(), github: freePort() };
     const keys = generateKeyPairSync('ed25519');
     const jwk = keys.publicKey.export({ format: 'jwk' });
     const credentials = {
@@ -70,17 +62,21 @@ export function chatRig(): () => ChatRig {
         TG_HOOK_TOKEN: credentials.tgHookToken,
         TG_SLOW_TOKEN: credentials.tgSlowToken,
         TG_HOOK_SECRET: credentials.tgHookSecret,
-        TG_HOOK_PORT: String(ports.telegramHook),
-        SLACK_PORT: String(ports.slack),
+        // Port 0: each connector takes a free port as it listens and logs its URL. A port picked here
+        // and freed for the daemon could be taken meanwhile (an outgoing connection's ephemeral
+        // port): the connector then never listened, and the rig waited out its hook's timeout.
+        TG_HOOK_PORT: '0',
+        SLACK_PORT: '0',
         SLACK_SIGNING: credentials.slackSigning,
         SLACK_TOKEN: credentials.slackToken,
-        DISCORD_PORT: String(ports.discord),
+        DISCORD_PORT: '0',
         DISCORD_PUBLIC_KEY: Buffer.from(jwk.x ?? '', 'base64url').toString('hex'),
-        GITHUB_PORT: String(ports.github),
+        GITHUB_PORT: '0',
         GITHUB_SECRET: credentials.githubSecret,
         GITHUB_TOKEN_FOR_TEST: credentials.githubToken,
       },
     });
+    const urlOf = new Map<string, string>();
     for (const [connection, msg] of [
       ['tg-poll', 'telegram polling'],
       ['tg-slow', 'telegram polling'],
@@ -88,22 +84,29 @@ export function chatRig(): () => ChatRig {
       ['slack-events', 'slack listening'],
       ['discord-interactions', 'discord listening'],
       ['github-hooks', 'github listening'],
-    ]) {
-      await daemon.waitForLog(`${connection}: ${msg}`, (l) => l.connection === connection && l.msg === msg);
+    ] as const) {
+      const line = await daemon.waitForLog(`${connection}: ${msg}`, (l) => l.connection === connection && l.msg === msg);
+      if (typeof line.url === 'string') urlOf.set(connection, line.url);
     }
+    const url = (connection: string): string => {
+      const found = urlOf.get(connection);
+      if (found === undefined) throw new Error(`connection ${connection} logged no url with its listening line`);
+      return found;
+    };
     rig = {
       daemon,
       fake,
       urls: {
-        telegramHook: `http://127.0.0.1:${ports.telegramHook}/telegram`,
-        slack: `http://127.0.0.1:${ports.slack}/`,
-        discord: `http://127.0.0.1:${ports.discord}/`,
-        github: `http://127.0.0.1:${ports.github}/`,
+        telegramHook: url('tg-hook'),
+        slack: url('slack-events'),
+        discord: url('discord-interactions'),
+        github: url('github-hooks'),
       },
       credentials,
       discordPrivateKey: keys.privateKey,
     };
-  }, 90_000);
+    // Longer than a log wait (WAIT_MS): a connector that never listens fails with its log, not a bare hook timeout.
+  }, DAEMON_TEST_MS);
   // Killed, not drained: nothing is checked after the tests, and a drain waited out the turn the
   // reply-timeout test leaves running (its model takes 6 s) and the connectors' long polls.
   afterAll(async () => {
