@@ -76,7 +76,7 @@ export class ClusterApprovals {
   /** Every node's pending approvals, each with its `node`; this node's alone when the gathering did not go round. */
   async list(local: () => PendingApproval[]): Promise<JsonObject[]> {
     const { nc, subjects, nodeId, logger } = this.options;
-    const gathered = (await gatherNodeAnswers(nc, subjects.list, nodeId, isApproval, logger, { expected: new Set([...this.options.members(), nodeId]).size }))?.items;
+    const gathered = (await gatherNodeAnswers(nc, subjects.list, nodeId, isApproval, logger, { members: this.options.members() }))?.items;
     return gathered ?? local().map((approval) => ({ ...approval, node: nodeId }));
   }
 

@@ -62,7 +62,7 @@ export class ClusterInspect implements OtherNodesState {
   ) {}
 
   async instances(local: () => InstanceEntry[]): Promise<InstanceEntry[]> {
-    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger, { expected: this.live().size }))?.items;
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.instances, this.nodeId, (item: JsonObject): item is InstanceEntry => isEntry(item), this.logger, { members: this.liveNodes() }))?.items;
     if (!gathered) return local();
     const latest = new Map<string, InstanceEntry>();
     for (const { node: _from, ...entry } of gathered) {
@@ -78,13 +78,12 @@ export class ClusterInspect implements OtherNodesState {
    * it has none. Throws CLUSTER_UNAVAILABLE when a live node did not answer: a 404 then was wrong.
    */
   async conversation(agent: string, instanceKey: string, local: () => LocalConversation | undefined): Promise<LocalConversation | undefined> {
-    const live = this.live();
     const accepts = (item: JsonObject): item is LocalConversation => isConversation(item);
-    const gathered = await gatherNodeAnswers(this.nc, this.subjects.conversation, this.nodeId, accepts, this.logger, { request: { agent, instanceKey }, expected: live.size });
+    const gathered = await gatherNodeAnswers(this.nc, this.subjects.conversation, this.nodeId, accepts, this.logger, { request: { agent, instanceKey }, members: this.liveNodes() });
     if (!gathered) return local();
     let newest: LocalConversation | undefined;
     for (const { node: _from, ...copy } of gathered.items) if (!newest || updatedAt(copy) > updatedAt(newest)) newest = copy;
-    const silent = [...live].filter((node) => !gathered.answered.has(node)).sort();
+    const { silent } = gathered;
     if (newest || silent.length === 0) return newest;
     throw new GoondanError('CLUSTER_UNAVAILABLE', 'system', `no node that answered holds instance '${instanceKey}' of agent '${agent}'; node${silent.length > 1 ? 's' : ''} ${silent.join(', ')} did not answer`, {
       suggestion: 'retry shortly (the node may be busy, restarting, or its partitions being taken over)',
@@ -93,7 +92,7 @@ export class ClusterInspect implements OtherNodesState {
   }
 
   async traces(limit: number, local: () => TraceSummary[]): Promise<TraceSummary[]> {
-    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { request: { limit }, expected: this.live().size }))?.items;
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traces, this.nodeId, (item: JsonObject): item is TraceSummary & JsonObject => isSummary(item), this.logger, { request: { limit }, members: this.liveNodes() }))?.items;
     if (!gathered) return local();
     const byTrace = new Map<string, TraceSummary>();
     for (const { node: _from, ...part } of gathered) {
@@ -104,14 +103,9 @@ export class ClusterInspect implements OtherNodesState {
   }
 
   async traceEvents(traceId: string, local: () => RuntimeEvent[]): Promise<RuntimeEvent[]> {
-    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { request: { traceId }, expected: this.live().size }))?.items;
+    const gathered = (await gatherNodeAnswers(this.nc, this.subjects.traceEvents, this.nodeId, (item: JsonObject): item is RuntimeEvent & JsonObject => validateRuntimeEvent(item).ok, this.logger, { request: { traceId }, members: this.liveNodes() }))?.items;
     if (!gathered) return local();
     return gathered.map(({ node: _from, ...event }) => event as RuntimeEvent).sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-  }
-
-  /** The nodes expected to answer: the live ones and this one. */
-  private live(): Set<string> {
-    return new Set([...this.liveNodes(), this.nodeId]);
   }
 
   /** Answers with what this node's own files hold. */

@@ -360,7 +360,7 @@ export class ClusterNode {
   /** The whole cluster's process table (each node's rows, tagged); this node's alone if NATS is away. */
   async processRows(localRows: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
     if (!this.connected()) return (await localRows()).map((row) => ({ ...row, node: this.options.nodeId }));
-    return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger, new Set([...this.membership.live(), this.options.nodeId]).size);
+    return clusterProcessRows(this.nc, this.names.processesSubject, this.options.nodeId, localRows, this.deps.logger, this.membership.live());
   }
 
   /** Partitions this node took over from a node that stopped renewing (not handed over). */

@@ -41,15 +41,16 @@ export interface GatherOptions {
   /** The request's body (none: an empty one). */
   request?: JsonObject;
   /**
-   * How many nodes are live, this one included: the gathering waits for that many answers, up to
+   * The nodes live now (this one is added): the gathering waits for each one's answer, up to
    * GATHER_WAIT_MS, instead of ending at the first silence, which left out a node slow to answer.
    */
-  expected?: number;
+  members?: readonly string[];
 }
 
 /**
- * Every answering node's items that `accepts` takes, each with its `node`, and the nodes that
- * answered; undefined when this node's own answer did not come back (the gathering did not go round).
+ * Every answering node's items that `accepts` takes, each with its `node`, and the members that
+ * did not answer; undefined when this node's own answer did not come back (the gathering did not
+ * go round).
  */
 export async function gatherNodeAnswers<T extends JsonObject>(
   nc: NatsConnection,
@@ -58,10 +59,11 @@ export async function gatherNodeAnswers<T extends JsonObject>(
   accepts: (item: JsonObject) => item is T,
   logger: RootLogger,
   options: GatherOptions = {},
-): Promise<{ items: Array<T & { node: string }>; answered: Set<string> } | undefined> {
-  const { request, expected } = options;
+): Promise<{ items: Array<T & { node: string }>; silent: string[] } | undefined> {
+  const { request } = options;
+  const members = options.members === undefined ? undefined : new Set([...options.members, nodeId]);
   try {
-    const until = expected === undefined ? { strategy: 'stall' as const, stall: GATHER_STALL_MS } : { strategy: 'count' as const, maxMessages: expected };
+    const until = members === undefined ? { strategy: 'stall' as const, stall: GATHER_STALL_MS } : { strategy: 'count' as const, maxMessages: members.size };
     const replies = await nc.requestMany(subject, request === undefined ? '' : JSON.stringify(request), { ...until, maxWait: GATHER_WAIT_MS });
     const items: Array<T & { node: string }> = [];
     const answered = new Set<string>();
@@ -74,7 +76,8 @@ export async function gatherNodeAnswers<T extends JsonObject>(
       answered.add(value.node);
       for (const item of value.items) if (accepts(item)) items.push({ ...item, node: value.node });
     }
-    return answered.has(nodeId) ? { items, answered } : undefined;
+    if (!answered.has(nodeId)) return undefined;
+    return { items, silent: [...(members ?? [])].filter((node) => !answered.has(node)).sort() };
   } catch (error) {
     logger.warn({ err: error, subject }, 'could not gather from the cluster; showing this node alone');
     return undefined;

@@ -19,8 +19,8 @@ export function serveProcessRows(nc: NatsConnection, subject: string, nodeId: st
   return serveNodeItems(nc, subject, nodeId, async () => (await localRows()).map((row) => ({ ...row, node: nodeId })), logger);
 }
 
-/** The whole cluster's process table (each node's rows, tagged; `liveNodes` answers waited for); this node's alone when the gathering did not go round. */
-export async function clusterProcessRows(nc: NatsConnection, subject: string, nodeId: string, localRows: () => Promise<ProcessRow[]>, logger: RootLogger, liveNodes: number): Promise<ProcessRow[]> {
-  const gathered = (await gatherNodeAnswers(nc, subject, nodeId, (item: JsonObject): item is ProcessRow => isRow(item), logger, { expected: liveNodes }))?.items;
+/** The whole cluster's process table (each node's rows, tagged; the `members`' answers waited for); this node's alone when the gathering did not go round. */
+export async function clusterProcessRows(nc: NatsConnection, subject: string, nodeId: string, localRows: () => Promise<ProcessRow[]>, logger: RootLogger, members: readonly string[]): Promise<ProcessRow[]> {
+  const gathered = (await gatherNodeAnswers(nc, subject, nodeId, (item: JsonObject): item is ProcessRow => isRow(item), logger, { members }))?.items;
   return gathered ?? (await localRows()).map((row) => ({ ...row, node: nodeId }));
 }
