@@ -23,18 +23,23 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A nats-server with a members bucket; `member(node, disk)` is a node's Membership in it, with a lease of `leaseMs`. */
+async function membersBucket(leaseMs: number) {
+  const nats = await startNatsServer();
+  cleanups.push(() => nats.stop());
+  const nc = await connect({ servers: nats.url });
+  cleanups.push(() => nc.close());
+  const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
+  return async (node: string, disk = `disk-${node}`) => {
+    const view = await KvObserver.start(kv, logger);
+    cleanups.push(() => view.stop());
+    return new Membership(kv, view, node, leaseMs, () => `http://${node}`, disk);
+  };
+}
+
 describe('membership: a node stopped gracefully', () => {
   test('stays known, marked departed and not live, until it heartbeats again under its id', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connect({ servers: nats.url });
-    cleanups.push(() => nc.close());
-    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
-    const member = async (node: string, disk = `disk-${node}`) => {
-      const view = await KvObserver.start(kv, logger);
-      cleanups.push(() => view.stop());
-      return new Membership(kv, view, node, 60_000, () => `http://${node}`, disk);
-    };
+    const member = await membersBucket(60_000);
     const [na, nb] = [await member('na'), await member('nb')];
     await na.heartbeat();
     await nb.heartbeat();
@@ -53,16 +58,7 @@ describe('membership: a node stopped gracefully', () => {
   }, 60_000);
 
   test('is forgotten by the node back on its disk under another id, and only by that one', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connect({ servers: nats.url });
-    cleanups.push(() => nc.close());
-    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
-    const member = async (node: string, disk: string) => {
-      const view = await KvObserver.start(kv, logger);
-      cleanups.push(() => view.stop());
-      return new Membership(kv, view, node, 60_000, () => `http://${node}`, disk);
-    };
+    const member = await membersBucket(60_000);
     const [first, other] = [await member('host-1', 'd1'), await member('host-2', 'd2')];
     for (const node of [first, other]) {
       node.draining = true;
@@ -78,17 +74,7 @@ describe('membership: a node stopped gracefully', () => {
 
 describe('membership: a node killed (no heartbeat any more, not departed)', () => {
   test('is forgotten by the node back on its disk under another id once not heard from for a lease timeout, and not before; one on another disk stays', async () => {
-    const nats = await startNatsServer();
-    cleanups.push(() => nats.stop());
-    const nc = await connect({ servers: nats.url });
-    cleanups.push(() => nc.close());
-    const kv = await new Kvm(nc).create(names.membersBucket, { history: 1 });
-    const leaseMs = 1_500;
-    const member = async (node: string, disk: string) => {
-      const view = await KvObserver.start(kv, logger);
-      cleanups.push(() => view.stop());
-      return new Membership(kv, view, node, leaseMs, () => `http://${node}`, disk);
-    };
+    const member = await membersBucket(1_500);
     // Two nodes beat once and are killed: their records stay as they were, not departed.
     for (const [node, disk] of [['host-1', 'd1'], ['host-2', 'd2']] as const) await (await member(node, disk)).heartbeat();
     const again = await member('host-3', 'd1');
